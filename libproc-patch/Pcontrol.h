@@ -1,0 +1,61 @@
+/*
+ * Pcontrol.h: the inside of a process handle, shared by the files of
+ * libproc.  Not installed.
+ */
+#ifndef	_PCONTROL_H
+#define	_PCONTROL_H
+
+#include "libproc.h"
+
+struct agent;		/* agent.c */
+struct diag_table;	/* sock_diag.c */
+
+struct ps_prochandle {
+	pid_t		pid;
+	int		pidfd;		/* held for the whole grab */
+	int		procfd;		/* /proc/PID */
+	int		fddirfd;	/* /proc/PID/fd */
+	int		fdinfofd;	/* /proc/PID/fdinfo, opened at first use */
+	int		memfd;		/* /proc/PID/mem, opened at first use */
+	psinfo_t	psinfo;
+	psocksrc_t	socksrc;	/* the source chosen, never AUTO once set */
+	int		socksrc_set;	/* Psetsocksrc() succeeded */
+	char		socksrc_err[160];
+	struct agent	*agent;		/* Pcreate_agent() */
+	struct diag_table *diag;	/* sock_diag.c's table of the sockets */
+};
+
+/*
+ * A record under construction: the prfdinfo_t fixed part and its items in
+ * one growable buffer, reused from one fd to the next.
+ */
+typedef struct fdrec {
+	uint8_t		*buf;
+	size_t		cap;
+	int		nomem;		/* an item did not fit; dropped */
+} fdrec_t;
+
+extern prfdinfo_t *fdrec_info(fdrec_t *);
+extern int fdrec_add(fdrec_t *, uint_t, const void *, size_t);
+
+/*
+ * Sources of socket facts.  probe: 0 when the source can serve this target,
+ * else an errno with a message in P->socksrc_err.  facts: add the socket
+ * items of fd (whose inode the walk saw as ino) to rec; 0, or an errno
+ * when the fd is gone (ENOENT, skip it) or the target is (ESRCH).  A fact
+ * that cannot be had is left out, and PR_SOCKERR says why.
+ */
+extern int sock_pidfd_probe(struct ps_prochandle *);
+extern int sock_pidfd_facts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
+extern int sock_agent_probe(struct ps_prochandle *);
+extern int sock_agent_facts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
+extern int sock_diag_probe(struct ps_prochandle *);
+extern int sock_diag_facts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
+extern void sock_diag_free(struct ps_prochandle *);
+
+/* Open /proc/PID/<name> relative to the grab; -1 with errno. */
+extern int Pprocopen(struct ps_prochandle *, const char *, int);
+/* Has the target exited (or been reaped)?  Asks the pidfd. */
+extern int Pexited(struct ps_prochandle *);
+
+#endif	/* _PCONTROL_H */
