@@ -36,6 +36,8 @@ typedef struct fdrec {
 } fdrec_t;
 
 extern prfdinfo_t *fdrec_info(fdrec_t *);
+extern int fdrec_reset(fdrec_t *, int);
+extern void fdrec_free(fdrec_t *);
 extern int fdrec_add(fdrec_t *, uint_t, const void *, size_t);
 
 /*
@@ -52,6 +54,12 @@ extern int sock_agent_facts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
 extern int sock_diag_probe(struct ps_prochandle *);
 extern int sock_diag_facts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
 extern void sock_diag_free(struct ps_prochandle *);
+
+/*
+ * The socket items of fd from the handle's source (chosen by Psetsocksrc,
+ * or at first use): 0, or ENOENT/ESTALE/ESRCH as for the sources.
+ */
+extern int Psockfacts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
 
 /* Open /proc/PID/<name> relative to the grab; -1 with errno. */
 extern int Pprocopen(struct ps_prochandle *, const char *, int);

@@ -84,6 +84,7 @@ typedef struct psinfo {
 } psinfo_t;
 
 extern const psinfo_t *Ppsinfo(struct ps_prochandle *);
+extern int proc_get_psinfo(pid_t, psinfo_t *);
 
 /*
  * Resource limits of the target, from /proc/PID/limits (no permission on
