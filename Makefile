@@ -70,3 +70,6 @@ check: deps
 
 clean:
 	rm -rf $(TOP)/build $(TOP)/build-san $(CLEAN)
+
+demo: build-all
+	@sh $(TOP)/scripts/demo.sh $(B)
