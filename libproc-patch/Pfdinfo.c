@@ -4,9 +4,11 @@
  * The fds come from getdents64(2) on /proc/PID/fd, which the kernel lists
  * in increasing fd order, so the walk streams: one record at a time, in a
  * buffer reused from fd to fd, whatever the number of fds.  Per fd the
- * walk makes one stat and one readlink of /proc/PID/fd/N and, unless the
+ * walk makes one stat and (but for sockets) one readlink of
+ * /proc/PID/fd/N and, unless the
  * caller asked for stat only, one open+read+close of /proc/PID/fdinfo/N;
- * sockets then get their facts from the chosen source (sock_src.c).
+ * sockets get their facts from the chosen source (sock_src.c).  Nothing
+ * else of /proc is read per fd.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -119,6 +121,12 @@ fill_fdinfo(fdrec_t *rec, const fdinfo_t *fi)
  * Build the record of one fd.  0 when it is ready; ENOENT when the fd is
  * not open (any more); ESTALE when it was replaced while being read (the
  * caller tries again); another errno when it cannot be read.
+ *
+ * A socket's link says only "socket:[INO]", which the stat already tells,
+ * so it is not read: readlink of a socket costs the kernel a path walk and
+ * a name made up on the spot.  The inode of the stat, of the source's own
+ * look at the socket, and of fdinfo must agree, or the fd was replaced
+ * part-way.
  */
 static int
 build_record(fdwalk_t *fw, int fd)
@@ -137,24 +145,30 @@ build_record(fdwalk_t *fw, int fd)
 		return (errno);
 	fill_stat(fdrec_info(rec), &st);
 
-	n = readlinkat(P->fddirfd, name, fw->fw_path, sizeof (fw->fw_path) - 1);
-	if (n < 0)
-		return (errno);
-	fw->fw_path[n] = '\0';
+	if (S_ISSOCK(st.st_mode)) {
+		n = snprintf(fw->fw_path, sizeof (fw->fw_path), "socket:[%llu]",
+		    (unsigned long long)st.st_ino);
+	} else {
+		n = readlinkat(P->fddirfd, name, fw->fw_path,
+		    sizeof (fw->fw_path) - 1);
+		if (n < 0)
+			return (errno);
+		fw->fw_path[n] = '\0';
+	}
 	(void) fdrec_add(rec, PR_PATHNAME, fw->fw_path, (size_t)n + 1);
 
 	if (fw->fw_flags & PFDI_STATONLY)
 		return (0);
 
+	if (S_ISSOCK(st.st_mode) &&
+	    (err = Psockfacts(P, fd, (uint64_t)st.st_ino, rec)) != 0)
+		return (err);
 	if ((err = read_fdinfo(fw, name, fw->fw_fdinfo)) != 0)
 		return (err);
 	if ((fw->fw_fdinfo->fi_have & FDI_INO) &&
 	    fw->fw_fdinfo->fi_ino != (uint64_t)st.st_ino)
 		return (ESTALE);
 	fill_fdinfo(rec, fw->fw_fdinfo);
-
-	if (S_ISSOCK(st.st_mode))
-		return (Psockfacts(P, fd, (uint64_t)st.st_ino, rec));
 	return (0);
 }
 
@@ -172,12 +186,8 @@ walk_one(fdwalk_t *fw, int fd, proc_fdinfo_f *func, void *cd)
 		err = build_record(fw, fd);
 	if (err == ENOENT || err == EBADF || err == ESTALE)
 		return (0);	/* closed, or never still: skip it */
-	if (err == ESRCH || Pexited(fw->fw_P)) {
-		errno = ESRCH;
-		return (-1);
-	}
 	if (err != 0) {
-		errno = err;
+		errno = (err == ESRCH || Pexited(fw->fw_P)) ? ESRCH : err;
 		return (-1);
 	}
 	return (func(cd, fdrec_info(&fw->fw_rec)));

@@ -5,7 +5,8 @@
  * getsockname, getpeername) and closed at once.  The target is neither
  * stopped nor is its memory read.  Per socket: one pidfd_getfd, one fstat
  * (to be sure the duplicate is the socket the walk saw), the options, the
- * two names, SO_PEERCRED for unix sockets, one close.
+ * two names, SO_PEERCRED for unix sockets, one close: 19 system calls for
+ * a TCP socket.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -96,16 +97,26 @@ add_int_opt(int s, int name, uint_t type, fdrec_t *rec)
 		(void) fdrec_add(rec, type, &v, sizeof (v));
 }
 
+/*
+ * The boolean options that apply to a socket of this family: asking for
+ * the others only costs system calls (SO_PASSCRED fails on inet sockets
+ * with EOPNOTSUPP, TCP_NODELAY is asked for inet streams only).
+ */
 static void
-add_bool_opts(int s, int is_tcp, fdrec_t *rec)
+add_bool_opts(int s, int domain, int type, fdrec_t *rec)
 {
+	int inet = domain == AF_INET || domain == AF_INET6;
 	prsockbool_t b = { 0, 0 };
 	int v;
 
 	for (size_t i = 0; i < sizeof (bool_opts) / sizeof (bool_opts[0]);
 	    i++) {
-		if (bool_opts[i].bit == PR_TCP_NODELAY && !is_tcp)
+		if (bool_opts[i].bit == PR_SO_PASSCRED && inet)
 			continue;
+		if (bool_opts[i].bit == PR_TCP_NODELAY &&
+		    (!inet || type != SOCK_STREAM))
+			continue;
+		/* A stream that is not TCP (SCTP) refuses TCP_NODELAY. */
 		if (getopt_int(s, bool_opts[i].level, bool_opts[i].name,
 		    &v) != 0)
 			continue;
@@ -118,7 +129,8 @@ add_bool_opts(int s, int is_tcp, fdrec_t *rec)
 
 typedef int sockname_f(int, struct sockaddr *, socklen_t *);
 
-static void
+/* Add the name as an item; its family, or -1 when there is none. */
+static int
 add_name(int s, sockname_f *fn, uint_t type, fdrec_t *rec)
 {
 	struct sockaddr_storage ss;
@@ -126,32 +138,40 @@ add_name(int s, sockname_f *fn, uint_t type, fdrec_t *rec)
 
 	memset(&ss, 0, sizeof (ss));
 	if (fn(s, (struct sockaddr *)&ss, &len) != 0)
-		return;
+		return (-1);
 	if (len > sizeof (ss))		/* the kernel says how long it was */
 		len = sizeof (ss);
 	(void) fdrec_add(rec, type, &ss, len);
+	return (len >= sizeof (ss.ss_family) ? ss.ss_family : -1);
 }
 
-/* All the facts pfiles shows, asked of the local duplicate s. */
+/*
+ * All the facts pfiles shows, asked of the local duplicate s.  The family
+ * comes with the socket's name; SO_DOMAIN is asked only when the socket
+ * has no name to give, SO_PROTOCOL only where pfiles shows it (netlink).
+ */
 static void
 add_facts(int s, fdrec_t *rec)
 {
-	int type = -1, proto = -1, domain = -1;
+	int type = -1, proto, domain;
 	struct linger lg;
 	struct ucred cred;
 	socklen_t len;
 
-	if (getopt_int(s, SOL_SOCKET, SO_TYPE, &type) == 0)
-		(void) fdrec_add(rec, PR_SOCKOPT_TYPE, &type, sizeof (type));
-	if (getopt_int(s, SOL_SOCKET, SO_PROTOCOL, &proto) == 0)
-		(void) fdrec_add(rec, PR_SOCKOPT_PROTOCOL, &proto,
-		    sizeof (proto));
-	if (getopt_int(s, SOL_SOCKET, SO_DOMAIN, &domain) == 0)
+	if ((domain = add_name(s, getsockname, PR_SOCKETNAME, rec)) < 0 &&
+	    getopt_int(s, SOL_SOCKET, SO_DOMAIN, &domain) != 0)
+		domain = -1;
+	if (domain >= 0)
 		(void) fdrec_add(rec, PR_SOCKOPT_DOMAIN, &domain,
 		    sizeof (domain));
+	if (getopt_int(s, SOL_SOCKET, SO_TYPE, &type) == 0)
+		(void) fdrec_add(rec, PR_SOCKOPT_TYPE, &type, sizeof (type));
+	if (domain == AF_NETLINK &&
+	    getopt_int(s, SOL_SOCKET, SO_PROTOCOL, &proto) == 0)
+		(void) fdrec_add(rec, PR_SOCKOPT_PROTOCOL, &proto,
+		    sizeof (proto));
 
-	add_bool_opts(s, (domain == AF_INET || domain == AF_INET6) &&
-	    type == SOCK_STREAM && proto == IPPROTO_TCP, rec);
+	add_bool_opts(s, domain, type, rec);
 
 	len = sizeof (lg);
 	if (getsockopt(s, SOL_SOCKET, SO_LINGER, &lg, &len) == 0 &&
@@ -160,8 +180,7 @@ add_facts(int s, fdrec_t *rec)
 	add_int_opt(s, SO_SNDBUF, PR_SOCKOPT_SNDBUF, rec);
 	add_int_opt(s, SO_RCVBUF, PR_SOCKOPT_RCVBUF, rec);
 
-	add_name(s, getsockname, PR_SOCKETNAME, rec);
-	add_name(s, getpeername, PR_PEERSOCKNAME, rec);
+	(void) add_name(s, getpeername, PR_PEERSOCKNAME, rec);
 
 	if (domain == AF_UNIX) {
 		len = sizeof (cred);
