@@ -1,0 +1,508 @@
+/*
+ * t_libproc: the library's grab, psinfo, memory access and fd walk, on
+ * children of the test: the grab's error codes, Pread/Pwrite against the
+ * child's own view of its memory, the walk's order, and fds that close or
+ * a target that exits while it is being walked.
+ */
+#include <atf-c.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include "libproc.h"
+#include "testutil.h"
+
+#define	CHILD_SECONDS	60	/* a child left behind exits by itself */
+
+/*
+ * A forked child: it runs fn, then obeys one-byte commands from the
+ * parent ('c': close fds lo..hi sent as two ints, 'q': exit) and answers
+ * each with one byte.  It exits by itself after CHILD_SECONDS.
+ */
+typedef struct kid {
+	pid_t	k_pid;
+	int	k_cmd;		/* parent -> child */
+	int	k_ack;		/* child -> parent */
+} kid_t;
+
+static void
+kid_loop(int cmd, int ack)
+{
+	char c;
+	int range[2];
+
+	(void) alarm(CHILD_SECONDS);
+	for (;;) {
+		if (read(cmd, &c, 1) != 1 || c == 'q')
+			_exit(0);
+		if (c == 'c' && read(cmd, range, sizeof (range)) ==
+		    sizeof (range)) {
+			for (int fd = range[0]; fd <= range[1]; fd++)
+				(void) close(fd);
+		}
+		if (write(ack, "k", 1) != 1)
+			_exit(1);
+	}
+}
+
+/* Start a child that first runs setup (may be NULL), then kid_loop. */
+static void
+kid_start(kid_t *k, void (*setup)(void))
+{
+	int p2c[2], c2p[2];
+	char c;
+
+	ATF_REQUIRE(pipe(p2c) == 0 && pipe(c2p) == 0);
+	ATF_REQUIRE((k->k_pid = fork()) >= 0);
+	if (k->k_pid == 0) {
+		(void) close(p2c[1]);
+		(void) close(c2p[0]);
+		/* Out of the way of the fds the tests use. */
+		if (dup2(p2c[0], 900) < 0 || dup2(c2p[1], 901) < 0)
+			_exit(1);
+		/* Only 0, 1, 2 and the two pipes: a known set of fds. */
+		(void) close_range(3, 899, 0);
+		(void) close_range(902, ~0U, 0);
+		if (setup != NULL)
+			setup();
+		if (write(901, "r", 1) != 1)
+			_exit(1);
+		kid_loop(900, 901);
+	}
+	(void) close(p2c[0]);
+	(void) close(c2p[1]);
+	k->k_cmd = p2c[1];
+	k->k_ack = c2p[0];
+	ATF_REQUIRE_EQ_MSG(read(k->k_ack, &c, 1), 1, "child did not start");
+}
+
+static void
+kid_close_fds(kid_t *k, int lo, int hi)
+{
+	int range[2] = { lo, hi };
+	char c;
+
+	ATF_REQUIRE(write(k->k_cmd, "c", 1) == 1);
+	ATF_REQUIRE(write(k->k_cmd, range, sizeof (range)) ==
+	    sizeof (range));
+	ATF_REQUIRE(read(k->k_ack, &c, 1) == 1);
+}
+
+static void
+kid_stop(kid_t *k)
+{
+	int status;
+
+	(void) write(k->k_cmd, "q", 1);
+	(void) close(k->k_cmd);
+	(void) close(k->k_ack);
+	(void) waitpid(k->k_pid, &status, 0);
+}
+
+/* Setup: pipes on fds 3..202 (well, as many as fit below 900). */
+static void
+open_many_fds(void)
+{
+	for (int i = 0; i < 100; i++) {
+		int p[2];
+
+		if (pipe(p) != 0)
+			_exit(1);
+	}
+}
+
+/* What a walk saw. */
+typedef struct seen {
+	int	s_n;
+	int	s_fds[1024];
+	kid_t	*s_kid;
+	int	s_at;		/* at this fd, act */
+	int	s_action;	/* 1: close fds s_lo..s_hi, 2: kill, 3: stop */
+	int	s_lo, s_hi;
+} seen_t;
+
+static int
+record_fd(void *arg, const prfdinfo_t *info)
+{
+	seen_t *s = arg;
+
+	if (s->s_n < (int)(sizeof (s->s_fds) / sizeof (s->s_fds[0])))
+		s->s_fds[s->s_n++] = info->pr_fd;
+	if (info->pr_fd != s->s_at)
+		return (0);
+	switch (s->s_action) {
+	case 1:
+		kid_close_fds(s->s_kid, s->s_lo, s->s_hi);
+		return (0);
+	case 2:
+		(void) kill(s->s_kid->k_pid, SIGKILL);
+		/* Wait until it is dead, so the walk sees it gone. */
+		for (int i = 0; i < 1000; i++) {
+			if (waitid(P_PID, s->s_kid->k_pid, NULL,
+			    WEXITED | WNOHANG | WNOWAIT) == 0 &&
+			    kill(s->s_kid->k_pid, 0) == 0) {
+				char st[64], buf[256];
+				int fd, n;
+
+				(void) snprintf(st, sizeof (st),
+				    "/proc/%d/stat", (int)s->s_kid->k_pid);
+				if ((fd = open(st, O_RDONLY)) < 0)
+					break;
+				n = (int)read(fd, buf, sizeof (buf) - 1);
+				(void) close(fd);
+				if (n > 0 && strstr(buf, ") Z") != NULL)
+					break;
+			}
+			(void) usleep(1000);
+		}
+		return (0);
+	case 3:
+		return (42);
+	}
+	return (0);
+}
+
+static struct ps_prochandle *
+grab_ok(pid_t pid)
+{
+	struct ps_prochandle *P;
+	int gerr;
+
+	P = Pgrab(pid, 0, &gerr);
+	ATF_REQUIRE_MSG(P != NULL, "Pgrab(%d): %s", (int)pid,
+	    Pgrab_error(gerr));
+	return (P);
+}
+
+ATF_TC_WITHOUT_HEAD(walk_order);
+ATF_TC_BODY(walk_order, tc)
+{
+	struct ps_prochandle *P;
+	static seen_t s;
+	kid_t k;
+
+	kid_start(&k, open_many_fds);
+	P = grab_ok(k.k_pid);
+	ATF_REQUIRE_EQ(Pfdinfo_iter(P, record_fd, &s), 0);
+	/* 0, 1, 2 (inherited), 3..202 (pipes), 900, 901. */
+	ATF_REQUIRE_EQ_MSG(s.s_n, 205, "saw %d fds", s.s_n);
+	for (int i = 1; i < s.s_n; i++)
+		ATF_CHECK_MSG(s.s_fds[i] > s.s_fds[i - 1],
+		    "fd %d after fd %d", s.s_fds[i], s.s_fds[i - 1]);
+	ATF_CHECK_EQ(s.s_fds[s.s_n - 1], 901);
+	Prelease(P, 0);
+	kid_stop(&k);
+}
+
+ATF_TC_WITHOUT_HEAD(walk_fds_closed_during_walk);
+ATF_TC_BODY(walk_fds_closed_during_walk, tc)
+{
+	struct ps_prochandle *P;
+	static seen_t s;
+	kid_t k;
+
+	kid_start(&k, open_many_fds);
+	P = grab_ok(k.k_pid);
+	s.s_kid = &k;
+	s.s_at = 50;
+	s.s_action = 1;
+	s.s_lo = 60;
+	s.s_hi = 99;
+	ATF_REQUIRE_EQ(Pfdinfo_iter(P, record_fd, &s), 0);
+	/* Everything but 60..99, in order, and the walk went on to 901. */
+	ATF_CHECK_EQ_MSG(s.s_n, 205 - 40, "saw %d fds", s.s_n);
+	for (int i = 0; i < s.s_n; i++)
+		ATF_CHECK_MSG(s.s_fds[i] < 60 || s.s_fds[i] > 99,
+		    "closed fd %d was reported", s.s_fds[i]);
+	ATF_CHECK_EQ(s.s_fds[s.s_n - 1], 901);
+	Prelease(P, 0);
+	kid_stop(&k);
+}
+
+ATF_TC_WITHOUT_HEAD(walk_target_exits);
+ATF_TC_BODY(walk_target_exits, tc)
+{
+	struct ps_prochandle *P;
+	static seen_t s;
+	kid_t k;
+	int rv, status;
+
+	kid_start(&k, open_many_fds);
+	P = grab_ok(k.k_pid);
+	s.s_kid = &k;
+	s.s_at = 20;
+	s.s_action = 2;
+	errno = 0;
+	rv = Pfdinfo_iter(P, record_fd, &s);
+	ATF_CHECK_EQ(rv, -1);
+	ATF_CHECK_EQ_MSG(errno, ESRCH, "errno %d", errno);
+	ATF_CHECK_MSG(s.s_n <= 21, "walk went on after the exit: %d fds",
+	    s.s_n);
+	Prelease(P, 0);
+	(void) close(k.k_cmd);
+	(void) close(k.k_ack);
+	ATF_REQUIRE(waitpid(k.k_pid, &status, 0) == k.k_pid);
+	ATF_CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+ATF_TC_WITHOUT_HEAD(walk_callback_stops);
+ATF_TC_BODY(walk_callback_stops, tc)
+{
+	struct ps_prochandle *P;
+	static seen_t s;
+	kid_t k;
+
+	kid_start(&k, open_many_fds);
+	P = grab_ok(k.k_pid);
+	s.s_kid = &k;
+	s.s_at = 7;
+	s.s_action = 3;
+	ATF_CHECK_EQ(Pfdinfo_iter(P, record_fd, &s), 42);
+	ATF_CHECK_EQ(s.s_fds[s.s_n - 1], 7);
+	Prelease(P, 0);
+	kid_stop(&k);
+}
+
+/* The record of a pipe and of a socket against the child's own view. */
+static struct stat kid_pipe_st, kid_sock_st;
+
+static void
+open_pipe_and_socket(void)
+{
+	int p[2], sv[2];
+
+	if (pipe(p) != 0 || dup2(p[1], 10) < 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) != 0 ||
+	    dup2(sv[0], 11) < 0)
+		_exit(1);
+	(void) fcntl(11, F_SETFD, FD_CLOEXEC);
+}
+
+typedef struct pick {
+	int		p_fd;
+	int		p_found;
+	prfdinfo_t	p_info;
+	char		p_path[64];
+	int		p_type;
+	int		p_has_peercred;
+} pick_t;
+
+static int
+pick_fd(void *arg, const prfdinfo_t *info)
+{
+	pick_t *p = arg;
+	const char *path;
+	const int *type;
+
+	if (info->pr_fd != p->p_fd)
+		return (0);
+	p->p_found = 1;
+	p->p_info = *info;
+	if ((path = proc_fdinfo_misc(info, PR_PATHNAME, NULL)) != NULL)
+		(void) snprintf(p->p_path, sizeof (p->p_path), "%s", path);
+	if ((type = proc_fdinfo_misc(info, PR_SOCKOPT_TYPE, NULL)) != NULL)
+		p->p_type = *type;
+	p->p_has_peercred = proc_fdinfo_misc(info, PR_PEERCRED, NULL) !=
+	    NULL;
+	return (1);
+}
+
+ATF_TC_WITHOUT_HEAD(walk_record_fields);
+ATF_TC_BODY(walk_record_fields, tc)
+{
+	struct ps_prochandle *P;
+	char path[64], link[64];
+	pick_t p;
+	kid_t k;
+	ssize_t n;
+
+	kid_start(&k, open_pipe_and_socket);
+	/* The child's fds, seen through its /proc (the same files). */
+	(void) snprintf(path, sizeof (path), "/proc/%d/fd/10", (int)k.k_pid);
+	ATF_REQUIRE(stat(path, &kid_pipe_st) == 0);
+	ATF_REQUIRE((n = readlink(path, link, sizeof (link) - 1)) > 0);
+	link[n] = '\0';
+	(void) snprintf(path, sizeof (path), "/proc/%d/fd/11", (int)k.k_pid);
+	ATF_REQUIRE(stat(path, &kid_sock_st) == 0);
+
+	P = grab_ok(k.k_pid);
+	memset(&p, 0, sizeof (p));
+	p.p_fd = 10;
+	ATF_REQUIRE_EQ(Pfdinfo_iter(P, pick_fd, &p), 1);
+	ATF_CHECK_EQ(p.p_info.pr_ino, kid_pipe_st.st_ino);
+	ATF_CHECK_EQ(p.p_info.pr_mode, kid_pipe_st.st_mode);
+	ATF_CHECK_EQ(p.p_info.pr_fileflags & O_ACCMODE, O_WRONLY);
+	ATF_CHECK_EQ(p.p_info.pr_fdflags, 0);
+	ATF_CHECK_STREQ(p.p_path, link);
+
+	memset(&p, 0, sizeof (p));
+	p.p_fd = 11;
+	ATF_REQUIRE_EQ(Pfdinfo_iter(P, pick_fd, &p), 1);
+	ATF_CHECK_EQ(p.p_info.pr_ino, kid_sock_st.st_ino);
+	ATF_CHECK(S_ISSOCK(p.p_info.pr_mode));
+	ATF_CHECK_EQ(p.p_info.pr_fdflags, FD_CLOEXEC);
+	ATF_CHECK((p.p_info.pr_fileflags & O_NONBLOCK) != 0);
+	ATF_CHECK_EQ(p.p_type, SOCK_STREAM);
+	ATF_CHECK(p.p_has_peercred);
+
+	/* Stat only: no fdinfo, no socket facts. */
+	memset(&p, 0, sizeof (p));
+	p.p_fd = 11;
+	ATF_REQUIRE_EQ(Pfdinfo_iter_flags(P, PFDI_STATONLY, pick_fd, &p), 1);
+	ATF_CHECK_EQ(p.p_info.pr_ino, kid_sock_st.st_ino);
+	ATF_CHECK_EQ(p.p_info.pr_offset, -1);
+	ATF_CHECK_EQ(p.p_type, 0);
+	ATF_CHECK(!p.p_has_peercred);
+	Prelease(P, 0);
+	kid_stop(&k);
+}
+
+ATF_TC_WITHOUT_HEAD(grab_errors);
+ATF_TC_BODY(grab_errors, tc)
+{
+	struct ps_prochandle *P;
+	pid_t pid, kthread = 0;
+	int gerr, status;
+	DIR *d;
+	struct dirent *de;
+
+	P = Pgrab(0, 0, &gerr);
+	ATF_CHECK(P == NULL && gerr == G_NOPROC);
+	ATF_CHECK_STREQ(Pgrab_error(G_NOPROC), "no such process");
+
+	/* A reaped child: its pid is free (nothing forks in between). */
+	ATF_REQUIRE((pid = fork()) >= 0);
+	if (pid == 0)
+		_exit(0);
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	P = Pgrab(pid, 0, &gerr);
+	ATF_CHECK_MSG(P == NULL && gerr == G_NOPROC, "reaped: gerr %d", gerr);
+
+	/* A zombie. */
+	ATF_REQUIRE((pid = fork()) >= 0);
+	if (pid == 0)
+		_exit(0);
+	ATF_REQUIRE(waitid(P_PID, pid, NULL, WEXITED | WNOWAIT) == 0);
+	P = Pgrab(pid, 0, &gerr);
+	ATF_CHECK_MSG(P == NULL && gerr == G_ZOMB, "zombie: gerr %d", gerr);
+	ATF_CHECK_STREQ(Pgrab_error(G_ZOMB), "process is defunct");
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+
+	/* A kernel thread: kthreadd's children. */
+	ATF_REQUIRE((d = opendir("/proc")) != NULL);
+	while (kthread == 0 && (de = readdir(d)) != NULL) {
+		psinfo_t ps;
+		pid_t p = (pid_t)atoi(de->d_name);
+
+		if (p > 2 && proc_get_psinfo(p, &ps) == 0 && ps.pr_ppid == 2)
+			kthread = p;
+	}
+	(void) closedir(d);
+	if (kthread != 0) {
+		P = Pgrab(kthread, 0, &gerr);
+		ATF_CHECK_MSG(P == NULL && gerr == G_SYS, "kthread: gerr %d",
+		    gerr);
+	}
+	ATF_CHECK_STREQ(Pgrab_error(G_PERM), "permission denied");
+}
+
+ATF_TC_WITHOUT_HEAD(psinfo_and_limit);
+ATF_TC_BODY(psinfo_and_limit, tc)
+{
+	struct ps_prochandle *P;
+	const char *argv[] = { "sleep", "30", NULL };
+	const psinfo_t *ps;
+	struct rlimit rl;
+	pid_t pid;
+	int status;
+
+	ATF_REQUIRE((pid = fork()) >= 0);
+	if (pid == 0) {
+		struct rlimit nrl = { 777, 777 };
+
+		if (setrlimit(RLIMIT_NOFILE, &nrl) != 0)
+			_exit(1);
+		(void) execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	/* Wait (bounded) until it has exec'd. */
+	for (int i = 0; i < 3000; i++) {
+		psinfo_t p;
+
+		if (proc_get_psinfo(pid, &p) == 0 &&
+		    strcmp(p.pr_fname, "sleep") == 0)
+			break;
+		(void) usleep(1000);
+	}
+	P = grab_ok(pid);
+	ps = Ppsinfo(P);
+	ATF_CHECK_STREQ(ps->pr_psargs, "sleep 30");
+	ATF_CHECK_STREQ(ps->pr_fname, "sleep");
+	ATF_CHECK_EQ(ps->pr_pid, pid);
+	ATF_CHECK_EQ(ps->pr_ppid, getpid());
+	ATF_CHECK_EQ(Pstatus_pid(P), pid);
+	ATF_REQUIRE_EQ(Plimit(P, RLIMIT_NOFILE, &rl), 0);
+	ATF_CHECK_EQ(rl.rlim_cur, 777);
+	ATF_CHECK_EQ(rl.rlim_max, 777);
+	Prelease(P, 0);
+	(void) kill(pid, SIGKILL);
+	(void) waitpid(pid, &status, 0);
+}
+
+/* Pread and Pwrite against the child's own view of a buffer. */
+static char kid_buf[64] = "before";
+
+static void
+fill_kid_buf(void)
+{
+	(void) snprintf(kid_buf, sizeof (kid_buf), "child %d", (int)getpid());
+}
+
+ATF_TC_WITHOUT_HEAD(pread_pwrite);
+ATF_TC_BODY(pread_pwrite, tc)
+{
+	struct ps_prochandle *P;
+	char want[64], got[64];
+	kid_t k;
+	ssize_t n;
+
+	kid_start(&k, fill_kid_buf);
+	P = grab_ok(k.k_pid);
+	(void) snprintf(want, sizeof (want), "child %d", (int)k.k_pid);
+	memset(got, 0, sizeof (got));
+	n = Pread(P, got, sizeof (got), (uintptr_t)kid_buf);
+	ATF_REQUIRE_EQ(n, (ssize_t)sizeof (got));
+	ATF_CHECK_STREQ(got, want);
+	ATF_CHECK_STREQ(kid_buf, "before");	/* ours is untouched */
+
+	ATF_REQUIRE_EQ(Pwrite(P, "written", 8, (uintptr_t)kid_buf), 8);
+	memset(got, 0, sizeof (got));
+	ATF_REQUIRE_EQ(Pread(P, got, 8, (uintptr_t)kid_buf), 8);
+	ATF_CHECK_STREQ(got, "written");
+	/* An address that cannot be a file offset. */
+	ATF_CHECK_EQ(Pread(P, got, 8, (uintptr_t)-4), -1);
+	Prelease(P, 0);
+	kid_stop(&k);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, walk_order);
+	ATF_TP_ADD_TC(tp, walk_fds_closed_during_walk);
+	ATF_TP_ADD_TC(tp, walk_target_exits);
+	ATF_TP_ADD_TC(tp, walk_callback_stops);
+	ATF_TP_ADD_TC(tp, walk_record_fields);
+	ATF_TP_ADD_TC(tp, grab_errors);
+	ATF_TP_ADD_TC(tp, psinfo_and_limit);
+	ATF_TP_ADD_TC(tp, pread_pwrite);
+	return (atf_no_error());
+}
