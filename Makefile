@@ -25,9 +25,9 @@ endif
 WARN	:= -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	   -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS	?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC \
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -pthread $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC \
 	   -I$(TOP)/libproc-patch
-ALL_LDFLAGS := $(SANFLAGS) $(LDFLAGS)
+ALL_LDFLAGS := -pthread $(SANFLAGS) $(LDFLAGS)
 
 ALL	:=
 CLEAN	:=

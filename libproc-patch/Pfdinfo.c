@@ -2,18 +2,21 @@
  * Pfdinfo.c: the walk over a process's open files.
  *
  * The fds come from getdents64(2) on /proc/PID/fd, which the kernel lists
- * in increasing fd order, so the walk streams: one record at a time, in a
- * buffer reused from fd to fd, whatever the number of fds.  Per fd the
- * walk makes one stat and (but for sockets) one readlink of
- * /proc/PID/fd/N and, unless the
- * caller asked for stat only, one open+read+close of /proc/PID/fdinfo/N;
- * sockets get their facts from the chosen source (sock_src.c).  Nothing
- * else of /proc is read per fd.
+ * in increasing fd order, so the walk streams: a batch of fd numbers at a
+ * time, one record per fd in a buffer reused from fd to fd, whatever the
+ * number of fds.  Per fd the walk makes one stat and (but for sockets) one
+ * readlink of /proc/PID/fd/N and, unless the caller asked for stat only,
+ * one open+read+close of /proc/PID/fdinfo/N; sockets get their facts from
+ * the chosen source (sock_src.c).  Nothing else of /proc is read per fd.
+ *
+ * When the machine has more than one CPU and the source of socket facts
+ * can be used from several threads (pidfd, or none), records are built
+ * by worker threads ahead of the caller (fdpipe.c); the caller's function
+ * is still called in fd order, on the caller's thread.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,22 +25,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "Pcontrol.h"
-#include "fdinfo_parse.h"
+#include "fdwalk.h"
 
 #define	DENTS_BUFSZ	32768
-#define	FDINFO_READSZ	4096
+#define	BATCH_MAX	(DENTS_BUFSZ / 24)	/* fds one getdents can give */
 #define	FD_RETRIES	3	/* an fd replaced while being read, again */
-
-/* The state of one walk. */
-typedef struct fdwalk {
-	struct ps_prochandle *fw_P;
-	int		fw_flags;
-	fdrec_t		fw_rec;
-	fdinfo_t	*fw_fdinfo;
-	char		fw_readbuf[FDINFO_READSZ];
-	char		fw_path[PATH_MAX];
-} fdwalk_t;
 
 static int
 open_fdinfo_dir(struct ps_prochandle *P)
@@ -54,35 +46,30 @@ open_fdinfo_dir(struct ps_prochandle *P)
  * usually one read(2) is all it takes.
  */
 static int
-read_fdinfo(fdwalk_t *fw, const char *name, fdinfo_t *fi)
+read_fdinfo(struct ps_prochandle *P, const char *name, fdscratch_t *fs)
 {
 	fdinfo_parser_t fp;
 	ssize_t n;
-	int fd;
+	int fd, err = 0;
 
-	if (open_fdinfo_dir(fw->fw_P) != 0)
+	if ((fd = openat(P->fdinfofd, name, O_RDONLY | O_CLOEXEC)) < 0)
 		return (errno);
-	if ((fd = openat(fw->fw_P->fdinfofd, name, O_RDONLY | O_CLOEXEC)) < 0)
-		return (errno);
-	fdinfo_parse_init(&fp, fi);
+	fdinfo_parse_init(&fp, &fs->fs_fdinfo);
 	for (;;) {
-		n = read(fd, fw->fw_readbuf, sizeof (fw->fw_readbuf));
+		n = read(fd, fs->fs_readbuf, sizeof (fs->fs_readbuf));
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0)
+			err = errno;
 		if (n <= 0)
 			break;
-		fdinfo_parse_feed(&fp, fw->fw_readbuf, (size_t)n);
-		if ((size_t)n < sizeof (fw->fw_readbuf))
+		fdinfo_parse_feed(&fp, fs->fs_readbuf, (size_t)n);
+		if ((size_t)n < sizeof (fs->fs_readbuf))
 			break;
 	}
 	fdinfo_parse_end(&fp);
-	if (n < 0) {
-		int e = errno;
-		(void) close(fd);
-		return (e);
-	}
 	(void) close(fd);
-	return (0);
+	return (err);
 }
 
 static void
@@ -118,21 +105,16 @@ fill_fdinfo(fdrec_t *rec, const fdinfo_t *fi)
 }
 
 /*
- * Build the record of one fd.  0 when it is ready; ENOENT when the fd is
- * not open (any more); ESTALE when it was replaced while being read (the
- * caller tries again); another errno when it cannot be read.
- *
- * A socket's link says only "socket:[INO]", which the stat already tells,
- * so it is not read: readlink of a socket costs the kernel a path walk and
- * a name made up on the spot.  The inode of the stat, of the source's own
- * look at the socket, and of fdinfo must agree, or the fd was replaced
- * part-way.
+ * One attempt at the record of fd; ESTALE when the fd was replaced while
+ * being read.  A socket's link says only "socket:[INO]", which the stat
+ * already tells, so it is not read: readlink of a socket costs the kernel
+ * a path walk and a name made up on the spot.  The inode of the stat, of
+ * the source's own look at the socket, and of fdinfo must agree.
  */
 static int
-build_record(fdwalk_t *fw, int fd)
+build_once(struct ps_prochandle *P, int flags, fdscratch_t *fs,
+    fdrec_t *rec, int fd)
 {
-	struct ps_prochandle *P = fw->fw_P;
-	fdrec_t *rec = &fw->fw_rec;
 	char name[16];
 	struct stat st;
 	ssize_t n;
@@ -146,51 +128,50 @@ build_record(fdwalk_t *fw, int fd)
 	fill_stat(fdrec_info(rec), &st);
 
 	if (S_ISSOCK(st.st_mode)) {
-		n = snprintf(fw->fw_path, sizeof (fw->fw_path), "socket:[%llu]",
+		n = snprintf(fs->fs_path, sizeof (fs->fs_path), "socket:[%llu]",
 		    (unsigned long long)st.st_ino);
 	} else {
-		n = readlinkat(P->fddirfd, name, fw->fw_path,
-		    sizeof (fw->fw_path) - 1);
+		n = readlinkat(P->fddirfd, name, fs->fs_path,
+		    sizeof (fs->fs_path) - 1);
 		if (n < 0)
 			return (errno);
-		fw->fw_path[n] = '\0';
+		fs->fs_path[n] = '\0';
 	}
-	(void) fdrec_add(rec, PR_PATHNAME, fw->fw_path, (size_t)n + 1);
+	(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
 
-	if (fw->fw_flags & PFDI_STATONLY)
+	if (flags & PFDI_STATONLY)
 		return (0);
 
 	if (S_ISSOCK(st.st_mode) &&
 	    (err = Psockfacts(P, fd, (uint64_t)st.st_ino, rec)) != 0)
 		return (err);
-	if ((err = read_fdinfo(fw, name, fw->fw_fdinfo)) != 0)
+	if ((err = read_fdinfo(P, name, fs)) != 0)
 		return (err);
-	if ((fw->fw_fdinfo->fi_have & FDI_INO) &&
-	    fw->fw_fdinfo->fi_ino != (uint64_t)st.st_ino)
+	if ((fs->fs_fdinfo.fi_have & FDI_INO) &&
+	    fs->fs_fdinfo.fi_ino != (uint64_t)st.st_ino)
 		return (ESTALE);
-	fill_fdinfo(rec, fw->fw_fdinfo);
+	fill_fdinfo(rec, &fs->fs_fdinfo);
 	return (0);
 }
 
-/*
- * One fd: build its record, retrying a few times when it changes under
- * us, and hand it to func.  Returns func's value, 0 for an fd that went
- * away, or -1 with errno when the walk must end.
- */
-static int
-walk_one(fdwalk_t *fw, int fd, proc_fdinfo_f *func, void *cd)
+int
+fdwalk_build(struct ps_prochandle *P, int flags, fdscratch_t *fs,
+    fdrec_t *rec, int fd)
 {
 	int err = ESTALE;
 
 	for (int i = 0; i < FD_RETRIES && err == ESTALE; i++)
-		err = build_record(fw, fd);
-	if (err == ENOENT || err == EBADF || err == ESTALE)
-		return (0);	/* closed, or never still: skip it */
-	if (err != 0) {
-		errno = (err == ESRCH || Pexited(fw->fw_P)) ? ESRCH : err;
-		return (-1);
+		err = build_once(P, flags, fs, rec, fd);
+	switch (err) {
+	case 0:
+		return (0);
+	case ENOENT:
+	case EBADF:
+	case ESTALE:
+		return (ENOENT);	/* closed, or never still: skip it */
+	default:
+		return (err == ESRCH || Pexited(P) ? ESRCH : err);
 	}
-	return (func(cd, fdrec_info(&fw->fw_rec)));
 }
 
 /* The fd a directory entry names, or -1 for "." and "..". */
@@ -209,74 +190,117 @@ dirent_fd(const char *name)
 	return ((int)v);
 }
 
-static int
-walk_dents(fdwalk_t *fw, char *dents, proc_fdinfo_f *func, void *cd)
+/* The next batch of fd numbers; their count, 0 at the end, or -1. */
+static long
+next_batch(struct ps_prochandle *P, char *dents, int *fds)
 {
-	struct ps_prochandle *P = fw->fw_P;
-	long n;
-	int rv, fd;
+	long n, count = 0;
+	int fd;
 
-	if (lseek(P->fddirfd, 0, SEEK_SET) != 0)
+	n = syscall(SYS_getdents64, P->fddirfd, dents, DENTS_BUFSZ);
+	if (n < 0) {
+		if (errno == ENOENT)
+			errno = ESRCH;
 		return (-1);
-	for (;;) {
-		n = syscall(SYS_getdents64, P->fddirfd, dents, DENTS_BUFSZ);
-		if (n < 0) {
-			if (errno == ENOENT)
-				errno = ESRCH;
+	}
+	for (long off = 0; off < n; ) {
+		struct dirent64 *d = (struct dirent64 *)(void *)(dents + off);
+
+		if (d->d_reclen == 0 || d->d_reclen > n - off ||
+		    count == BATCH_MAX) {
+			errno = EPROTO;
 			return (-1);
 		}
-		if (n == 0)
-			break;
-		for (long off = 0; off < n; ) {
-			struct dirent64 *d = (struct dirent64 *)
-			    (void *)(dents + off);
-
-			if (d->d_reclen == 0 || d->d_reclen > n - off) {
-				errno = EPROTO;
-				return (-1);
-			}
-			off += d->d_reclen;
-			if ((fd = dirent_fd(d->d_name)) < 0)
-				continue;
-			if ((rv = walk_one(fw, fd, func, cd)) != 0)
-				return (rv);
-		}
+		off += d->d_reclen;
+		if ((fd = dirent_fd(d->d_name)) >= 0)
+			fds[count++] = fd;
 	}
-	/* A target that exited part-way is not a complete walk. */
-	if (Pexited(P)) {
-		errno = ESRCH;
-		return (-1);
+	return (count == 0 && n > 0 ? next_batch(P, dents, fds) : count);
+}
+
+static int
+serial_walk(struct ps_prochandle *P, int flags, fdscratch_t *fs,
+    fdrec_t *rec, const int *fds, size_t nfds, proc_fdinfo_f *func, void *cd)
+{
+	int err, rv;
+
+	for (size_t i = 0; i < nfds; i++) {
+		if ((err = fdwalk_build(P, flags, fs, rec, fds[i])) == ENOENT)
+			continue;
+		if (err != 0) {
+			errno = err;
+			return (-1);
+		}
+		if ((rv = func(cd, fdrec_info(rec))) != 0)
+			return (rv);
 	}
 	return (0);
+}
+
+/* May records be built on several threads?  Not through ptrace. */
+static int
+parallel_ok(struct ps_prochandle *P, int flags)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return (0);
+	return ((flags & PFDI_STATONLY) ||
+	    (P->socksrc_set && P->socksrc == PSOCK_PIDFD));
+}
+
+/* Get ready what the builders share, before any thread starts. */
+static void
+prepare(struct ps_prochandle *P, int flags)
+{
+	if (flags & PFDI_STATONLY)
+		return;
+	(void) open_fdinfo_dir(P);
+	if (!P->socksrc_set)
+		(void) Psetsocksrc(P, PSOCK_AUTO);
 }
 
 int
 Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
     void *cd)
 {
-	fdwalk_t *fw;
-	char *dents;
-	int rv, e;
+	fdscratch_t *fs = malloc(sizeof (*fs));
+	char *dents = malloc(DENTS_BUFSZ);
+	int *fds = malloc(BATCH_MAX * sizeof (int));
+	fdrec_t rec = { NULL, 0, 0 };
+	int rv = -1, e = ENOMEM, par, used;
+	long nfds;
 
-	fw = calloc(1, sizeof (*fw));
-	dents = malloc(DENTS_BUFSZ);
-	if (fw == NULL || dents == NULL ||
-	    (fw->fw_fdinfo = malloc(sizeof (fdinfo_t))) == NULL) {
-		if (fw != NULL)
-			free(fw->fw_fdinfo);
-		free(fw);
-		free(dents);
-		return (-1);
+	if (fs == NULL || dents == NULL || fds == NULL)
+		goto out;
+	prepare(P, flags);
+	par = parallel_ok(P, flags);
+	if (lseek(P->fddirfd, 0, SEEK_SET) != 0) {
+		e = errno;
+		goto out;
 	}
-	fw->fw_P = P;
-	fw->fw_flags = flags;
-
-	rv = walk_dents(fw, dents, func, cd);
+	while ((nfds = next_batch(P, dents, fds)) > 0) {
+		used = 0;
+		if (par)
+			rv = fdpipe_walk(P, flags, fds, (size_t)nfds, func, cd,
+			    &used);
+		if (!used)
+			rv = serial_walk(P, flags, fs, &rec, fds, (size_t)nfds,
+			    func, cd);
+		if (rv != 0)
+			break;
+	}
 	e = errno;
-	fdrec_free(&fw->fw_rec);
-	free(fw->fw_fdinfo);
-	free(fw);
+	if (nfds < 0)
+		rv = -1;
+	/* A target that exited part-way is not a complete walk. */
+	if (rv == 0 && Pexited(P)) {
+		rv = -1;
+		e = ESRCH;
+	}
+out:
+	fdrec_free(&rec);
+	free(fs);
 	free(dents);
+	free(fds);
 	errno = e;
 	return (rv);
 }
