@@ -1,0 +1,833 @@
+/*
+ * expect.c: pfiles' expected text from a sockfix manifest (see expect.h).
+ *
+ * Written from the contract (pfiles-format.md) alone.  Every rule below
+ * cites the part of the contract it implements.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "expect.h"
+
+/*
+ * Open flags with the kernel's x86_64 values ("The values are the
+ * kernel's"), written out here because glibc defines O_LARGEFILE as 0
+ * for 64-bit programs.
+ */
+#define	K_O_ACCMODE	03
+#define	K_O_NONBLOCK	04000
+#define	K_O_APPEND	02000
+#define	K_O_DSYNC	010000
+#define	K_O_ASYNC	020000
+#define	K_O_DIRECT	040000
+#define	K_O_LARGEFILE	0100000
+#define	K_O_DIRECTORY	0200000
+#define	K_O_NOFOLLOW	0400000
+#define	K_O_NOATIME	01000000
+#define	K_O_CLOEXEC	02000000
+#define	K_O_SYNC_BIT	04000000	/* __O_SYNC */
+#define	K_O_PATH	010000000
+#define	K_O_TMPFILE_BIT	020000000	/* __O_TMPFILE */
+
+#define	MAX_LINE	1024
+#define	MAX_FDS		4096
+
+static const char *const opt_names[MF_NOPTS] = {
+	"SO_DEBUG", "SO_REUSEADDR", "SO_KEEPALIVE", "SO_DONTROUTE",
+	"SO_BROADCAST", "SO_OOBINLINE", "SO_REUSEPORT", "SO_PASSCRED",
+	"SO_ACCEPTCONN", "TCP_NODELAY", "SO_SNDBUF", "SO_RCVBUF",
+};
+
+static void
+set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void) vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ---------------------------------------------------------------------
+ * Parsing the manifest.
+ */
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return (c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (c - 'a' + 10);
+	return (-1);
+}
+
+/*
+ * Decode "LEN HEX" at s into a malloc'd buffer of LEN bytes (plus a NUL).
+ * An empty string is written "0 -".  Returns NULL when malformed.
+ */
+static unsigned char *
+parse_bytes(const char *s, size_t *lenp)
+{
+	unsigned long len;
+	unsigned char *buf;
+	char *end;
+
+	errno = 0;
+	len = strtoul(s, &end, 10);
+	if (errno != 0 || end == s || *end != ' ' || len > 65536)
+		return (NULL);
+	s = end + 1;
+	if (len == 0 && strcmp(s, "-") != 0)
+		return (NULL);
+	if (len > 0 && strlen(s) != 2 * len)
+		return (NULL);
+	if ((buf = malloc(len + 1)) == NULL)
+		return (NULL);
+	for (size_t i = 0; i < len; i++) {
+		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			free(buf);
+			return (NULL);
+		}
+		buf[i] = (unsigned char)(hi << 4 | lo);
+	}
+	buf[len] = '\0';
+	*lenp = len;
+	return (buf);
+}
+
+static int
+parse_addr(const char *s, mf_addr_t *a)
+{
+	unsigned char *bytes;
+	size_t len;
+	int e;
+
+	if (sscanf(s, "error %d", &e) == 1) {
+		a->a_known = 0;
+		return (0);
+	}
+	if ((bytes = parse_bytes(s, &len)) == NULL || len > MF_ADDR_MAX) {
+		free(bytes);
+		return (-1);
+	}
+	memcpy(a->a_bytes, bytes, len);
+	a->a_len = len;
+	a->a_known = 1;
+	free(bytes);
+	return (0);
+}
+
+static int
+parse_sockopt(const char *s, mf_fd_t *f)
+{
+	char name[32];
+	int v, n = 0;
+
+	if (sscanf(s, "%31s %n", name, &n) != 1 || n == 0)
+		return (-1);
+	for (int i = 0; i < MF_NOPTS; i++) {
+		if (strcmp(name, opt_names[i]) != 0)
+			continue;
+		if (sscanf(s + n, "error %d", &v) == 1) {
+			f->f_opt[i].v_known = 0;
+			return (0);
+		}
+		if (sscanf(s + n, "%d", &v) != 1)
+			return (-1);
+		f->f_opt[i].v_known = 1;
+		f->f_opt[i].v_value = v;
+		return (0);
+	}
+	return (-1);
+}
+
+/* One line of an fd record ("fd" itself excluded). */
+static int
+parse_fd_line(const char *key, const char *rest, mf_fd_t *f)
+{
+	size_t len;
+	int e, pid;
+	long long start, llen;
+	char type[8];
+
+	if (strcmp(key, "stat") == 0)
+		return (sscanf(rest, "mode=%o dev=%u,%u ino=%llu uid=%u "
+		    "gid=%u size=%lld rdev=%u,%u", &f->f_mode, &f->f_devmaj,
+		    &f->f_devmin, &f->f_ino, &f->f_uid, &f->f_gid, &f->f_size,
+		    &f->f_rdevmaj, &f->f_rdevmin) == 9 ? 0 : -1);
+	if (strcmp(key, "flags") == 0)
+		return (sscanf(rest, "getfl=%o getfd=%d", &f->f_getfl,
+		    &f->f_getfd) == 2 ? 0 : -1);
+	if (strcmp(key, "offset") == 0) {
+		if (sscanf(rest, "none %d", &e) == 1)
+			return (0);
+		f->f_has_offset = 1;
+		return (sscanf(rest, "%lld", &f->f_offset) == 1 ? 0 : -1);
+	}
+	if (strcmp(key, "link") == 0) {
+		if (sscanf(rest, "none %d", &e) == 1)
+			return (0);
+		f->f_link = (char *)parse_bytes(rest, &len);
+		return (f->f_link != NULL && strlen(f->f_link) == len ?
+		    0 : -1);
+	}
+	if (strcmp(key, "lock") == 0) {
+		if (f->f_nlocks == MF_MAX_LOCKS ||
+		    sscanf(rest, "%7s %d %lld %lld", type, &pid, &start,
+		    &llen) != 4)
+			return (-1);
+		f->f_locks[f->f_nlocks].l_write = strcmp(type, "write") == 0;
+		f->f_locks[f->f_nlocks].l_pid = pid;
+		f->f_nlocks++;
+		return (0);
+	}
+	if (strcmp(key, "socket") == 0) {
+		f->f_is_socket = 1;
+		return (sscanf(rest, "type=%d protocol=%d domain=%d",
+		    &f->f_type, &f->f_protocol, &f->f_domain) == 3 ? 0 : -1);
+	}
+	if (strcmp(key, "sockopt") == 0)
+		return (parse_sockopt(rest, f));
+	if (strcmp(key, "linger") == 0) {
+		if (sscanf(rest, "error %d", &e) == 1)
+			return (0);
+		f->f_linger_known = 1;
+		return (sscanf(rest, "%d %d", &f->f_linger_onoff,
+		    &f->f_linger_secs) == 2 ? 0 : -1);
+	}
+	if (strcmp(key, "sockname") == 0)
+		return (parse_addr(rest, &f->f_sockname));
+	if (strcmp(key, "peername") == 0)
+		return (parse_addr(rest, &f->f_peername));
+	if (strcmp(key, "peercred") == 0) {
+		if (sscanf(rest, "error %d", &e) == 1)
+			return (0);
+		f->f_cred_known = 1;
+		return (sscanf(rest, "%d", &f->f_cred_pid) == 1 ? 0 : -1);
+	}
+	return (-1);
+}
+
+static mf_fd_t *
+new_fd(manifest_t *m, const char *rest)
+{
+	mf_fd_t *nfds, *f;
+	char kind[32];
+	int fd;
+
+	if (m->m_nfds == MAX_FDS ||
+	    sscanf(rest, "%d %31s", &fd, kind) != 2 || fd < 0 ||
+	    (m->m_nfds > 0 && m->m_fds[m->m_nfds - 1].f_fd >= fd))
+		return (NULL);
+	nfds = realloc(m->m_fds, (m->m_nfds + 1) * sizeof (*nfds));
+	if (nfds == NULL)
+		return (NULL);
+	m->m_fds = nfds;
+	f = &m->m_fds[m->m_nfds++];
+	memset(f, 0, sizeof (*f));
+	f->f_fd = fd;
+	(void) snprintf(f->f_kind, sizeof (f->f_kind), "%s", kind);
+	return (f);
+}
+
+/* One line of the process part. */
+static int
+parse_proc_line(manifest_t *m, const char *key, const char *rest)
+{
+	unsigned char *b;
+	size_t len;
+	int version, pid;
+
+	if (strcmp(key, "sockfix") == 0)
+		return (sscanf(rest, "%d", &version) == 1 && version == 1 ?
+		    0 : -1);
+	if (strcmp(key, "pid") == 0) {
+		if (sscanf(rest, "%d", &pid) != 1 || pid <= 0)
+			return (-1);
+		m->m_pid = pid;
+		return (0);
+	}
+	if (strcmp(key, "comm") == 0) {
+		if ((b = parse_bytes(rest, &len)) == NULL ||
+		    len >= sizeof (m->m_comm)) {
+			free(b);
+			return (-1);
+		}
+		memcpy(m->m_comm, b, len + 1);
+		free(b);
+		return (0);
+	}
+	if (strcmp(key, "cmdline") == 0) {
+		free(m->m_cmdline);
+		m->m_cmdline = (char *)parse_bytes(rest, &m->m_cmdlen);
+		return (m->m_cmdline != NULL ? 0 : -1);
+	}
+	if (strcmp(key, "rlimit_nofile") == 0)
+		return (sscanf(rest, "%llu %llu", &m->m_rlim_cur,
+		    &m->m_rlim_max) == 2 ? 0 : -1);
+	if (strcmp(key, "skip") == 0) {
+		size_t used = strlen(m->m_skipped);
+
+		if (strlen(rest) + 2 > sizeof (m->m_skipped) - used)
+			return (-1);
+		(void) snprintf(m->m_skipped + used,
+		    sizeof (m->m_skipped) - used, "%s\n", rest);
+		return (0);
+	}
+	return (-1);
+}
+
+manifest_t *
+mf_parse(const char *text, char *err, size_t errlen)
+{
+	manifest_t *m = calloc(1, sizeof (*m));
+	mf_fd_t *cur = NULL;
+	int lineno = 0;
+
+	if (m == NULL) {
+		set_err(err, errlen, "out of memory");
+		return (NULL);
+	}
+	for (const char *p = text; *p != '\0'; ) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl != NULL ? (size_t)(nl - p) : strlen(p);
+		char line[MAX_LINE], *rest;
+		int bad;
+
+		lineno++;
+		if (n >= sizeof (line)) {
+			set_err(err, errlen, "manifest line %d too long",
+			    lineno);
+			goto fail;
+		}
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p += n + (nl != NULL);
+
+		if ((rest = strchr(line, ' ')) == NULL) {
+			bad = 1;
+		} else {
+			*rest++ = '\0';
+			if (strcmp(line, "fd") == 0)
+				bad = (cur = new_fd(m, rest)) == NULL;
+			else if (cur != NULL)
+				bad = parse_fd_line(line, rest, cur) != 0;
+			else
+				bad = parse_proc_line(m, line, rest) != 0;
+		}
+		if (bad) {
+			set_err(err, errlen, "bad manifest line %d: %.*s",
+			    lineno, (int)n, p - n - (nl != NULL));
+			goto fail;
+		}
+	}
+	if (m->m_pid == 0 || m->m_cmdline == NULL || m->m_nfds == 0) {
+		set_err(err, errlen, "manifest without pid, cmdline or fds");
+		goto fail;
+	}
+	return (m);
+fail:
+	mf_free(m);
+	return (NULL);
+}
+
+void
+mf_free(manifest_t *m)
+{
+	if (m == NULL)
+		return;
+	for (size_t i = 0; i < m->m_nfds; i++)
+		free(m->m_fds[i].f_link);
+	free(m->m_fds);
+	free(m->m_cmdline);
+	free(m);
+}
+
+const mf_fd_t *
+mf_find_kind(const manifest_t *m, const char *kind)
+{
+	for (size_t i = 0; i < m->m_nfds; i++)
+		if (strcmp(m->m_fds[i].f_kind, kind) == 0)
+			return (&m->m_fds[i]);
+	return (NULL);
+}
+
+int
+mf_skipped(const manifest_t *m, const char *name)
+{
+	size_t n = strlen(name);
+	int e;
+
+	for (const char *p = m->m_skipped; *p != '\0'; ) {
+		if (strncmp(p, name, n) == 0 && p[n] == ' ' &&
+		    sscanf(p + n + 1, "%d", &e) == 1)
+			return (e != 0 ? e : -1);
+		p = strchr(p, '\n');
+		if (p == NULL)
+			break;
+		p++;
+	}
+	return (0);
+}
+
+/* ---------------------------------------------------------------------
+ * Writing the expected text.
+ */
+
+typedef struct gen {
+	FILE		*g_fp;
+	const manifest_t *g_m;
+	char		*g_err;
+	size_t		g_errlen;
+	int		g_failed;
+} gen_t;
+
+static void
+gen_fail(gen_t *g, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (g->g_failed)
+		return;
+	va_start(ap, fmt);
+	(void) vsnprintf(g->g_err, g->g_errlen, fmt, ap);
+	va_end(ap);
+	g->g_failed = 1;
+}
+
+/*
+ * Header: "%d:\t%.70s" with /proc/PID/cmdline's NULs turned into single
+ * spaces and the trailing NUL dropped; then "  Current rlimit: %llu file
+ * descriptors", "unlimited" for RLIM_INFINITY.
+ */
+static void
+put_header(gen_t *g)
+{
+	const manifest_t *m = g->g_m;
+	char args[71];
+	size_t n = m->m_cmdlen;
+
+	if (n > 0 && m->m_cmdline[n - 1] == '\0')
+		n--;
+	if (n > 70)
+		n = 70;
+	for (size_t i = 0; i < n; i++)
+		args[i] = m->m_cmdline[i] == '\0' ? ' ' : m->m_cmdline[i];
+	args[n] = '\0';
+	(void) fprintf(g->g_fp, "%d:\t%s\n", (int)m->m_pid, args);
+	if (m->m_rlim_cur == (unsigned long long)RLIM_INFINITY)
+		(void) fprintf(g->g_fp,
+		    "  Current rlimit: unlimited file descriptors\n");
+	else
+		(void) fprintf(g->g_fp,
+		    "  Current rlimit: %llu file descriptors\n",
+		    m->m_rlim_cur);
+}
+
+/*
+ * The NAME of an anonymous inode: no file type bits and a link that reads
+ * "anon_inode:[NAME]" or "anon_inode:NAME".  Returns 0 when f is not one.
+ */
+static int
+anon_name(const mf_fd_t *f, char *name, size_t size)
+{
+	const char *p;
+	size_t n;
+
+	if ((f->f_mode & S_IFMT) != 0 || f->f_link == NULL ||
+	    strncmp(f->f_link, "anon_inode:", 11) != 0)
+		return (0);
+	p = f->f_link + 11;
+	n = strlen(p);
+	if (n >= 2 && p[0] == '[' && p[n - 1] == ']') {
+		p++;
+		n -= 2;
+	}
+	(void) snprintf(name, size, "%.*s", (int)n, p);
+	return (1);
+}
+
+/* The stat line: type word, mode, dev, ino, uid, gid, then size or rdev. */
+static void
+put_stat(gen_t *g, const mf_fd_t *f)
+{
+	static const struct { unsigned fmt; const char *word; } words[] = {
+		{ S_IFREG, "S_IFREG" }, { S_IFDIR, "S_IFDIR" },
+		{ S_IFCHR, "S_IFCHR" }, { S_IFBLK, "S_IFBLK" },
+		{ S_IFIFO, "S_IFIFO" }, { S_IFLNK, "S_IFLNK" },
+		{ S_IFSOCK, "S_IFSOCK" },
+	};
+	unsigned fmt = f->f_mode & S_IFMT;
+	char type[96], anon[64];
+	int use_rdev = fmt == S_IFCHR || fmt == S_IFBLK || fmt == S_IFSOCK;
+	size_t i;
+
+	for (i = 0; i < sizeof (words) / sizeof (words[0]); i++)
+		if (words[i].fmt == fmt)
+			break;
+	if (i < sizeof (words) / sizeof (words[0]))
+		(void) snprintf(type, sizeof (type), "%s", words[i].word);
+	else if (anon_name(f, anon, sizeof (anon)))
+		(void) snprintf(type, sizeof (type), "anon_inode(%s)", anon);
+	else
+		(void) snprintf(type, sizeof (type), "0x%.4x", fmt);
+	(void) fprintf(g->g_fp, "%4d: %s mode:0%.3o dev:%u,%u ino:%llu "
+	    "uid:%u gid:%u ", f->f_fd, type, f->f_mode & 07777, f->f_devmaj,
+	    f->f_devmin, f->f_ino, f->f_uid, f->f_gid);
+	if (use_rdev)
+		(void) fprintf(g->g_fp, "rdev:%u,%u\n", f->f_rdevmaj,
+		    f->f_rdevmin);
+	else
+		(void) fprintf(g->g_fp, "size:%lld\n", f->f_size);
+}
+
+/*
+ * The flags line: fdinfo's flags, which are f_flags (what F_GETFL
+ * returns) with O_CLOEXEC added for a close-on-exec fd.
+ */
+static void
+put_flags(gen_t *g, const mf_fd_t *f)
+{
+	static const struct { unsigned bit; const char *name; } tail[] = {
+		{ K_O_ASYNC, "O_ASYNC" }, { K_O_DIRECT, "O_DIRECT" },
+		{ K_O_LARGEFILE, "O_LARGEFILE" },
+		{ K_O_DIRECTORY, "O_DIRECTORY" },
+		{ K_O_NOFOLLOW, "O_NOFOLLOW" }, { K_O_NOATIME, "O_NOATIME" },
+		{ K_O_TMPFILE_BIT, "O_TMPFILE" }, { K_O_CLOEXEC, "O_CLOEXEC" },
+	};
+	unsigned fl = f->f_getfl | ((f->f_getfd & 1) ? K_O_CLOEXEC : 0);
+	FILE *fp = g->g_fp;
+
+	(void) fputs("      ", fp);
+	if (fl & K_O_PATH) {
+		(void) fputs("O_PATH", fp);
+		fl &= ~K_O_PATH;
+	} else {
+		switch (fl & K_O_ACCMODE) {
+		case 0: (void) fputs("O_RDONLY", fp); break;
+		case 1: (void) fputs("O_WRONLY", fp); break;
+		case 2: (void) fputs("O_RDWR", fp); break;
+		default: (void) fprintf(fp, "0x%x", fl & K_O_ACCMODE); break;
+		}
+		fl &= ~K_O_ACCMODE;
+	}
+	if (fl & K_O_NONBLOCK)
+		(void) fputs("|O_NONBLOCK", fp);
+	if (fl & K_O_APPEND)
+		(void) fputs("|O_APPEND", fp);
+	if (fl & K_O_SYNC_BIT)
+		(void) fputs("|O_SYNC", fp);
+	else if (fl & K_O_DSYNC)
+		(void) fputs("|O_DSYNC", fp);
+	fl &= ~(K_O_NONBLOCK | K_O_APPEND | K_O_SYNC_BIT | K_O_DSYNC);
+	for (size_t i = 0; i < sizeof (tail) / sizeof (tail[0]); i++) {
+		if (fl & tail[i].bit) {
+			(void) fprintf(fp, "|%s", tail[i].name);
+			fl &= ~tail[i].bit;
+		}
+	}
+	if (fl != 0)
+		(void) fprintf(fp, "|0x%x", fl);
+	(void) fputc('\n', fp);
+}
+
+/* Lock lines: "advisory write lock set by process 1234". */
+static void
+put_locks(gen_t *g, const mf_fd_t *f)
+{
+	for (int i = 0; i < f->f_nlocks; i++)
+		(void) fprintf(g->g_fp, "      advisory %s lock set by process "
+		    "%d\n", f->f_locks[i].l_write ? "write" : "read",
+		    f->f_locks[i].l_pid);
+}
+
+static const char *
+socktype_name(int type)
+{
+	switch (type) {
+	case SOCK_STREAM: return ("STREAM");
+	case SOCK_DGRAM: return ("DGRAM");
+	case SOCK_RAW: return ("RAW");
+	case SOCK_RDM: return ("RDM");
+	case SOCK_SEQPACKET: return ("SEQPACKET");
+	case SOCK_DCCP: return ("DCCP");
+	case SOCK_PACKET: return ("PACKET");
+	default: return (NULL);
+	}
+}
+
+static int
+is_tcp(const mf_fd_t *f)
+{
+	return ((f->f_domain == AF_INET || f->f_domain == AF_INET6) &&
+	    f->f_type == SOCK_STREAM && f->f_protocol == IPPROTO_TCP);
+}
+
+/*
+ * The options line: the booleans that are on, in order (TCP_NODELAY for
+ * TCP only), SO_LINGER(secs) when l_onoff, SO_SNDBUF(n), SO_RCVBUF(n);
+ * comma-separated, left out when empty.
+ */
+static void
+put_options(gen_t *g, const mf_fd_t *f)
+{
+	char line[512] = "";
+	size_t used = 0;
+
+	for (int i = 0; i <= MF_TCP_NODELAY; i++) {
+		if (i == MF_TCP_NODELAY && !is_tcp(f))
+			continue;
+		if (f->f_opt[i].v_known && f->f_opt[i].v_value != 0)
+			used += (size_t)snprintf(line + used,
+			    sizeof (line) - used, ",%s", opt_names[i]);
+	}
+	if (f->f_linger_known && f->f_linger_onoff)
+		used += (size_t)snprintf(line + used, sizeof (line) - used,
+		    ",SO_LINGER(%d)", f->f_linger_secs);
+	for (int i = MF_SO_SNDBUF; i <= MF_SO_RCVBUF; i++)
+		if (f->f_opt[i].v_known)
+			used += (size_t)snprintf(line + used,
+			    sizeof (line) - used, ",%s(%d)", opt_names[i],
+			    f->f_opt[i].v_value);
+	if (used > 0)
+		(void) fprintf(g->g_fp, "\t%s\n", line + 1);
+}
+
+static const char *
+netlink_name(int proto)
+{
+	static const char *const names[] = {
+		"NETLINK_ROUTE", "NETLINK_UNUSED", "NETLINK_USERSOCK",
+		"NETLINK_FIREWALL", "NETLINK_SOCK_DIAG", "NETLINK_NFLOG",
+		"NETLINK_XFRM", "NETLINK_SELINUX", "NETLINK_ISCSI",
+		"NETLINK_AUDIT", "NETLINK_FIB_LOOKUP", "NETLINK_CONNECTOR",
+		"NETLINK_NETFILTER", "NETLINK_IP6_FW", "NETLINK_DNRTMSG",
+		"NETLINK_KOBJECT_UEVENT", "NETLINK_GENERIC", NULL,
+		"NETLINK_SCSITRANSPORT", "NETLINK_ECRYPTFS", "NETLINK_RDMA",
+		"NETLINK_CRYPTO", "NETLINK_SMC",
+	};
+
+	if (proto >= 0 && (size_t)proto < sizeof (names) / sizeof (names[0]))
+		return (names[proto]);
+	return (NULL);
+}
+
+static const char *
+family_name(int af)
+{
+	switch (af) {
+	case AF_PACKET: return ("AF_PACKET");
+	case AF_VSOCK: return ("AF_VSOCK");
+	case AF_BLUETOOTH: return ("AF_BLUETOOTH");
+	case AF_CAN: return ("AF_CAN");
+	case AF_TIPC: return ("AF_TIPC");
+	case AF_ALG: return ("AF_ALG");
+	case AF_XDP: return ("AF_XDP");
+	default: return (NULL);
+	}
+}
+
+static uint32_t
+get_u32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof (v));
+	return (v);
+}
+
+static void
+put_unix_name(gen_t *g, const unsigned char *p, size_t n)
+{
+	FILE *fp = g->g_fp;
+
+	if (n == 0)
+		return;			/* unnamed: "AF_UNIX " */
+	if (p[0] != '\0') {		/* a path, up to its NUL */
+		(void) fprintf(fp, "%.*s", (int)strnlen((const char *)p, n),
+		    (const char *)p);
+		return;
+	}
+	(void) fputc('@', fp);		/* abstract */
+	for (size_t i = 1; i < n; i++) {
+		if (p[i] >= 0x20 && p[i] <= 0x7e)
+			(void) fputc(p[i], fp);
+		else
+			(void) fprintf(fp, "\\x%02x", p[i]);
+	}
+}
+
+/* "\t%s: AF_..." for one address, by the rules of the contract. */
+static void
+put_addr(gen_t *g, const mf_fd_t *f, const char *label, const mf_addr_t *a)
+{
+	char text[INET6_ADDRSTRLEN];
+	const unsigned char *b = a->a_bytes;
+	FILE *fp = g->g_fp;
+	sa_family_t af;
+	uint16_t port;
+	const char *name;
+
+	if (a->a_len < sizeof (sa_family_t)) {
+		gen_fail(g, "fd %d: %s of %zu bytes", f->f_fd, label,
+		    a->a_len);
+		return;
+	}
+	memcpy(&af, b, sizeof (af));
+	(void) fprintf(fp, "\t%s: ", label);
+	switch (af) {
+	case AF_INET:
+		if (a->a_len < 8) {
+			gen_fail(g, "fd %d: short AF_INET %s", f->f_fd, label);
+			return;
+		}
+		memcpy(&port, b + 2, 2);
+		(void) inet_ntop(AF_INET, b + 4, text, sizeof (text));
+		(void) fprintf(fp, "AF_INET %s  port: %u\n", text, ntohs(port));
+		break;
+	case AF_INET6:
+		if (a->a_len < 24) {
+			gen_fail(g, "fd %d: short AF_INET6 %s", f->f_fd,
+			    label);
+			return;
+		}
+		memcpy(&port, b + 2, 2);
+		(void) inet_ntop(AF_INET6, b + 8, text, sizeof (text));
+		(void) fprintf(fp, "AF_INET6 %s  port: %u\n", text,
+		    ntohs(port));
+		break;
+	case AF_UNIX:
+		(void) fputs("AF_UNIX ", fp);
+		put_unix_name(g, b + 2, a->a_len - 2);
+		(void) fputc('\n', fp);
+		break;
+	case AF_NETLINK:
+		if (a->a_len < 12) {
+			gen_fail(g, "fd %d: short AF_NETLINK %s", f->f_fd,
+			    label);
+			return;
+		}
+		if ((name = netlink_name(f->f_protocol)) != NULL)
+			(void) fprintf(fp, "AF_NETLINK %s", name);
+		else
+			(void) fprintf(fp, "AF_NETLINK protocol %d",
+			    f->f_protocol);
+		(void) fprintf(fp, "  pid: %u  groups: 0x%08x\n",
+		    get_u32(b + 4), get_u32(b + 8));
+		break;
+	default:
+		if ((name = family_name(af)) != NULL)
+			(void) fprintf(fp, "%s\n", name);
+		else
+			(void) fprintf(fp, "AF_%d\n", af);
+		break;
+	}
+}
+
+static void
+put_socket(gen_t *g, const mf_fd_t *f)
+{
+	const char *tname = socktype_name(f->f_type);
+
+	if (!f->f_is_socket) {
+		gen_fail(g, "fd %d: a socket without socket facts", f->f_fd);
+		return;
+	}
+	if (tname != NULL)
+		(void) fprintf(g->g_fp, "\tSOCK_%s\n", tname);
+	else
+		(void) fprintf(g->g_fp, "\tunknown socket type %d\n",
+		    f->f_type);
+	put_options(g, f);
+	if (f->f_sockname.a_known)
+		put_addr(g, f, "sockname", &f->f_sockname);
+	if (f->f_peername.a_known)
+		put_addr(g, f, "peername", &f->f_peername);
+
+	/* The peer of an AF_UNIX socket with a peername, by SO_PEERCRED. */
+	if (f->f_domain == AF_UNIX && f->f_peername.a_known &&
+	    f->f_cred_known && f->f_cred_pid != 0) {
+		if (f->f_cred_pid != g->g_m->m_pid) {
+			gen_fail(g, "fd %d: peer pid %d is not the fixture",
+			    f->f_fd, f->f_cred_pid);
+			return;
+		}
+		(void) fprintf(g->g_fp, "\tpeer: %s[%d]\n", g->g_m->m_comm,
+		    f->f_cred_pid);
+	}
+}
+
+/*
+ * The offset line, for S_IFREG, S_IFDIR, S_IFCHR and S_IFBLK.  It is the
+ * file position (fdinfo pos:), which lseek(SEEK_CUR) returns; an O_PATH
+ * file cannot be seeked and its position is never moved from 0.
+ */
+static void
+put_offset(gen_t *g, const mf_fd_t *f)
+{
+	if (f->f_has_offset)
+		(void) fprintf(g->g_fp, "      offset:%lld\n", f->f_offset);
+	else if (f->f_getfl & K_O_PATH)
+		(void) fprintf(g->g_fp, "      offset:0\n");
+	else
+		gen_fail(g, "fd %d: no offset known", f->f_fd);
+}
+
+static void
+put_fd(gen_t *g, const mf_fd_t *f, int flags)
+{
+	unsigned fmt = f->f_mode & S_IFMT;
+	char anon[64];
+	int is_anon = anon_name(f, anon, sizeof (anon));
+
+	put_stat(g, f);
+	if (flags & EXP_NFLAG)
+		return;
+	put_flags(g, f);
+	put_locks(g, f);
+	if (fmt == S_IFSOCK)
+		put_socket(g, f);
+	if (fmt != S_IFSOCK && !is_anon) {
+		if (f->f_link == NULL)
+			gen_fail(g, "fd %d: no link target", f->f_fd);
+		else
+			(void) fprintf(g->g_fp, "      %s\n", f->f_link);
+	}
+	if (fmt == S_IFREG || fmt == S_IFDIR || fmt == S_IFCHR ||
+	    fmt == S_IFBLK)
+		put_offset(g, f);
+}
+
+char *
+expect_pfiles(const manifest_t *m, int flags, char *err, size_t errlen)
+{
+	gen_t g = { NULL, m, err, errlen, 0 };
+	char *text = NULL;
+	size_t len = 0;
+
+	if ((g.g_fp = open_memstream(&text, &len)) == NULL) {
+		set_err(err, errlen, "open_memstream: %s", strerror(errno));
+		return (NULL);
+	}
+	put_header(&g);
+	for (size_t i = 0; i < m->m_nfds && !g.g_failed; i++)
+		put_fd(&g, &m->m_fds[i], flags);
+	if (fclose(g.g_fp) != 0 && !g.g_failed)
+		gen_fail(&g, "writing the text: %s", strerror(errno));
+	if (g.g_failed) {
+		free(text);
+		return (NULL);
+	}
+	return (text);
+}

@@ -1,0 +1,101 @@
+/*
+ * expect.h: the pfiles text a sockfix process must produce, computed from
+ * sockfix's manifest (its own view of its fds, see fixtures/sockfix.c) by
+ * the rules of the output contract (pfiles-format.md).
+ *
+ * This is an independent reading of the contract: it shares no code with
+ * pfiles, so that a test compares two implementations, not one with
+ * itself.
+ */
+#ifndef	_EXPECT_H
+#define	_EXPECT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Socket options as the manifest names them, in pfiles' print order. */
+enum mf_opt {
+	MF_SO_DEBUG, MF_SO_REUSEADDR, MF_SO_KEEPALIVE, MF_SO_DONTROUTE,
+	MF_SO_BROADCAST, MF_SO_OOBINLINE, MF_SO_REUSEPORT, MF_SO_PASSCRED,
+	MF_SO_ACCEPTCONN, MF_TCP_NODELAY, MF_SO_SNDBUF, MF_SO_RCVBUF,
+	MF_NOPTS
+};
+
+#define	MF_ADDR_MAX	128	/* bytes kept of an address */
+#define	MF_MAX_LOCKS	4
+
+typedef struct mf_val {
+	int	v_known;	/* 1: value holds; 0: absent or an error */
+	int	v_value;
+} mf_val_t;
+
+typedef struct mf_addr {
+	int		a_known;	/* 0: the call failed */
+	size_t		a_len;
+	unsigned char	a_bytes[MF_ADDR_MAX];
+} mf_addr_t;
+
+typedef struct mf_fd {
+	int		f_fd;
+	char		f_kind[32];
+	unsigned	f_mode;
+	unsigned	f_devmaj, f_devmin, f_rdevmaj, f_rdevmin;
+	unsigned long long f_ino;
+	unsigned	f_uid, f_gid;
+	long long	f_size;
+	unsigned	f_getfl;
+	int		f_getfd;
+	int		f_has_offset;	/* lseek succeeded */
+	long long	f_offset;
+	char		*f_link;	/* NULL when readlink failed */
+	int		f_nlocks;
+	struct {
+		int	l_write;
+		int	l_pid;
+	}		f_locks[MF_MAX_LOCKS];
+	int		f_is_socket;	/* a "socket" line was seen */
+	int		f_type, f_protocol, f_domain;
+	mf_val_t	f_opt[MF_NOPTS];
+	int		f_linger_known, f_linger_onoff, f_linger_secs;
+	mf_addr_t	f_sockname, f_peername;
+	int		f_cred_known;
+	int		f_cred_pid;
+} mf_fd_t;
+
+typedef struct manifest {
+	pid_t		m_pid;
+	char		m_comm[17];
+	char		*m_cmdline;	/* argv bytes, NULs included */
+	size_t		m_cmdlen;
+	unsigned long long m_rlim_cur, m_rlim_max;
+	char		m_skipped[512];	/* "SET ERRNO\n" lines */
+	mf_fd_t		*m_fds;
+	size_t		m_nfds;
+} manifest_t;
+
+/*
+ * Parse a manifest (the text before "end").  Returns NULL with a
+ * message in err on a malformed manifest.
+ */
+manifest_t	*mf_parse(const char *text, char *err, size_t errlen);
+void		mf_free(manifest_t *);
+
+/* The first fd of the given kind, or NULL. */
+const mf_fd_t	*mf_find_kind(const manifest_t *, const char *kind);
+
+/* The errno with which set name was skipped, or 0 when it was not. */
+int		mf_skipped(const manifest_t *, const char *name);
+
+/* expect_pfiles() flags. */
+#define	EXP_NFLAG	0x1	/* pfiles -n */
+
+/*
+ * The exact text pfiles prints for the process of the manifest: its
+ * block (header, rlimit line, every fd).  Returns a malloc'd string, or
+ * NULL with a message in err when the manifest holds something the
+ * contract does not say how to print.
+ */
+char		*expect_pfiles(const manifest_t *, int flags, char *err,
+		    size_t errlen);
+
+#endif	/* _EXPECT_H */

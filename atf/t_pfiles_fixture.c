@@ -1,0 +1,527 @@
+/*
+ * t_pfiles_fixture: pfiles' output on the sockfix fixture, byte for byte.
+ *
+ * Each case starts sockfix with a set of fds, reads its manifest (its own
+ * view of every fd it has open), turns it into the text the contract
+ * prescribes (expect.c, an implementation independent of pfiles), runs
+ * pfiles on it and compares stdout exactly.  After every run the fixture
+ * must still be running, not stopped, with the same fds open, and must
+ * exit by itself when its stdin is closed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <atf-c.h>
+
+#include "expect.h"
+#include "testutil.h"
+
+#define	FIXTURE_SECONDS	"120"
+#define	MAX_ARGS	32
+
+typedef struct fixture {
+	tu_child_t	fx_child;
+	manifest_t	*fx_manifest;
+	char		fx_pid[16];
+} fixture_t;
+
+/*
+ * Start sockfix with fd set `set', and optionally a comm and extra
+ * arguments (NULL-ended), and read its manifest.  Skips the test when
+ * the set cannot exist on this machine.
+ */
+static void
+fixture_start(fixture_t *fx, const char *set, const char *comm,
+    const char *const extra[])
+{
+	const char *argv[MAX_ARGS];
+	char err[256], *text;
+	int n = 0, found, skipped;
+
+	argv[n++] = TU_SOCKFIX;
+	argv[n++] = "-t";
+	argv[n++] = FIXTURE_SECONDS;
+	argv[n++] = "-s";
+	argv[n++] = set;
+	if (comm != NULL) {
+		argv[n++] = "-c";
+		argv[n++] = comm;
+	}
+	for (int i = 0; extra != NULL && extra[i] != NULL; i++) {
+		ATF_REQUIRE(n < MAX_ARGS - 1);
+		argv[n++] = extra[i];
+	}
+	argv[n] = NULL;
+
+	tu_spawn(&fx->fx_child, argv, TU_STDERR_PIPE);
+	text = tu_read_until(fx->fx_child.tc_out, "end", TU_TIMEOUT_MS,
+	    &found);
+	if (!found) {
+		char *msg = tu_read_until(fx->fx_child.tc_err, NULL, 2000,
+		    NULL);
+
+		(void) fprintf(stderr, "sockfix stderr:\n%s\n", msg);
+		atf_tc_fail("sockfix -s %s gave no manifest: %s", set, msg);
+	}
+	if ((fx->fx_manifest = mf_parse(text, err, sizeof (err))) == NULL) {
+		tu_write_file("manifest", text, strlen(text));
+		atf_tc_fail("sockfix manifest: %s", err);
+	}
+	free(text);
+	(void) snprintf(fx->fx_pid, sizeof (fx->fx_pid), "%d",
+	    (int)fx->fx_manifest->m_pid);
+	ATF_REQUIRE_EQ_MSG(fx->fx_manifest->m_pid, fx->fx_child.tc_pid,
+	    "manifest pid %d, child %d", (int)fx->fx_manifest->m_pid,
+	    (int)fx->fx_child.tc_pid);
+	if ((skipped = mf_skipped(fx->fx_manifest, set)) != 0)
+		atf_tc_skip("sockfix could not open set %s here: %s", set,
+		    strerror(skipped));
+}
+
+/*
+ * The fixture after pfiles ran: alive, not stopped or traced-stopped,
+ * and with exactly the fds of its manifest (pfiles left none behind).
+ */
+static void
+fixture_check_intact(const fixture_t *fx)
+{
+	const manifest_t *m = fx->fx_manifest;
+	char path[64], state;
+	struct dirent *de;
+	size_t nopen = 0;
+	DIR *d;
+
+	state = tu_proc_state(m->m_pid);
+	ATF_REQUIRE_MSG(state != 0, "the fixture %d has gone", (int)m->m_pid);
+	ATF_REQUIRE_MSG(state != 'T' && state != 't' && state != 'Z',
+	    "the fixture %d is in state %c after pfiles", (int)m->m_pid,
+	    state);
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/fd", (int)m->m_pid);
+	ATF_REQUIRE_MSG((d = opendir(path)) != NULL, "opendir %s", path);
+	while ((de = readdir(d)) != NULL) {
+		int fd, known = 0;
+
+		if (de->d_name[0] == '.')
+			continue;
+		fd = atoi(de->d_name);
+		for (size_t i = 0; i < m->m_nfds; i++)
+			known |= m->m_fds[i].f_fd == fd;
+		if (!known) {
+			(void) closedir(d);
+			atf_tc_fail("fd %d of the fixture is not in its "
+			    "manifest", fd);
+		}
+		nopen++;
+	}
+	(void) closedir(d);
+	ATF_REQUIRE_EQ_MSG(nopen, m->m_nfds, "%zu fds open, %zu in the "
+	    "manifest", nopen, m->m_nfds);
+}
+
+/* Stop the fixture: it must exit 0 by itself once its stdin is closed. */
+static void
+fixture_stop(fixture_t *fx)
+{
+	int status = tu_stop(&fx->fx_child, TU_TIMEOUT_MS);
+
+	mf_free(fx->fx_manifest);
+	fx->fx_manifest = NULL;
+	ATF_REQUIRE_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "sockfix did not exit cleanly: wait status 0x%x",
+	    (unsigned)status);
+}
+
+static char *
+expected_text(const fixture_t *fx, int flags)
+{
+	char err[256], *text;
+
+	text = expect_pfiles(fx->fx_manifest, flags, err, sizeof (err));
+	if (text == NULL)
+		atf_tc_fail("cannot compute the expected text: %s", err);
+	return (text);
+}
+
+/*
+ * Run pfiles with options opts (NULL-ended, may be NULL) on the pids of
+ * fxs, in that order, and compare its stdout with expected; it must exit
+ * 0.  `what' names the comparison's files in the work directory.
+ */
+static void
+run_and_compare(const char *what, const char *const opts[],
+    fixture_t *const fxs[], size_t nfx, const char *expected)
+{
+	const char *argv[MAX_ARGS];
+	tu_result_t r;
+	int n = 0;
+
+	argv[n++] = TU_PFILES;
+	for (int i = 0; opts != NULL && opts[i] != NULL; i++)
+		argv[n++] = opts[i];
+	for (size_t i = 0; i < nfx; i++) {
+		ATF_REQUIRE(n < MAX_ARGS - 1);
+		argv[n++] = fxs[i]->fx_pid;
+	}
+	argv[n] = NULL;
+
+	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	if (r.tr_errlen > 0)
+		(void) fprintf(stderr, "%s: pfiles stderr:\n%s", what,
+		    r.tr_err);
+	tu_require_exit("pfiles", &r, 0);
+	tu_require_same_text(what, expected, strlen(expected), r.tr_out,
+	    r.tr_outlen);
+	tu_result_free(&r);
+	for (size_t i = 0; i < nfx; i++)
+		fixture_check_intact(fxs[i]);
+}
+
+/* Fail unless every kind of the comma-separated list is in the manifest. */
+static void
+require_kinds(const fixture_t *fx, const char *kinds)
+{
+	char *copy = strdup(kinds), *save = NULL;
+
+	ATF_REQUIRE(copy != NULL);
+	for (char *k = strtok_r(copy, ",", &save); k != NULL;
+	    k = strtok_r(NULL, ",", &save))
+		ATF_REQUIRE_MSG(mf_find_kind(fx->fx_manifest, k) != NULL,
+		    "the manifest has no fd of kind %s", k);
+	free(copy);
+}
+
+/*
+ * One set of fds: pfiles with no --via, with --via=auto and with
+ * --via=pidfd must each print exactly the expected text.
+ */
+static void
+check_set(const char *set, const char *kinds)
+{
+	static const char *const via_auto[] = { "--via=auto", NULL };
+	static const char *const via_pidfd[] = { "--via=pidfd", NULL };
+	fixture_t fx, *fxs[1] = { &fx };
+	char *expected, *what;
+
+	fixture_start(&fx, set, NULL, NULL);
+	require_kinds(&fx, kinds);
+	expected = expected_text(&fx, 0);
+	what = tu_asprintf("%s.default", set);
+	run_and_compare(what, NULL, fxs, 1, expected);
+	free(what);
+	what = tu_asprintf("%s.via-auto", set);
+	run_and_compare(what, via_auto, fxs, 1, expected);
+	free(what);
+	what = tu_asprintf("%s.via-pidfd", set);
+	run_and_compare(what, via_pidfd, fxs, 1, expected);
+	free(what);
+	free(expected);
+	fixture_stop(&fx);
+}
+
+#define	SET_TC(name, set, kinds)					\
+	ATF_TC(name);							\
+	ATF_TC_HEAD(name, tc)						\
+	{								\
+		atf_tc_set_md_var(tc, "descr", "pfiles prints the "	\
+		    "fixture's fds of set '" set "' (" kinds ") "	\
+		    "exactly as the contract says, with every --via "	\
+		    "that works");					\
+	}								\
+	ATF_TC_BODY(name, tc)						\
+	{								\
+		check_set(set, kinds);					\
+	}
+
+SET_TC(set_min, "min", "inherited")
+SET_TC(set_tcp, "tcp", "tcp-listen,tcp-client,tcp-accepted")
+SET_TC(set_udp4, "udp4", "udp4")
+SET_TC(set_udp6, "udp6", "udp6")
+SET_TC(set_unix, "unix", "unix-listen,unix-client,unix-accepted")
+SET_TC(set_abstract, "abstract", "unix-abstract")
+SET_TC(set_unnamed, "unnamed", "unix-unnamed")
+SET_TC(set_socketpair, "socketpair", "socketpair-a,socketpair-b")
+SET_TC(set_netlink, "netlink", "netlink-route")
+SET_TC(set_pipe, "pipe", "pipe-read,pipe-write")
+SET_TC(set_file, "file", "file-locked")
+SET_TC(set_fileflags, "fileflags", "file-flags")
+SET_TC(set_devnull, "devnull", "devnull")
+SET_TC(set_eventfd, "eventfd", "eventfd")
+SET_TC(set_epoll, "epoll", "epoll")
+SET_TC(set_dir, "dir", "dir")
+SET_TC(set_deleted, "deleted", "deleted")
+SET_TC(set_high, "high", "high")
+SET_TC(set_opath, "opath", "opath")
+SET_TC(set_symlink, "symlink", "symlink")
+SET_TC(set_memfd, "memfd", "memfd")
+SET_TC(set_tmpfile, "tmpfile", "tmpfile")
+SET_TC(set_blkdev, "blkdev", "blkdev")
+SET_TC(set_all, "all", "tcp-listen,tcp-client,tcp-accepted,udp4,"
+    "unix-listen,unix-client,unix-accepted,unix-abstract,unix-unnamed,"
+    "socketpair-a,socketpair-b,netlink-route,pipe-read,pipe-write,"
+    "file-locked,file-flags,devnull,eventfd,epoll,dir,deleted,opath,"
+    "symlink,memfd")
+
+ATF_TC(nflag);
+ATF_TC_HEAD(nflag, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles -n prints only the header "
+	    "and the stat lines, for every kind of fd");
+}
+ATF_TC_BODY(nflag, tc)
+{
+	static const char *const n_default[] = { "-n", NULL };
+	static const char *const n_pidfd[] = { "-n", "--via=pidfd", NULL };
+	fixture_t fx, *fxs[1] = { &fx };
+	char *expected;
+
+	fixture_start(&fx, "all", NULL, NULL);
+	expected = expected_text(&fx, EXP_NFLAG);
+	run_and_compare("all.n", n_default, fxs, 1, expected);
+	run_and_compare("all.n-via-pidfd", n_pidfd, fxs, 1, expected);
+	free(expected);
+	fixture_stop(&fx);
+}
+
+/*
+ * Run pfiles under strace with opts on fx; fail when it duplicated an fd
+ * of the target (pidfd_getfd) or opened one through /proc/PID/fd/N.
+ * Returns the number of such calls (for the check of the check).
+ */
+static int
+count_target_fd_opens(const fixture_t *fx, const char *opt)
+{
+	char *fdpath = tu_asprintf("\"/proc/%s/fd/", fx->fx_pid);
+	const char *argv[] = { "strace", "-f", "-qq", "-o", "strace.log",
+	    "-e", "trace=pidfd_getfd,open,openat,openat2", TU_PFILES, opt,
+	    fx->fx_pid, NULL };
+	/* LeakSanitizer cannot work under ptrace (SANITIZE=1 builds). */
+	static const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
+	    NULL };
+	tu_result_t r;
+	char *log, *line, *save = NULL;
+	int n = 0;
+
+	tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	tu_require_exit("strace pfiles", &r, 0);
+	tu_result_free(&r);
+	log = tu_read_file("strace.log", NULL);
+	for (line = strtok_r(log, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		if (strstr(line, "pidfd_getfd(") != NULL ||
+		    strstr(line, fdpath) != NULL) {
+			(void) fprintf(stderr, "%s: %s\n", opt, line);
+			n++;
+		}
+	}
+	free(log);
+	free(fdpath);
+	return (n);
+}
+
+ATF_TC(nflag_opens_nothing);
+ATF_TC_HEAD(nflag_opens_nothing, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles -n opens no fd of the target "
+	    "(no pidfd_getfd, no open of /proc/PID/fd/N), where pfiles "
+	    "without -n does");
+	atf_tc_set_md_var(tc, "require.progs", "strace");
+}
+ATF_TC_BODY(nflag_opens_nothing, tc)
+{
+	fixture_t fx;
+	int with_n, without_n;
+
+	fixture_start(&fx, "tcp,unix,file", NULL, NULL);
+	with_n = count_target_fd_opens(&fx, "-n");
+	without_n = count_target_fd_opens(&fx, "--via=pidfd");
+	fixture_check_intact(&fx);
+	fixture_stop(&fx);
+	ATF_REQUIRE_EQ_MSG(with_n, 0, "pfiles -n opened %d fds of the target "
+	    "(see stderr)", with_n);
+	/* The check itself sees the duplicates that sockets need. */
+	ATF_REQUIRE_MSG(without_n > 0, "no pidfd_getfd seen without -n: "
+	    "the strace check does not work");
+}
+
+/* The expected text of several fixtures, in the order given. */
+static char *
+expected_concat(fixture_t *const fxs[], size_t nfx, int flags)
+{
+	char *all = tu_asprintf("%s", "");
+
+	for (size_t i = 0; i < nfx; i++) {
+		char *one = expected_text(fxs[i], flags);
+		char *both = tu_asprintf("%s%s", all, one);
+
+		free(one);
+		free(all);
+		all = both;
+	}
+	return (all);
+}
+
+ATF_TC(several_pids);
+ATF_TC_HEAD(several_pids, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles with several pids prints "
+	    "one block per pid in the order given, and exits 0");
+}
+ATF_TC_BODY(several_pids, tc)
+{
+	static const char *const nflag[] = { "-n", NULL };
+	fixture_t a, b, c;
+	fixture_t *order[4] = { &c, &a, &b, &a };
+	char *expected;
+
+	fixture_start(&a, "tcp,pipe", NULL, NULL);
+	fixture_start(&b, "unix,file", NULL, NULL);
+	fixture_start(&c, "min", NULL, NULL);
+
+	/* Not in the order started, and one pid twice. */
+	expected = expected_concat(order, 4, 0);
+	run_and_compare("several", NULL, order, 4, expected);
+	free(expected);
+	expected = expected_concat(order, 3, EXP_NFLAG);
+	run_and_compare("several.n", nflag, order, 3, expected);
+	free(expected);
+
+	fixture_stop(&a);
+	fixture_stop(&b);
+	fixture_stop(&c);
+}
+
+ATF_TC(header_cut);
+ATF_TC_HEAD(header_cut, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the header shows the command line "
+	    "cut at 70 bytes, and the peer line the comm, not argv[0]");
+}
+ATF_TC_BODY(header_cut, tc)
+{
+	static const char *const extra[] = {
+	    "an argument with spaces", "",
+	    "0123456789012345678901234567890123456789012345678901234567890",
+	    NULL };
+	fixture_t fx, *fxs[1] = { &fx };
+	char *expected;
+
+	fixture_start(&fx, "socketpair", "fix comm 1", extra);
+	ATF_REQUIRE_MSG(fx.fx_manifest->m_cmdlen > 71,
+	    "the command line is only %zu bytes", fx.fx_manifest->m_cmdlen);
+	ATF_REQUIRE_STREQ(fx.fx_manifest->m_comm, "fix comm 1");
+	expected = expected_text(&fx, 0);
+	run_and_compare("header", NULL, fxs, 1, expected);
+	free(expected);
+	fixture_stop(&fx);
+}
+
+ATF_TC(target_keeps_running);
+ATF_TC_HEAD(target_keeps_running, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "after pfiles (each --via) the "
+	    "fixture is not stopped, keeps its fds, and still obeys its "
+	    "stdin");
+}
+ATF_TC_BODY(target_keeps_running, tc)
+{
+	static const char *const vias[][2] = {
+	    { "--via=pidfd", NULL }, { "--via=auto", NULL }, { NULL, NULL } };
+	fixture_t fx, *fxs[1] = { &fx };
+	char *expected, *line;
+	int status;
+
+	fixture_start(&fx, "all", NULL, NULL);
+	expected = expected_text(&fx, 0);
+	for (int i = 0; i < 3; i++) {
+		char *what = tu_asprintf("keeps-running.%d", i);
+
+		run_and_compare(what, vias[i], fxs, 1, expected);
+		free(what);
+	}
+	free(expected);
+
+	/* It reads its stdin still: "exit" ends it, with status 0. */
+	ATF_REQUIRE(write(fx.fx_child.tc_in, "exit\n", 5) == 5);
+	line = tu_read_line(fx.fx_child.tc_out, TU_TIMEOUT_MS);
+	ATF_REQUIRE_MSG(line == NULL, "sockfix wrote after its manifest: %s",
+	    line);
+	status = tu_stop(&fx.fx_child, TU_TIMEOUT_MS);
+	mf_free(fx.fx_manifest);
+	ATF_REQUIRE_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "sockfix wait status 0x%x after \"exit\"", (unsigned)status);
+}
+
+ATF_TC(fixture_times_out);
+ATF_TC_HEAD(fixture_times_out, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "sockfix itself: it exits by itself "
+	    "(status 3) when its time is up, and removes its temporary "
+	    "files");
+}
+ATF_TC_BODY(fixture_times_out, tc)
+{
+	static const char *const extra[] = { "-t", "1", NULL };
+	const mf_fd_t *dir;
+	struct stat st;
+	fixture_t fx;
+	char *line;
+	int status;
+
+	fixture_start(&fx, "dir,unix,file", NULL, extra);
+	dir = mf_find_kind(fx.fx_manifest, "dir");
+	ATF_REQUIRE(dir != NULL && dir->f_link != NULL);
+	ATF_REQUIRE_MSG(stat(dir->f_link, &st) == 0, "no %s", dir->f_link);
+
+	/* Its stdout ends when it exits; stdin stays open meanwhile. */
+	line = tu_read_line(fx.fx_child.tc_out, 10000);
+	ATF_REQUIRE_MSG(line == NULL, "sockfix wrote after its manifest: %s",
+	    line);
+	status = tu_stop(&fx.fx_child, TU_TIMEOUT_MS);
+	ATF_REQUIRE_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 3,
+	    "sockfix wait status 0x%x, expected exit 3", (unsigned)status);
+	ATF_REQUIRE_MSG(stat(dir->f_link, &st) != 0 && errno == ENOENT,
+	    "sockfix left %s behind", dir->f_link);
+	mf_free(fx.fx_manifest);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, set_min);
+	ATF_TP_ADD_TC(tp, set_tcp);
+	ATF_TP_ADD_TC(tp, set_udp4);
+	ATF_TP_ADD_TC(tp, set_udp6);
+	ATF_TP_ADD_TC(tp, set_unix);
+	ATF_TP_ADD_TC(tp, set_abstract);
+	ATF_TP_ADD_TC(tp, set_unnamed);
+	ATF_TP_ADD_TC(tp, set_socketpair);
+	ATF_TP_ADD_TC(tp, set_netlink);
+	ATF_TP_ADD_TC(tp, set_pipe);
+	ATF_TP_ADD_TC(tp, set_file);
+	ATF_TP_ADD_TC(tp, set_fileflags);
+	ATF_TP_ADD_TC(tp, set_devnull);
+	ATF_TP_ADD_TC(tp, set_eventfd);
+	ATF_TP_ADD_TC(tp, set_epoll);
+	ATF_TP_ADD_TC(tp, set_dir);
+	ATF_TP_ADD_TC(tp, set_deleted);
+	ATF_TP_ADD_TC(tp, set_high);
+	ATF_TP_ADD_TC(tp, set_opath);
+	ATF_TP_ADD_TC(tp, set_symlink);
+	ATF_TP_ADD_TC(tp, set_memfd);
+	ATF_TP_ADD_TC(tp, set_tmpfile);
+	ATF_TP_ADD_TC(tp, set_blkdev);
+	ATF_TP_ADD_TC(tp, set_all);
+	ATF_TP_ADD_TC(tp, nflag);
+	ATF_TP_ADD_TC(tp, nflag_opens_nothing);
+	ATF_TP_ADD_TC(tp, several_pids);
+	ATF_TP_ADD_TC(tp, header_cut);
+	ATF_TP_ADD_TC(tp, target_keeps_running);
+	ATF_TP_ADD_TC(tp, fixture_times_out);
+	return (atf_no_error());
+}

@@ -1,0 +1,708 @@
+/*
+ * testutil.c: helpers shared by the ATF test programs (see testutil.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <atf-c.h>
+
+#include "testutil.h"
+
+#define	TU_MAX_CHILDREN	64
+#define	TU_MAX_FILE	(16 * 1024 * 1024)
+
+/*
+ * LeakSanitizer (SANITIZE=1) reads this hook: libatf-c's own test-case
+ * list, built for "-l" (how kyua lists the cases), is never freed, and
+ * the leak would make every listing "broken".  Only allocations made
+ * inside libatf-c's list and map code are suppressed (libatf-c has no
+ * frame pointers, so its stacks end there); leaks in test bodies and in
+ * the code under test are still reported.  Without a sanitizer the
+ * function is simply unused.
+ */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_options(void);
+
+/* kyua counts any stderr from "-l" as broken: no suppression summary. */
+const char *
+__lsan_default_options(void)
+{
+	return ("print_suppressions=0");
+}
+
+const char *
+__lsan_default_suppressions(void)
+{
+	return ("leak:atf_tp_get_tcs\n"
+	    "leak:atf_list_init\n"
+	    "leak:atf_list_append\n"
+	    "leak:atf_map_init_charpp\n"
+	    "leak:atf_map_insert\n");
+}
+
+/* Children not yet reaped, killed by tu_cleanup() at exit. */
+static pid_t tu_children[TU_MAX_CHILDREN];
+static int tu_cleanup_installed;
+
+/* A growable byte buffer, always NUL-terminated once used. */
+typedef struct tu_buf {
+	char	*b_data;
+	size_t	b_len;
+	size_t	b_cap;
+} tu_buf_t;
+
+static void
+buf_add(tu_buf_t *b, const void *p, size_t n)
+{
+	if (b->b_len + n + 1 > b->b_cap) {
+		size_t cap = b->b_cap == 0 ? 256 : b->b_cap;
+		char *nd;
+
+		while (cap < b->b_len + n + 1)
+			cap *= 2;
+		if ((nd = realloc(b->b_data, cap)) == NULL)
+			atf_tc_fail("out of memory");
+		b->b_data = nd;
+		b->b_cap = cap;
+	}
+	memcpy(b->b_data + b->b_len, p, n);
+	b->b_len += n;
+	b->b_data[b->b_len] = '\0';
+}
+
+/* The buffer's text, an empty string when nothing was added. */
+static char *
+buf_take(tu_buf_t *b)
+{
+	if (b->b_data == NULL)
+		buf_add(b, "", 0);
+	return (b->b_data);
+}
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+static int
+ms_left(long long deadline)
+{
+	long long left = deadline - now_ms();
+
+	if (left < 0)
+		return (0);
+	return (left > 1000000 ? 1000000 : (int)left);
+}
+
+static void
+sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	(void) nanosleep(&ts, NULL);
+}
+
+/* Wait for pid until deadline; returns 1 and the status when reaped. */
+static int
+wait_until(pid_t pid, long long deadline, int *statusp)
+{
+	for (;;) {
+		pid_t r = waitpid(pid, statusp, WNOHANG);
+
+		if (r == pid)
+			return (1);
+		if (r < 0 && errno != EINTR) {
+			*statusp = 0;
+			return (1);	/* not our child any more */
+		}
+		if (ms_left(deadline) == 0)
+			return (0);
+		sleep_ms(5);
+	}
+}
+
+static void
+kill_and_reap(pid_t pid, int *statusp)
+{
+	(void) kill(pid, SIGKILL);
+	while (waitpid(pid, statusp, 0) < 0 && errno == EINTR)
+		continue;
+}
+
+/*
+ * At exit: SIGTERM every child still registered (SIGCONT too, should one
+ * be stopped), so that fixtures remove their temporary files; SIGKILL
+ * whatever is left after a second; reap them all.
+ */
+static void
+tu_cleanup(void)
+{
+	long long deadline = now_ms() + 1000;
+	int status;
+
+	for (int i = 0; i < TU_MAX_CHILDREN; i++) {
+		if (tu_children[i] > 0) {
+			(void) kill(tu_children[i], SIGTERM);
+			(void) kill(tu_children[i], SIGCONT);
+		}
+	}
+	for (int i = 0; i < TU_MAX_CHILDREN; i++) {
+		if (tu_children[i] > 0) {
+			if (!wait_until(tu_children[i], deadline, &status))
+				kill_and_reap(tu_children[i], &status);
+			tu_children[i] = 0;
+		}
+	}
+}
+
+static void
+child_register(pid_t pid)
+{
+	for (int i = 0; i < TU_MAX_CHILDREN; i++) {
+		if (tu_children[i] == 0) {
+			tu_children[i] = pid;
+			return;
+		}
+	}
+	(void) kill(pid, SIGKILL);
+	(void) waitpid(pid, NULL, 0);
+	atf_tc_fail("more than %d children at once", TU_MAX_CHILDREN);
+}
+
+static void
+child_forget(pid_t pid)
+{
+	for (int i = 0; i < TU_MAX_CHILDREN; i++)
+		if (tu_children[i] == pid)
+			tu_children[i] = 0;
+}
+
+static void
+install_cleanup(void)
+{
+	if (tu_cleanup_installed)
+		return;
+	if (atexit(tu_cleanup) != 0)
+		atf_tc_fail("atexit failed");
+	/* A write to a child that has gone must not kill the test. */
+	(void) signal(SIGPIPE, SIG_IGN);
+	tu_cleanup_installed = 1;
+}
+
+/* Put fd on target in a child, without close-on-exec. */
+static void
+child_dup(int fd, int target)
+{
+	if (fd == target)
+		(void) fcntl(fd, F_SETFD, 0);
+	else if (dup2(fd, target) < 0)
+		_exit(126);
+}
+
+/*
+ * In a freshly forked child: die with the parent, restore the signal
+ * state a test program may have changed, and set up the environment.
+ */
+static void
+child_prepare(pid_t parent, const char *const env[])
+{
+	sigset_t none;
+
+	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(126);
+	(void) signal(SIGPIPE, SIG_DFL);
+	/* Nothing of the test program's but 0, 1, 2 reaches the program. */
+	(void) close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	(void) sigemptyset(&none);
+	(void) sigprocmask(SIG_SETMASK, &none, NULL);
+	for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
+		char *s = strdup(env[i]);
+
+		if (s == NULL || putenv(s) != 0)
+			_exit(126);
+	}
+}
+
+static void
+xpipe(int p[2])
+{
+	if (pipe2(p, O_CLOEXEC) != 0)
+		atf_tc_fail("pipe2: %s", strerror(errno));
+}
+
+static void
+close_fd(int *fdp)
+{
+	if (*fdp >= 0) {
+		(void) close(*fdp);
+		*fdp = -1;
+	}
+}
+
+void
+tu_spawn(tu_child_t *c, const char *const argv[], int flags)
+{
+	int in[2], out[2], err[2] = { -1, -1 }, ex[2];
+	pid_t parent = getpid();
+	struct pollfd pfd;
+	int errnum = 0;
+	ssize_t n;
+
+	install_cleanup();
+	xpipe(in);
+	xpipe(out);
+	xpipe(ex);
+	if (flags & TU_STDERR_PIPE)
+		xpipe(err);
+	else if ((flags & TU_STDERR_NULL) &&
+	    (err[1] = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
+		atf_tc_fail("open /dev/null: %s", strerror(errno));
+
+	c->tc_pid = fork();
+	if (c->tc_pid < 0)
+		atf_tc_fail("fork: %s", strerror(errno));
+	if (c->tc_pid == 0) {
+		child_prepare(parent, NULL);
+		child_dup(in[0], 0);
+		child_dup(out[1], 1);
+		if (err[1] >= 0)
+			child_dup(err[1], 2);
+		(void) execvp(argv[0], (char *const *)argv);
+		errnum = errno;
+		(void) write(ex[1], &errnum, sizeof (errnum));
+		_exit(127);
+	}
+	child_register(c->tc_pid);
+	(void) close(in[0]);
+	(void) close(out[1]);
+	(void) close(ex[1]);
+	if (err[1] >= 0)
+		(void) close(err[1]);
+	c->tc_in = in[1];
+	c->tc_out = out[0];
+	c->tc_err = (flags & TU_STDERR_PIPE) ? err[0] : -1;
+
+	/* The exec-error pipe closes on a successful exec. */
+	pfd.fd = ex[0];
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, TU_TIMEOUT_MS) != 1) {
+		(void) close(ex[0]);
+		atf_tc_fail("%s: no exec within %d ms", argv[0],
+		    TU_TIMEOUT_MS);
+	}
+	n = read(ex[0], &errnum, sizeof (errnum));
+	(void) close(ex[0]);
+	if (n == (ssize_t)sizeof (errnum))
+		atf_tc_fail("cannot run %s: %s", argv[0], strerror(errnum));
+}
+
+int
+tu_stop(tu_child_t *c, int timeout_ms)
+{
+	int status = 0;
+
+	close_fd(&c->tc_in);
+	if (c->tc_pid > 0) {
+		if (!wait_until(c->tc_pid, now_ms() + timeout_ms, &status))
+			kill_and_reap(c->tc_pid, &status);
+		child_forget(c->tc_pid);
+		c->tc_pid = 0;
+	}
+	close_fd(&c->tc_out);
+	close_fd(&c->tc_err);
+	return (status);
+}
+
+/*
+ * Read one line until deadline into b (without its '\n').  Returns 1 for
+ * a line, 0 at end of file (b may hold an unterminated last line).
+ */
+static int
+read_line_by(int fd, long long deadline, tu_buf_t *b)
+{
+	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		char ch;
+		ssize_t n;
+		int r;
+
+		r = poll(&pfd, 1, ms_left(deadline));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			atf_tc_fail("poll: %s", strerror(errno));
+		if (r == 0)
+			atf_tc_fail("no complete line on fd %d in time "
+			    "(read so far: %zu bytes)", fd, b->b_len);
+		n = read(fd, &ch, 1);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			atf_tc_fail("read: %s", strerror(errno));
+		if (n == 0)
+			return (0);
+		if (ch == '\n')
+			return (1);
+		buf_add(b, &ch, 1);
+	}
+}
+
+char *
+tu_read_line(int fd, int timeout_ms)
+{
+	tu_buf_t b = { NULL, 0, 0 };
+
+	if (read_line_by(fd, now_ms() + timeout_ms, &b) == 0 &&
+	    b.b_len == 0) {
+		free(b.b_data);
+		return (NULL);
+	}
+	return (buf_take(&b));
+}
+
+char *
+tu_read_until(int fd, const char *term, int timeout_ms, int *found)
+{
+	long long deadline = now_ms() + timeout_ms;
+	tu_buf_t text = { NULL, 0, 0 };
+
+	if (found != NULL)
+		*found = 0;
+	for (;;) {
+		tu_buf_t line = { NULL, 0, 0 };
+		int more = read_line_by(fd, deadline, &line);
+		const char *text_of_line = line.b_data ? line.b_data : "";
+
+		if (more && term != NULL && strcmp(text_of_line, term) == 0) {
+			free(line.b_data);
+			if (found != NULL)
+				*found = 1;
+			break;
+		}
+		if (line.b_len > 0)
+			buf_add(&text, line.b_data, line.b_len);
+		if (more)
+			buf_add(&text, "\n", 1);
+		free(line.b_data);
+		if (!more)
+			break;
+	}
+	return (buf_take(&text));
+}
+
+/* Drain the readable ones of fds into bufs; returns how many are open. */
+static int
+drain(struct pollfd *pfd, tu_buf_t *bufs, int nfd, long long deadline)
+{
+	int nopen = 0, r;
+
+	for (int i = 0; i < nfd; i++)
+		if (pfd[i].fd >= 0)
+			nopen++;
+	if (nopen == 0)
+		return (0);
+	r = poll(pfd, (nfds_t)nfd, ms_left(deadline));
+	if (r < 0 && errno != EINTR)
+		atf_tc_fail("poll: %s", strerror(errno));
+	for (int i = 0; r > 0 && i < nfd; i++) {
+		char chunk[8192];
+		ssize_t n;
+
+		if (pfd[i].fd < 0 || pfd[i].revents == 0)
+			continue;
+		n = read(pfd[i].fd, chunk, sizeof (chunk));
+		if (n > 0) {
+			buf_add(&bufs[i], chunk, (size_t)n);
+		} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+			(void) close(pfd[i].fd);
+			pfd[i].fd = -1;
+		}
+	}
+	return (nopen);
+}
+
+void
+tu_run(const char *const argv[], const char *const env[], int timeout_ms,
+    tu_result_t *r)
+{
+	long long deadline = now_ms() + timeout_ms;
+	int out[2], err[2], devnull, status = 0;
+	pid_t parent = getpid(), pid;
+	struct pollfd pfd[2];
+	tu_buf_t bufs[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
+
+	install_cleanup();
+	xpipe(out);
+	xpipe(err);
+	if ((devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+		atf_tc_fail("open /dev/null: %s", strerror(errno));
+	if ((pid = fork()) < 0)
+		atf_tc_fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		child_prepare(parent, env);
+		child_dup(devnull, 0);
+		child_dup(out[1], 1);
+		child_dup(err[1], 2);
+		(void) execvp(argv[0], (char *const *)argv);
+		(void) dprintf(2, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	child_register(pid);
+	(void) close(devnull);
+	(void) close(out[1]);
+	(void) close(err[1]);
+	pfd[0].fd = out[0];
+	pfd[1].fd = err[0];
+	pfd[0].events = pfd[1].events = POLLIN;
+
+	while (drain(pfd, bufs, 2, deadline) > 0 && ms_left(deadline) > 0)
+		continue;
+	for (int i = 0; i < 2; i++)
+		if (pfd[i].fd >= 0)
+			(void) close(pfd[i].fd);
+	if (!wait_until(pid, deadline, &status)) {
+		kill_and_reap(pid, &status);
+		child_forget(pid);
+		atf_tc_fail("%s: killed after %d ms", argv[0], timeout_ms);
+	}
+	child_forget(pid);
+	r->tr_out = buf_take(&bufs[0]);
+	r->tr_outlen = bufs[0].b_len;
+	r->tr_err = buf_take(&bufs[1]);
+	r->tr_errlen = bufs[1].b_len;
+	r->tr_status = status;
+}
+
+void
+tu_result_free(tu_result_t *r)
+{
+	free(r->tr_out);
+	free(r->tr_err);
+	r->tr_out = r->tr_err = NULL;
+	r->tr_outlen = r->tr_errlen = 0;
+}
+
+void
+tu_require_exit(const char *cmd, const tu_result_t *r, int code)
+{
+	int st = r->tr_status;
+
+	if (WIFEXITED(st) && WEXITSTATUS(st) == code)
+		return;
+	(void) fprintf(stderr, "%s: stderr:\n%s\n", cmd, r->tr_err);
+	if (WIFEXITED(st))
+		atf_tc_fail("%s exited %d, expected %d", cmd,
+		    WEXITSTATUS(st), code);
+	else if (WIFSIGNALED(st))
+		atf_tc_fail("%s killed by signal %d, expected exit %d", cmd,
+		    WTERMSIG(st), code);
+	else
+		atf_tc_fail("%s: wait status 0x%x, expected exit %d", cmd,
+		    (unsigned)st, code);
+}
+
+/* Print a line quoted, with TAB, quote, backslash and non-ASCII escaped. */
+static void
+put_escaped(FILE *fp, const char *s, size_t n)
+{
+	(void) fputc('"', fp);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch == '\t')
+			(void) fputs("\\t", fp);
+		else if (ch == '"' || ch == '\\')
+			(void) fprintf(fp, "\\%c", ch);
+		else if (ch < 0x20 || ch >= 0x7f)
+			(void) fprintf(fp, "\\x%02x", ch);
+		else
+			(void) fputc(ch, fp);
+	}
+	(void) fputc('"', fp);
+}
+
+/* The line starting at off: its length without '\n', and if it has one. */
+static size_t
+line_at(const char *s, size_t len, size_t off, int *has_nl)
+{
+	const char *nl = memchr(s + off, '\n', len - off);
+
+	*has_nl = nl != NULL;
+	return (nl != NULL ? (size_t)(nl - (s + off)) : len - off);
+}
+
+static void
+show_line(const char *label, const char *s, size_t len, size_t off)
+{
+	int nl;
+	size_t n;
+
+	(void) fprintf(stderr, "  %s: ", label);
+	if (off >= len) {
+		(void) fputs("(end of text)\n", stderr);
+		return;
+	}
+	n = line_at(s, len, off, &nl);
+	put_escaped(stderr, s + off, n);
+	(void) fputs(nl ? "\n" : " (no newline at end)\n", stderr);
+}
+
+void
+tu_require_same_text(const char *what, const char *expected, size_t explen,
+    const char *actual, size_t actlen)
+{
+	size_t eo = 0, ao = 0, lineno = 1;
+	char *ename, *aname;
+
+	if (explen == actlen && memcmp(expected, actual, explen) == 0)
+		return;
+
+	/* Find the first line that differs, terminator included. */
+	while (eo < explen && ao < actlen) {
+		int enl, anl;
+		size_t en = line_at(expected, explen, eo, &enl);
+		size_t an = line_at(actual, actlen, ao, &anl);
+
+		if (en != an || enl != anl ||
+		    memcmp(expected + eo, actual + ao, en) != 0)
+			break;
+		eo += en + (size_t)enl;
+		ao += an + (size_t)anl;
+		lineno++;
+	}
+
+	ename = tu_asprintf("%s.expected", what);
+	aname = tu_asprintf("%s.actual", what);
+	tu_write_file(ename, expected, explen);
+	tu_write_file(aname, actual, actlen);
+	(void) fprintf(stderr, "%s: texts differ at line %zu "
+	    "(full texts in %s and %s):\n", what, lineno, ename, aname);
+	show_line("expected", expected, explen, eo);
+	show_line("actual  ", actual, actlen, ao);
+	(void) fprintf(stderr, "--- expected (%zu bytes)\n%.*s--- actual "
+	    "(%zu bytes)\n%.*s---\n", explen, (int)explen, expected, actlen,
+	    (int)actlen, actual);
+	atf_tc_fail("%s: output differs from the expected text at line %zu "
+	    "(see stderr, %s, %s)", what, lineno, ename, aname);
+}
+
+void
+tu_require_same_str(const char *what, const char *expected,
+    const char *actual)
+{
+	tu_require_same_text(what, expected, strlen(expected), actual,
+	    strlen(actual));
+}
+
+void
+tu_write_file(const char *name, const void *buf, size_t len)
+{
+	const char *p = buf;
+	int fd;
+
+	fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		atf_tc_fail("create %s: %s", name, strerror(errno));
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			(void) close(fd);
+			atf_tc_fail("write %s: %s", name, strerror(errno));
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) != 0)
+		atf_tc_fail("close %s: %s", name, strerror(errno));
+}
+
+char *
+tu_read_file(const char *path, size_t *lenp)
+{
+	tu_buf_t b = { NULL, 0, 0 };
+	char chunk[8192];
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		atf_tc_fail("open %s: %s", path, strerror(errno));
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof (chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			(void) close(fd);
+			atf_tc_fail("read %s: %s", path, strerror(errno));
+		}
+		if (n == 0)
+			break;
+		if (b.b_len + (size_t)n > TU_MAX_FILE) {
+			(void) close(fd);
+			atf_tc_fail("%s: larger than %d bytes", path,
+			    TU_MAX_FILE);
+		}
+		buf_add(&b, chunk, (size_t)n);
+	}
+	(void) close(fd);
+	if (lenp != NULL)
+		*lenp = b.b_len;
+	return (buf_take(&b));
+}
+
+char
+tu_proc_state(pid_t pid)
+{
+	char path[64], line[256];
+	char state = 0;
+	FILE *fp;
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/status", (int)pid);
+	if ((fp = fopen(path, "re")) == NULL)
+		return (0);
+	while (fgets(line, sizeof (line), fp) != NULL) {
+		if (strncmp(line, "State:", 6) == 0) {
+			const char *p = line + 6;
+
+			while (*p == ' ' || *p == '\t')
+				p++;
+			state = *p;
+			break;
+		}
+	}
+	(void) fclose(fp);
+	return (state);
+}
+
+char *
+tu_asprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		atf_tc_fail("out of memory");
+	return (s);
+}

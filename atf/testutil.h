@@ -1,0 +1,137 @@
+/*
+ * testutil.h: small helpers shared by the ATF test programs.
+ *
+ * Every helper that can fail in a way a test cannot sensibly handle
+ * (fork, pipe, a timeout, out of memory) fails the running test case
+ * itself with atf_tc_fail(), naming what went wrong; the functions below
+ * say so where they do.  atf_tc_fail() ends the process through exit(),
+ * and an atexit() handler installed by the first tu_spawn() kills (SIGKILL)
+ * and reaps every child that was spawned and not yet stopped, so a failing
+ * test never leaves a fixture behind.  Children also get
+ * PR_SET_PDEATHSIG(SIGKILL) in case the test program itself is killed.
+ *
+ * Every wait is bounded: timeouts are in milliseconds.
+ */
+#ifndef	_TESTUTIL_H
+#define	_TESTUTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifndef	BUILD_DIR
+#error	"BUILD_DIR must be defined (the absolute build directory)"
+#endif
+#ifndef	SRC_DIR
+#error	"SRC_DIR must be defined (the absolute top of the source tree)"
+#endif
+
+/* The programs and fixtures under test. */
+#define	TU_PFILES	BUILD_DIR "/pfiles"
+#define	TU_SOCKFIX	BUILD_DIR "/sockfix"
+#define	TU_SOCKETS_JS	SRC_DIR "/fixtures/sockets.js"
+
+/* A default bound for waits, generous for a loaded 2-core machine. */
+#define	TU_TIMEOUT_MS	30000
+
+/* A child started by tu_spawn().  Closed descriptors are -1. */
+typedef struct tu_child {
+	pid_t	tc_pid;		/* 0 once reaped */
+	int	tc_in;		/* write end of the child's stdin */
+	int	tc_out;		/* read end of the child's stdout */
+	int	tc_err;		/* its stderr, with TU_STDERR_PIPE */
+} tu_child_t;
+
+/* tu_spawn() flags: where the child's stderr goes (default: ours) */
+#define	TU_STDERR_PIPE	0x1	/* a pipe: read tc_err */
+#define	TU_STDERR_NULL	0x2	/* /dev/null */
+
+/*
+ * Start argv[0] (searched in PATH when it has no slash) with its stdin and
+ * stdout connected to pipes.  The pipe ends kept by the test are
+ * close-on-exec.  Fails the test when the child cannot be started
+ * (including when exec fails: the child reports it through a pipe).
+ */
+void	tu_spawn(tu_child_t *, const char *const argv[], int flags);
+
+/*
+ * Stop a child: close its stdin (its signal to exit), wait up to
+ * timeout_ms for it to exit, then SIGKILL it; always reaps it and closes
+ * the test's pipe ends.  Returns the wait status (as from waitpid).
+ */
+int	tu_stop(tu_child_t *, int timeout_ms);
+
+/*
+ * Read one line from fd (the '\n' is not included) within timeout_ms.
+ * Returns a malloc'd string, or NULL at end of file before any byte.
+ * Reads one byte at a time, so nothing after the line is consumed.
+ * Fails the test on a timeout or a read error.
+ */
+char	*tu_read_line(int fd, int timeout_ms);
+
+/*
+ * Read lines from fd until a line equal to term, or end of file, all
+ * within timeout_ms.  Returns a malloc'd text of the lines before the
+ * terminator, each with its '\n'; *found (when not NULL) is 1 when the
+ * terminator was seen, 0 at end of file.  term NULL reads to end of file.
+ * Fails the test on a timeout or a read error.
+ */
+char	*tu_read_until(int fd, const char *term, int timeout_ms,
+	    int *found);
+
+/* What tu_run() captured.  The texts are NUL-terminated as well. */
+typedef struct tu_result {
+	char	*tr_out;	/* stdout */
+	size_t	tr_outlen;
+	char	*tr_err;	/* stderr */
+	size_t	tr_errlen;
+	int	tr_status;	/* wait status */
+} tu_result_t;
+
+/*
+ * Run argv to completion with stdin from /dev/null, capturing stdout and
+ * stderr.  env, when not NULL, is a NULL-ended list of "NAME=VALUE"
+ * strings set in the child just before exec (so LD_PRELOAD reaches only
+ * the program under test).  On a timeout the child is killed and the
+ * test fails.  Free the result with tu_result_free().
+ */
+void	tu_run(const char *const argv[], const char *const env[],
+	    int timeout_ms, tu_result_t *);
+void	tu_result_free(tu_result_t *);
+
+/*
+ * Fail the test unless r exited normally with status code; the message
+ * names cmd and the child's stderr is copied to the test's stderr.
+ */
+void	tu_require_exit(const char *cmd, const tu_result_t *r, int code);
+
+/*
+ * Compare two texts byte for byte.  When they differ, both are saved in
+ * the current (work) directory as WHAT.expected and WHAT.actual, the
+ * first differing line is printed on stderr with its number, expected
+ * and actual, quoted and with TAB, other control bytes and non-ASCII
+ * written as escapes (\t, \xHH) so that trailing spaces and TABs show,
+ * and the test fails.
+ */
+void	tu_require_same_text(const char *what, const char *expected,
+	    size_t explen, const char *actual, size_t actlen);
+/* The same for NUL-terminated texts. */
+void	tu_require_same_str(const char *what, const char *expected,
+	    const char *actual);
+
+/* Write buf into the file name (relative to the work dir); fails on error. */
+void	tu_write_file(const char *name, const void *buf, size_t len);
+
+/* Read a whole file (at most 16 MiB) into a malloc'd NUL-ended buffer. */
+char	*tu_read_file(const char *path, size_t *lenp);
+
+/*
+ * The State letter of /proc/PID/status ('R', 'S', 'T', 't', 'Z', ...),
+ * or 0 when the process does not exist.
+ */
+char	tu_proc_state(pid_t);
+
+/* asprintf that fails the test when out of memory. */
+char	*tu_asprintf(const char *fmt, ...)
+	    __attribute__((__format__(__printf__, 1, 2)));
+
+#endif	/* _TESTUTIL_H */
