@@ -20,6 +20,7 @@ struct ps_prochandle {
 	psinfo_t	psinfo;
 	psocksrc_t	socksrc;	/* the source chosen, never AUTO once set */
 	int		socksrc_set;	/* Psetsocksrc() succeeded */
+	int		socksrc_none;	/* auto found no source: ask no more */
 	char		socksrc_err[160];
 	struct agent	*agent;		/* Pcreate_agent() */
 	struct diag_table *diag;	/* sock_diag.c's table of the sockets */

@@ -102,6 +102,9 @@ fill_fdinfo(fdrec_t *rec, const fdinfo_t *fi)
 	if (fi->fi_nlocks > 0)
 		(void) fdrec_add(rec, PR_LOCKS, fi->fi_locks,
 		    fi->fi_nlocks * sizeof (fi->fi_locks[0]));
+	if (fi->fi_locks_dropped > 0)
+		(void) fdrec_add(rec, PR_LOCKS_DROPPED, &fi->fi_locks_dropped,
+		    sizeof (fi->fi_locks_dropped));
 }
 
 /*

@@ -146,6 +146,7 @@ typedef struct pr_misc_header {
 #define	PR_PEERCRED		11	/* struct ucred: SO_PEERCRED */
 #define	PR_LOCKS		12	/* prfdlock_t[] */
 #define	PR_SOCKERR		13	/* char[]: why socket facts are missing */
+#define	PR_LOCKS_DROPPED	14	/* uint_t: locks beyond those in PR_LOCKS */
 
 /* Bits of prsockbool_t, in the order pfiles prints them. */
 #define	PR_SO_DEBUG		0x0001

@@ -113,12 +113,17 @@ show_sysproc(const char *arg, pid_t pid)
 static void
 report_gaps(const char *arg, const pf_ctx_t *ctx)
 {
-	if (ctx->pf_nsockerr == 0)
+	if (ctx->pf_nsockerr == 0 && ctx->pf_nlockdrop == 0)
 		return;
 	(void) fflush(stdout);
-	(void) fprintf(stderr, "%s: %s: details of %u socket%s unavailable: "
-	    "%s\n", command, arg, ctx->pf_nsockerr,
-	    ctx->pf_nsockerr == 1 ? "" : "s", ctx->pf_sockerr);
+	if (ctx->pf_nsockerr > 0)
+		(void) fprintf(stderr, "%s: %s: details of %u socket%s "
+		    "unavailable: %s\n", command, arg, ctx->pf_nsockerr,
+		    ctx->pf_nsockerr == 1 ? "" : "s", ctx->pf_sockerr);
+	if (ctx->pf_nlockdrop > 0)
+		(void) fprintf(stderr, "%s: %s: %u fd%s hold more locks than "
+		    "are shown\n", command, arg, ctx->pf_nlockdrop,
+		    ctx->pf_nlockdrop == 1 ? "" : "s");
 }
 
 static int

@@ -35,7 +35,9 @@
 void
 pf_header(FILE *out, const psinfo_t *psp, const struct rlimit *rl)
 {
-	(void) fprintf(out, "%d:\t%.70s\n", (int)psp->pr_pid, psp->pr_psargs);
+	/* No arguments (a process exec'd with an empty argv): its name. */
+	(void) fprintf(out, "%d:\t%.70s\n", (int)psp->pr_pid,
+	    psp->pr_psargs[0] != '\0' ? psp->pr_psargs : psp->pr_fname);
 	if (rl == NULL)
 		return;
 	if (rl->rlim_cur == RLIM_INFINITY)
@@ -180,12 +182,15 @@ pf_fileflags(FILE *out, int fileflags, int fdflags)
 }
 
 static void
-lock_lines(FILE *out, const prfdinfo_t *info)
+lock_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
 {
+	FILE *out = ctx->pf_out;
 	const prfdlock_t *lk;
 	prfdlock_t l;
 	size_t len;
 
+	if (proc_fdinfo_misc(info, PR_LOCKS_DROPPED, NULL) != NULL)
+		ctx->pf_nlockdrop++;
 	if ((lk = proc_fdinfo_misc(info, PR_LOCKS, &len)) == NULL)
 		return;
 	for (size_t i = 0; i < len / sizeof (l); i++) {
@@ -484,7 +489,7 @@ pf_file(pf_ctx_t *ctx, const prfdinfo_t *info)
 	(void) fputs("      ", out);
 	pf_fileflags(out, info->pr_fileflags, info->pr_fdflags);
 	(void) fputc('\n', out);
-	lock_lines(out, info);
+	lock_lines(ctx, info);
 
 	anon = fmt == 0 && anon_name(path, &len) != NULL;
 	if (fmt == S_IFSOCK)

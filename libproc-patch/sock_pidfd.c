@@ -5,7 +5,7 @@
  * getsockname, getpeername) and closed at once.  The target is neither
  * stopped nor is its memory read.  Per socket: one pidfd_getfd, one fstat
  * (to be sure the duplicate is the socket the walk saw), the options, the
- * two names, SO_PEERCRED for unix sockets, one close: 19 system calls for
+ * two names, SO_PEERCRED for unix sockets, one close: 20 system calls for
  * a TCP socket.
  */
 #include <errno.h>
@@ -98,9 +98,10 @@ add_int_opt(int s, int name, uint_t type, fdrec_t *rec)
 }
 
 /*
- * The boolean options that apply to a socket of this family: asking for
- * the others only costs system calls (SO_PASSCRED fails on inet sockets
- * with EOPNOTSUPP, TCP_NODELAY is asked for inet streams only).
+ * The boolean options.  TCP_NODELAY is asked of inet streams only; a
+ * stream that is not TCP (SCTP) refuses it, and then it is not shown.
+ * An option the socket refuses (SO_PASSCRED of an inet socket, since
+ * Linux 6.16) is not known, and not shown.
  */
 static void
 add_bool_opts(int s, int domain, int type, fdrec_t *rec)
@@ -111,12 +112,9 @@ add_bool_opts(int s, int domain, int type, fdrec_t *rec)
 
 	for (size_t i = 0; i < sizeof (bool_opts) / sizeof (bool_opts[0]);
 	    i++) {
-		if (bool_opts[i].bit == PR_SO_PASSCRED && inet)
-			continue;
 		if (bool_opts[i].bit == PR_TCP_NODELAY &&
 		    (!inet || type != SOCK_STREAM))
 			continue;
-		/* A stream that is not TCP (SCTP) refuses TCP_NODELAY. */
 		if (getopt_int(s, bool_opts[i].level, bool_opts[i].name,
 		    &v) != 0)
 			continue;

@@ -68,6 +68,7 @@ Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
 	char first[sizeof (P->socksrc_err)];
 
 	P->socksrc_set = 0;
+	P->socksrc_none = 0;
 	if (src != PSOCK_AUTO)
 		return (probe(P, src));
 
@@ -107,9 +108,13 @@ note_sockerr(fdrec_t *rec, const char *msg)
 int
 Psockfacts(struct ps_prochandle *P, int fd, uint64_t ino, fdrec_t *rec)
 {
-	if (!P->socksrc_set && Psetsocksrc(P, PSOCK_AUTO) != 0) {
+	if (!P->socksrc_set && !P->socksrc_none &&
+	    Psetsocksrc(P, PSOCK_AUTO) != 0) {
 		if (errno == ESRCH)
 			return (ESRCH);
+		P->socksrc_none = 1;	/* probing again would cost as much */
+	}
+	if (!P->socksrc_set) {
 		note_sockerr(rec, P->socksrc_err);
 		return (0);
 	}
