@@ -51,7 +51,7 @@ $(B)/%.o: $(TOP)/%.c
 
 # The Debian packages the suite needs; deps installs what is missing when
 # run as root, and otherwise names the exact apt-get line.
-DEB_PKGS := kyua libatf-dev nodejs lsof util-linux iproute2 strace \
+DEB_PKGS := kyua libatf-dev nodejs lsof util-linux iproute2 strace mandoc \
 	    procps gcc make
 
 deps:
