@@ -37,6 +37,7 @@ all: build-all
 
 include libproc-patch/Makefile.inc
 include fixtures/Makefile.inc
+include preadcount/Makefile.inc
 include atf/Makefile.inc
 -include fuzz/Makefile.inc
 -include bench/Makefile.inc

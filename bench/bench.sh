@@ -1,0 +1,273 @@
+#!/bin/sh
+# bench.sh BUILD_DIR TOP: pfiles against lsof, lsfd and ss (make bench).
+#
+# For each N in BENCH_NS (default "1000 10000") it starts the node fixture
+# (fixtures/sockets.js: 1 + 2N sockets in one process, loopback only),
+# raising RLIMIT_NOFILE as needed, runs every tool once as a warm-up, then
+# BENCH_RUNS (default 5) rounds of all of them, the order rotated each round
+# so that no tool always runs first or last.  It prints, as markdown, the
+# median wall time of each, its ratio to pfiles --via=pidfd, and the peak
+# RSS over all runs, then the issue's goals.  The same text goes to
+# BUILD_DIR/bench/results.md.
+#
+# Times come from bench/runstat (fork to reap, CLOCK_MONOTONIC; peak RSS
+# from wait4).  Each tool's stdout goes to a file, not a terminal.
+
+set -u
+
+B=${1:?usage: bench.sh BUILD_DIR TOP}
+TOP=${2:?usage: bench.sh BUILD_DIR TOP}
+NS=${BENCH_NS:-"1000 10000"}
+RUNS=${BENCH_RUNS:-5}
+RUNSTAT=$B/bench/runstat
+RESULTS=$B/bench/results.md
+TOOLS="pfiles-pidfd pfiles-agent lsof lsfd ss"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX") || exit 1
+fixpid=
+
+stop_fixture() {
+	[ -n "$fixpid" ] || return 0
+	exec 9>&-		# stdin EOF: sockets.js exits by itself
+	i=0
+	while kill -0 "$fixpid" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -TERM "$fixpid" 2>/dev/null
+	sleep 0.2
+	kill -KILL "$fixpid" 2>/dev/null
+	wait "$fixpid" 2>/dev/null
+	fixpid=
+}
+
+cleanup() {
+	stop_fixture
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+for t in node lsof lsfd ss; do
+	command -v $t >/dev/null 2>&1 || die "$t not found (make deps)"
+done
+[ -x "$B/pfiles" ] || die "$B/pfiles not built"
+[ -x "$RUNSTAT" ] || die "$RUNSTAT not built"
+
+# The command line of tool T on pid P.
+tool_cmd() {
+	case $1 in
+	pfiles-pidfd)	echo "$B/pfiles --via=pidfd $2" ;;
+	pfiles-agent)	echo "$B/pfiles --via=agent $2" ;;
+	lsof)		echo "lsof -p $2" ;;
+	lsfd)		echo "lsfd -p $2" ;;
+	ss)		echo "ss -tanp" ;;
+	esac
+}
+
+tool_label() {
+	case $1 in
+	pfiles-pidfd)	echo "pfiles --via=pidfd" ;;
+	pfiles-agent)	echo "pfiles --via=agent" ;;
+	lsof)		echo "lsof -p" ;;
+	lsfd)		echo "lsfd -p" ;;
+	ss)		echo "ss -tanp" ;;
+	esac
+}
+
+# Make room for NEED fds in this shell and so in its children, as far as
+# the hard limit allows (raising it needs CAP_SYS_RESOURCE).  Prints the
+# soft limit reached.
+raise_nofile() {
+	need=$1
+	soft=$(ulimit -S -n)
+	hard=$(ulimit -H -n)
+	if [ "$soft" = unlimited ] || [ "$soft" -ge "$need" ]; then
+		echo "$soft"
+		return 0
+	fi
+	if [ "$hard" != unlimited ] && [ "$hard" -lt "$need" ] &&
+	    ulimit -H -n "$need" 2>/dev/null; then
+		hard=$need
+	fi
+	[ "$hard" = unlimited ] || [ "$hard" -ge "$need" ] || need=$hard
+	ulimit -S -n "$need" || die "cannot raise RLIMIT_NOFILE to $need"
+	echo "$need"
+}
+
+# Start sockets.js with N connections; sets fixpid and pid.
+start_fixture() {
+	n=$1
+	rm -f "$tmp/in" "$tmp/fix.out" "$tmp/fix.err"
+	mkfifo "$tmp/in" || die "mkfifo"
+	node "$TOP/fixtures/sockets.js" "$n" 1800 <"$tmp/in" \
+	    >"$tmp/fix.out" 2>"$tmp/fix.err" &
+	fixpid=$!
+	exec 9>"$tmp/in"	# held open: the fixture lives until we close it
+	i=0
+	while ! grep -q '^opened ' "$tmp/fix.out" 2>/dev/null; do
+		kill -0 "$fixpid" 2>/dev/null ||
+		    die "sockets.js $n died: $(cat "$tmp/fix.err")"
+		[ $i -lt 1200 ] || die "sockets.js $n: not up after 120 s"
+		sleep 0.1
+		i=$((i + 1))
+	done
+	pid=$(sed -n 's/^opened [0-9]* sockets, pid = \([0-9]*\)$/\1/p' \
+	    "$tmp/fix.out")
+	[ -n "$pid" ] || die "sockets.js $n: no pid in its output"
+}
+
+# The median of the numbers on stdin.
+median() {
+	sort -g | awk '{ v[NR] = $1 }
+	    END {
+		if (NR == 0) { print "nan"; exit }
+		if (NR % 2) print v[(NR + 1) / 2]
+		else print (v[NR / 2] + v[NR / 2 + 1]) / 2
+	    }'
+}
+
+# One timed run of tool T on pid P: appends "WALL RSS" to its file.
+run_tool() {
+	t=$1
+	# shellcheck disable=SC2046
+	set -- $(tool_cmd "$t" "$pid")
+	stat=$("$RUNSTAT" -o "$tmp/$t.stdout" "$@" 2>>"$tmp/$t.stderr") ||
+	    die "runstat $t failed"
+	set -- $stat
+	if [ "$3" != 0 ]; then
+		echo "$t: exit status $3" >>"$tmp/$t.fail"
+		return 1
+	fi
+	echo "$1 $2" >>"$tmp/$t.res"
+}
+
+# The tools in rotated order for round R.
+rotated() {
+	echo $TOOLS | awk -v r="$1" '{
+		for (i = 0; i < NF; i++) printf "%s ", $((i + r) % NF + 1)
+	}'
+}
+
+# Room the fixture needs beyond its 1 + 2N sockets (node's own fds).
+FD_MARGIN=100
+
+bench_n() {
+	n=$1
+	note=
+	# Not in a command substitution: the limit must change in this shell.
+	raise_nofile $((2 * n + 1 + FD_MARGIN)) >"$tmp/limit"
+	limit=$(cat "$tmp/limit")
+	if [ "$limit" != unlimited ] &&
+	    [ $((2 * n + 1 + FD_MARGIN)) -gt "$limit" ]; then
+		note="reduced from $n: RLIMIT_NOFILE is capped at $limit here"
+		note="$note and cannot be raised (no CAP_SYS_RESOURCE)"
+		n=$(((limit - 1 - FD_MARGIN) / 2))
+		echo "bench: $note; running $n" >&2
+	fi
+	start_fixture "$n"
+	echo "bench: $n connections up (pid $pid); warm-up" >&2
+	avail=
+	for t in $TOOLS; do
+		rm -f "$tmp/$t.res" "$tmp/$t.fail" "$tmp/$t.stderr"
+		if run_tool "$t"; then		# warm-up, not counted
+			avail="$avail $t"
+			lines=$(wc -l <"$tmp/$t.stdout")
+			echo "$lines" >"$tmp/$t.lines"
+		fi
+		rm -f "$tmp/$t.res"
+	done
+	r=0
+	while [ $r -lt "$RUNS" ]; do
+		echo "bench: $n connections, round $((r + 1)) of $RUNS" >&2
+		for t in $(rotated $r); do
+			case " $avail " in
+			*" $t "*) run_tool "$t" || true ;;
+			esac
+		done
+		r=$((r + 1))
+	done
+	stop_fixture
+
+	echo
+	echo "### $n connections ($((2 * n + 1)) sockets), $RUNS runs each"
+	echo
+	[ -z "$note" ] || { echo "($note.)"; echo; }
+	echo "| tool | median wall (ms) | × pfiles --via=pidfd | peak RSS (MiB) | output lines |"
+	echo "|---|---:|---:|---:|---:|"
+	base=$(cut -d' ' -f1 "$tmp/pfiles-pidfd.res" 2>/dev/null | median)
+	for t in $TOOLS; do
+		label=$(tool_label "$t")
+		if [ ! -s "$tmp/$t.res" ]; then
+			why=$(head -n 1 "$tmp/$t.stderr" 2>/dev/null)
+			echo "| $label | n/a | | | ${why:-failed} |"
+			continue
+		fi
+		med=$(cut -d' ' -f1 "$tmp/$t.res" | median)
+		rss=$(cut -d' ' -f2 "$tmp/$t.res" | sort -n | tail -n 1)
+		echo "$t $med $rss" >>"$tmp/summary.$n"
+		awk -v l="$label" -v m="$med" -v b="$base" -v k="$rss" \
+		    -v o="$(cat "$tmp/$t.lines")" 'BEGIN {
+			ratio = (b == "nan" || b == 0) ? "" : sprintf("%.2f", m / b)
+			printf "| %s | %.1f | %s | %.1f | %d |\n", l, m * 1000, \
+			    ratio, k / 1024, o
+		    }'
+	done
+	goals "$n"
+}
+
+# The issue's goals, for the largest N only they are binding.
+goals() {
+	s=$tmp/summary.$1
+	get() { awk -v t="$1" -v f="$2" '$1 == t { print $f }' "$s"; }
+	pidfd=$(get pfiles-pidfd 2); agent=$(get pfiles-agent 2)
+	lsof=$(get lsof 2); lsfd=$(get lsfd 2)
+	prss=$(cat "$tmp"/pfiles-*.res 2>/dev/null | cut -d' ' -f2 | sort -n |
+	    tail -n 1)
+	echo
+	awk -v p="${pidfd:-}" -v a="${agent:-}" -v lo="${lsof:-}" \
+	    -v ld="${lsfd:-}" -v rss="${prss:-}" 'function goal(what, v, lim,
+	    op) {
+		if (v == "") { printf "- %s: n/a\n", what; return }
+		ok = (op == "<=") ? v <= lim : v < lim
+		printf "- %s: %.2f (goal %s %s) %s\n", what, v, op, lim,
+		    ok ? "met" : "MISSED"
+	    }
+	    BEGIN {
+		goal("pfiles --via=pidfd / lsof -p", (p != "" && lo != "") ? p / lo : "", 0.5, "<=")
+		goal("pfiles --via=pidfd / lsfd -p", (p != "" && ld != "") ? p / ld : "", 0.5, "<=")
+		goal("pfiles --via=agent / lsof -p", (a != "" && lo != "") ? a / lo : "", 3, "<=")
+		goal("pfiles peak RSS, MiB", rss != "" ? rss / 1024 : "", 16, "<")
+	    }'
+}
+
+machine() {
+	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+	mem=$(awk '/^MemTotal:/ { printf "%.0f GiB", $2 / 1048576 }' \
+	    /proc/meminfo)
+	echo "## make bench, $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo
+	echo "Machine: $(uname -srm), ${cpu:-unknown CPU}, $(nproc) CPUs, $mem."
+	echo "Tools: lsof $(lsof -v 2>&1 | sed -n 's/^ *revision: //p' | head -n 1)," \
+	    "$(lsfd --version 2>&1 | head -n 1)," \
+	    "$(ss -V 2>&1 | head -n 1)," \
+	    "node $(node --version)."
+}
+
+# Not a pipeline into tee: that would run the benchmark in a subshell,
+# out of reach of the cleanup trap.
+mkdir -p "$B/bench"
+{
+	machine
+	for n in $NS; do
+		bench_n "$n"
+	done
+} >"$RESULTS"
+cat "$RESULTS"
+echo
+echo "(written to $RESULTS)"

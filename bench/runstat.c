@@ -1,0 +1,92 @@
+/*
+ * runstat: run a command once, print its wall time and peak RSS.
+ *
+ * Usage: runstat [-o FILE] COMMAND [ARG...]
+ *
+ * The command's stdout goes to FILE (default /dev/null); its stderr is
+ * inherited.  When it ends, runstat prints one line on its own stdout:
+ *
+ *	WALL_SECONDS MAXRSS_KIB STATUS
+ *
+ * WALL_SECONDS is from fork to reaping (CLOCK_MONOTONIC); MAXRSS_KIB is
+ * ru_maxrss from wait4 (the largest resident set of the command or of any
+ * child it waited for); STATUS is the exit status, or 128 + the signal.
+ * runstat exits 0 when it could run the command, whatever its status.
+ */
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
+}
+
+static void
+usage(void)
+{
+	(void) fprintf(stderr, "usage: runstat [-o FILE] COMMAND [ARG...]\n");
+	exit(2);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *out = "/dev/null";
+	struct rusage ru;
+	double t0, t1;
+	pid_t pid;
+	int c, st;
+
+	while ((c = getopt(argc, argv, "+o:")) != -1) {
+		if (c != 'o')
+			usage();
+		out = optarg;
+	}
+	if (optind >= argc)
+		usage();
+
+	(void) fflush(stdout);
+	t0 = now();
+	if ((pid = fork()) < 0) {
+		(void) fprintf(stderr, "runstat: fork: %s\n", strerror(errno));
+		return (1);
+	}
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0 || dup2(fd, 1) < 0) {
+			(void) fprintf(stderr, "runstat: %s: %s\n", out,
+			    strerror(errno));
+			_exit(126);
+		}
+		(void) close(fd);
+		(void) execvp(argv[optind], argv + optind);
+		(void) fprintf(stderr, "runstat: %s: %s\n", argv[optind],
+		    strerror(errno));
+		_exit(127);
+	}
+	while (wait4(pid, &st, 0, &ru) < 0) {
+		if (errno != EINTR) {
+			(void) fprintf(stderr, "runstat: wait4: %s\n",
+			    strerror(errno));
+			return (1);
+		}
+	}
+	t1 = now();
+	(void) printf("%.6f %ld %d\n", t1 - t0, ru.ru_maxrss,
+	    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	return (0);
+}
