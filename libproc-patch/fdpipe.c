@@ -7,7 +7,8 @@
  * worker threads build the records of one batch of fds ahead of the
  * caller, into a ring of slots, and the caller takes them in fd order on
  * its own thread.  The ring bounds memory: a worker waits while it is
- * RING slots ahead of the caller.
+ * RING slots ahead of the caller.  Nobody is woken who does not wait, so
+ * a walk that keeps the ring half full makes few futex calls.
  *
  * Only sources that are safe from several threads come here (pidfd, or
  * stat only): ptrace(2) belongs to the thread that attached.
@@ -24,6 +25,7 @@
 #define	PIPE_RING	64	/* records built ahead of the caller */
 #define	PIPE_WORKERS	4	/* at most */
 #define	PIPE_MIN_FDS	64	/* a smaller batch is walked serially */
+#define	PIPE_CHUNK	8	/* fds a worker takes at a time */
 
 typedef struct slot {
 	fdrec_t		sl_rec;
@@ -39,41 +41,58 @@ typedef struct fdpipe {
 	size_t		fp_next;	/* the next index a worker takes */
 	size_t		fp_consumed;	/* indices below this are done */
 	int		fp_stop;	/* the caller wants no more */
+	int		fp_caller_waits; /* for the slot fp_consumed */
+	int		fp_workers_wait; /* how many wait for room */
 	pthread_mutex_t	fp_lock;
 	pthread_cond_t	fp_ready;	/* a slot was filled */
 	pthread_cond_t	fp_room;	/* a slot was emptied, or stop */
 	slot_t		fp_ring[PIPE_RING];
 } fdpipe_t;
 
+/*
+ * A worker takes PIPE_CHUNK consecutive fds at a time, builds their
+ * records, and hands them over together: two lock round trips per chunk,
+ * not per fd.
+ */
 static void *
 worker(void *arg)
 {
 	fdpipe_t *fp = arg;
 	fdscratch_t *fs;
-	slot_t *sl;
-	size_t i;
-	int err;
+	size_t first, end;
 
 	if ((fs = malloc(sizeof (*fs))) == NULL)
 		return (NULL);	/* the other builders carry on */
 	(void) pthread_mutex_lock(&fp->fp_lock);
 	for (;;) {
 		while (!fp->fp_stop && fp->fp_next < fp->fp_nfds &&
-		    fp->fp_next - fp->fp_consumed >= PIPE_RING)
+		    fp->fp_next + PIPE_CHUNK - fp->fp_consumed > PIPE_RING) {
+			fp->fp_workers_wait++;
 			(void) pthread_cond_wait(&fp->fp_room, &fp->fp_lock);
+			fp->fp_workers_wait--;
+		}
 		if (fp->fp_stop || fp->fp_next >= fp->fp_nfds)
 			break;
-		i = fp->fp_next++;
+		first = fp->fp_next;
+		end = first + PIPE_CHUNK < fp->fp_nfds ? first + PIPE_CHUNK :
+		    fp->fp_nfds;
+		fp->fp_next = end;
 		(void) pthread_mutex_unlock(&fp->fp_lock);
 
-		sl = &fp->fp_ring[i % PIPE_RING];
-		err = fdwalk_build(fp->fp_P, fp->fp_flags, fs, &sl->sl_rec,
-		    fp->fp_fds[i]);
+		for (size_t i = first; i < end; i++) {
+			slot_t *sl = &fp->fp_ring[i % PIPE_RING];
+
+			sl->sl_err = fdwalk_build(fp->fp_P, fp->fp_flags, fs,
+			    &sl->sl_rec, fp->fp_fds[i]);
+		}
 
 		(void) pthread_mutex_lock(&fp->fp_lock);
-		sl->sl_err = err;
-		sl->sl_ready = 1;
-		(void) pthread_cond_broadcast(&fp->fp_ready);
+		for (size_t i = first; i < end; i++)
+			fp->fp_ring[i % PIPE_RING].sl_ready = 1;
+		/* Wake the caller only when it waits for one of these. */
+		if (fp->fp_caller_waits && fp->fp_consumed >= first &&
+		    fp->fp_consumed < end)
+			(void) pthread_cond_signal(&fp->fp_ready);
 	}
 	(void) pthread_mutex_unlock(&fp->fp_lock);
 	free(fs);
@@ -90,8 +109,11 @@ consume(fdpipe_t *fp, proc_fdinfo_f *func, void *cd)
 		slot_t *sl = &fp->fp_ring[i % PIPE_RING];
 
 		(void) pthread_mutex_lock(&fp->fp_lock);
-		while (!sl->sl_ready)
+		while (!sl->sl_ready) {
+			fp->fp_caller_waits = 1;
 			(void) pthread_cond_wait(&fp->fp_ready, &fp->fp_lock);
+			fp->fp_caller_waits = 0;
+		}
 		(void) pthread_mutex_unlock(&fp->fp_lock);
 
 		if (sl->sl_err != 0 && sl->sl_err != ENOENT) {
@@ -106,7 +128,8 @@ consume(fdpipe_t *fp, proc_fdinfo_f *func, void *cd)
 		fp->fp_consumed = i + 1;
 		if (rv != 0)
 			fp->fp_stop = 1;
-		(void) pthread_cond_broadcast(&fp->fp_room);
+		if (fp->fp_workers_wait > 0)
+			(void) pthread_cond_broadcast(&fp->fp_room);
 		(void) pthread_mutex_unlock(&fp->fp_lock);
 	}
 	errno = e;
