@@ -66,10 +66,11 @@ extern pid_t Pstatus_pid(struct ps_prochandle *);
 /*
  * What pfiles prints in its header: illumos' psinfo_t, the fields Linux
  * has.  pr_psargs is /proc/PID/cmdline with NULs made spaces, cut to
- * PRARGSZ - 1 bytes; pr_fname is /proc/PID/comm.
+ * PRARGSZ - 1 bytes; pr_fname is /proc/PID/comm (illumos has 16 bytes
+ * here; Linux shows kernel threads' full names, longer than that).
  */
 #define	PRARGSZ		80
-#define	PRFNSZ		16
+#define	PRFNSZ		64	/* kernel threads' names may pass 15 bytes */
 
 #define	SSYS		0x00000001	/* pr_flag: kernel thread */
 

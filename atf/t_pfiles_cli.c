@@ -1,0 +1,996 @@
+/*
+ * t_pfiles_cli: pfiles' command line, checked exactly against the
+ * contract (../shared/pfiles-format.md, "Synopsis" and "Header"):
+ * usage errors, exit statuses and messages for pids that cannot be
+ * examined (gone, not a number, a zombie, permission denied), kernel
+ * threads, several pids in one run, -n, the header lines, and --via.
+ *
+ * The targets are children of the test: `sleep' with known arguments
+ * and a known RLIMIT_NOFILE, whose fds are exactly the two pipes and
+ * /dev/null that tu_spawn() gives it, so the expected text comes from
+ * the test's own view (its argv, its setrlimit, fstat of its own ends of
+ * the same pipes); node on fixtures/sockets.js where a socket is needed.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+
+#include <atf-c.h>
+
+#include "testutil.h"
+
+#define	USAGE	"usage:\tpfiles [-n] [--via=auto|pidfd|agent|diag] pid ...\n"
+#define	SLEEP_SECONDS	"600"
+#define	WAIT_STEP_US	5000
+#define	NOBODY		"65534"
+#define	PF_KTHREAD	0x00200000	/* <linux/sched.h>: a kernel thread */
+#define	MAX_TRIES	5
+
+/* A `sleep' child: its argv, its RLIMIT_NOFILE and its pid as text. */
+typedef struct sleeper {
+	tu_child_t	sl_child;
+	const char *const *sl_argv;
+	struct rlimit	sl_nofile;
+	char		sl_pid[16];
+} sleeper_t;
+
+static const char *const sleep_argv[] = { "sleep", SLEEP_SECONDS, NULL };
+
+static void
+usleep_step(void)
+{
+	(void) usleep(WAIT_STEP_US);
+}
+
+/*
+ * Is pid asleep in its sleep?  Until then the dynamic linker may still
+ * hold an fd of its own (a shared library being mapped), and pfiles would
+ * rightly show it.  /proc/PID/syscall names the system call a blocked
+ * task is in: clock_nanosleep (230) or nanosleep (35) on x86_64.
+ */
+static int
+is_sleeping(pid_t pid)
+{
+	char path[64], buf[64];
+	ssize_t n;
+	int fd;
+
+	if (tu_proc_state(pid) != 'S')
+		return (0);
+	(void) snprintf(path, sizeof (path), "/proc/%d/syscall", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (1);	/* no such file here: the state must do */
+	n = read(fd, buf, sizeof (buf) - 1);
+	(void) close(fd);
+	if (n <= 0)
+		return (0);
+	buf[n] = '\0';
+	return (strncmp(buf, "230 ", 4) == 0 || strncmp(buf, "35 ", 3) == 0);
+}
+
+/*
+ * Start `sleep' with argv (NULL: sleep_argv) and, when soft is not 0, a
+ * soft RLIMIT_NOFILE of soft: the test sets it on itself around the fork
+ * (it is single-threaded), so the child's limit is what we set.  Returns
+ * once the child sleeps.
+ */
+static void
+sleeper_start(sleeper_t *sl, const char *const argv[], rlim_t soft)
+{
+	struct rlimit mine;
+	int tries = 0;
+
+	sl->sl_argv = argv != NULL ? argv : sleep_argv;
+	if (getrlimit(RLIMIT_NOFILE, &mine) != 0)
+		atf_tc_fail("getrlimit: %s", strerror(errno));
+	sl->sl_nofile = mine;
+	if (soft != 0) {
+		sl->sl_nofile.rlim_cur = soft;
+		if (setrlimit(RLIMIT_NOFILE, &sl->sl_nofile) != 0)
+			atf_tc_fail("setrlimit NOFILE %llu: %s",
+			    (unsigned long long)soft, strerror(errno));
+	}
+	tu_spawn(&sl->sl_child, sl->sl_argv, TU_STDERR_NULL);
+	if (soft != 0 && setrlimit(RLIMIT_NOFILE, &mine) != 0)
+		atf_tc_fail("setrlimit back: %s", strerror(errno));
+	(void) snprintf(sl->sl_pid, sizeof (sl->sl_pid), "%d",
+	    (int)sl->sl_child.tc_pid);
+	while (!is_sleeping(sl->sl_child.tc_pid)) {
+		if (++tries > TU_TIMEOUT_MS * 1000 / WAIT_STEP_US)
+			atf_tc_fail("sleep (pid %s) never went to sleep",
+			    sl->sl_pid);
+		usleep_step();
+	}
+}
+
+static void
+sleeper_stop(sleeper_t *sl)
+{
+	/* sleep does not read its stdin: it is killed at once. */
+	(void) tu_stop(&sl->sl_child, 0);
+}
+
+/* The command line as the contract prints it, uncut. */
+static char *
+joined_argv(const char *const argv[])
+{
+	char *cmd = tu_asprintf("%s", argv[0]);
+
+	for (int i = 1; argv[i] != NULL; i++) {
+		char *longer = tu_asprintf("%s %s", cmd, argv[i]);
+
+		free(cmd);
+		cmd = longer;
+	}
+	return (cmd);
+}
+
+static char *
+rlimit_text(rlim_t soft)
+{
+	if (soft == RLIM_INFINITY)
+		return (tu_asprintf("unlimited"));
+	return (tu_asprintf("%llu", (unsigned long long)soft));
+}
+
+/* The two header lines the contract prescribes for a sleeper. */
+static char *
+sleeper_header(const sleeper_t *sl)
+{
+	char *cmd = joined_argv(sl->sl_argv);
+	char *lim = rlimit_text(sl->sl_nofile.rlim_cur);
+	char *hdr = tu_asprintf("%s:\t%.70s\n  Current rlimit: %s file "
+	    "descriptors\n", sl->sl_pid, cmd, lim);
+
+	free(cmd);
+	free(lim);
+	return (hdr);
+}
+
+static const char *
+type_word(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:	return ("S_IFREG");
+	case S_IFDIR:	return ("S_IFDIR");
+	case S_IFCHR:	return ("S_IFCHR");
+	case S_IFBLK:	return ("S_IFBLK");
+	case S_IFIFO:	return ("S_IFIFO");
+	case S_IFLNK:	return ("S_IFLNK");
+	case S_IFSOCK:	return ("S_IFSOCK");
+	}
+	atf_tc_fail("unexpected file type 0%o", (unsigned)(mode & S_IFMT));
+	return (NULL);
+}
+
+/* The contract's stat line for fd, from a struct stat of the same file. */
+static char *
+stat_line(int fd, const struct stat *st)
+{
+	char *head = tu_asprintf("%4d: %s mode:0%.3o dev:%u,%u ino:%llu "
+	    "uid:%u gid:%u ", fd, type_word(st->st_mode),
+	    (unsigned)(st->st_mode & 07777), major(st->st_dev),
+	    minor(st->st_dev), (unsigned long long)st->st_ino,
+	    (unsigned)st->st_uid, (unsigned)st->st_gid);
+	char *line;
+
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ||
+	    S_ISSOCK(st->st_mode))
+		line = tu_asprintf("%srdev:%u,%u\n", head,
+		    major(st->st_rdev), minor(st->st_rdev));
+	else
+		line = tu_asprintf("%ssize:%lld\n", head,
+		    (long long)st->st_size);
+	free(head);
+	return (line);
+}
+
+/*
+ * What `pfiles -n' prints for a sleeper: the header, then fd 0 (the read
+ * end of the pipe whose write end the test holds), fd 1 (the write end
+ * of the pipe whose read end the test holds) and fd 2 (/dev/null).  The
+ * two ends of a pipe are one inode, so the test's fstat is the child's.
+ */
+static char *
+sleeper_n_block(const sleeper_t *sl)
+{
+	struct stat st[3];
+	char *text = sleeper_header(sl);
+
+	if (fstat(sl->sl_child.tc_in, &st[0]) != 0 ||
+	    fstat(sl->sl_child.tc_out, &st[1]) != 0 ||
+	    stat("/dev/null", &st[2]) != 0)
+		atf_tc_fail("stat: %s", strerror(errno));
+	for (int fd = 0; fd < 3; fd++) {
+		char *line = stat_line(fd, &st[fd]);
+		char *longer = tu_asprintf("%s%s", text, line);
+
+		free(line);
+		free(text);
+		text = longer;
+	}
+	return (text);
+}
+
+/* Run pfiles with the given arguments (NULL-ended, without argv[0]). */
+static void
+run_pfiles(const char *const args[], tu_result_t *r)
+{
+	const char *argv[16];
+	int n = 0;
+
+	argv[n++] = TU_PFILES;
+	for (int i = 0; args[i] != NULL; i++) {
+		ATF_REQUIRE(n < 15);
+		argv[n++] = args[i];
+	}
+	argv[n] = NULL;
+	tu_run(argv, NULL, TU_TIMEOUT_MS, r);
+}
+
+/* pfiles args: exit status code, stdout and stderr exactly as given. */
+static void
+expect_pfiles(const char *const args[], int code, const char *out,
+    const char *err)
+{
+	tu_result_t r;
+
+	run_pfiles(args, &r);
+	tu_require_exit("pfiles", &r, code);
+	tu_require_same_text("stderr", err, strlen(err), r.tr_err,
+	    r.tr_errlen);
+	tu_require_same_text("stdout", out, strlen(out), r.tr_out,
+	    r.tr_outlen);
+	tu_result_free(&r);
+}
+
+static char *
+cannot_examine(const char *arg, const char *why)
+{
+	return (tu_asprintf("pfiles: cannot examine %s: %s\n", arg, why));
+}
+
+/* Is there no process pid (in our pid namespace)? */
+static int
+pid_is_free(pid_t pid)
+{
+	return (kill(pid, 0) != 0 && errno == ESRCH);
+}
+
+/* A pid that no process has: a child's, once reaped. */
+static pid_t
+free_pid(void)
+{
+	pid_t pid;
+	int status;
+
+	if ((pid = fork()) < 0)
+		atf_tc_fail("fork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(0);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			atf_tc_fail("waitpid: %s", strerror(errno));
+	if (!pid_is_free(pid))
+		atf_tc_fail("pid %d still in use after its reaping",
+		    (int)pid);
+	return (pid);
+}
+
+/* ------------------------------------------------------------------ */
+
+ATF_TC(usage_no_pid);
+ATF_TC_HEAD(usage_no_pid, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "No pid: the usage line, exit 2");
+}
+ATF_TC_BODY(usage_no_pid, tc)
+{
+	const char *const none[] = { NULL };
+	const char *const n_only[] = { "-n", NULL };
+	const char *const via_only[] = { "--via=pidfd", NULL };
+
+	expect_pfiles(none, 2, "", USAGE);
+	expect_pfiles(n_only, 2, "", USAGE);
+	expect_pfiles(via_only, 2, "", USAGE);
+}
+
+ATF_TC(usage_bad_option);
+ATF_TC_HEAD(usage_bad_option, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "An unknown option before a good "
+	    "pid: the usage line, exit 2, the pid not examined");
+}
+ATF_TC_BODY(usage_bad_option, tc)
+{
+	sleeper_t sl;
+
+	sleeper_start(&sl, NULL, 0);
+	{
+		const char *const short_opt[] = { "-x", sl.sl_pid, NULL };
+		const char *const long_opt[] = { "--bogus", sl.sl_pid, NULL };
+		const char *const n_x[] = { "-nx", sl.sl_pid, NULL };
+
+		expect_pfiles(short_opt, 2, "", USAGE);
+		expect_pfiles(long_opt, 2, "", USAGE);
+		expect_pfiles(n_x, 2, "", USAGE);
+	}
+	sleeper_stop(&sl);
+}
+
+ATF_TC(usage_bad_via);
+ATF_TC_HEAD(usage_bad_via, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "--via with a value not in "
+	    "auto|pidfd|agent|diag: the usage line, exit 2");
+}
+ATF_TC_BODY(usage_bad_via, tc)
+{
+	const char *const bad[] = { "bogus", "", "pidfdx", NULL };
+	sleeper_t sl;
+
+	sleeper_start(&sl, NULL, 0);
+	for (int i = 0; bad[i] != NULL; i++) {
+		char *opt = tu_asprintf("--via=%s", bad[i]);
+		const char *const args[] = { opt, sl.sl_pid, NULL };
+
+		expect_pfiles(args, 2, "", USAGE);
+		free(opt);
+	}
+	sleeper_stop(&sl);
+}
+
+ATF_TC(no_such_process);
+ATF_TC_HEAD(no_such_process, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A pid no process has: "
+	    "'no such process', exit 1");
+}
+ATF_TC_BODY(no_such_process, tc)
+{
+	for (int tries = 0; tries < MAX_TRIES; tries++) {
+		pid_t pid = free_pid();
+		char *arg = tu_asprintf("%d", (int)pid);
+		char *err = cannot_examine(arg, "no such process");
+		const char *const args[] = { arg, NULL };
+		tu_result_t r;
+
+		run_pfiles(args, &r);
+		/* Someone took the pid meanwhile: the run proves nothing. */
+		if (!pid_is_free(pid)) {
+			tu_result_free(&r);
+			free(arg);
+			free(err);
+			continue;
+		}
+		tu_require_exit("pfiles", &r, 1);
+		tu_require_same_text("stderr", err, strlen(err), r.tr_err,
+		    r.tr_errlen);
+		tu_require_same_text("stdout", "", 0, r.tr_out, r.tr_outlen);
+		tu_result_free(&r);
+		free(arg);
+		free(err);
+		return;
+	}
+	atf_tc_fail("no pid stayed free for %d tries", MAX_TRIES);
+}
+
+ATF_TC(not_a_process_id);
+ATF_TC_HEAD(not_a_process_id, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "An argument that is not a number: "
+	    "'not a process id', exit 1");
+}
+ATF_TC_BODY(not_a_process_id, tc)
+{
+	const char *const bad[] = { "abc", "12abc", "1 2", NULL };
+
+	for (int i = 0; bad[i] != NULL; i++) {
+		const char *const args[] = { bad[i], NULL };
+		char *err = cannot_examine(bad[i], "not a process id");
+
+		expect_pfiles(args, 1, "", err);
+		free(err);
+	}
+}
+
+ATF_TC(zombie);
+ATF_TC_HEAD(zombie, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A zombie: 'process is defunct', "
+	    "exit 1");
+}
+ATF_TC_BODY(zombie, tc)
+{
+	pid_t pid;
+	char *arg, *err;
+	int tries = 0, status;
+
+	if ((pid = fork()) < 0)
+		atf_tc_fail("fork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(0);
+	/* Not reaped until the end: it stays a zombie meanwhile. */
+	while (tu_proc_state(pid) != 'Z') {
+		if (++tries > TU_TIMEOUT_MS * 1000 / WAIT_STEP_US)
+			atf_tc_fail("child %d never became a zombie",
+			    (int)pid);
+		usleep_step();
+	}
+	arg = tu_asprintf("%d", (int)pid);
+	err = cannot_examine(arg, "process is defunct");
+	{
+		const char *const args[] = { arg, NULL };
+		tu_result_t r;
+
+		run_pfiles(args, &r);
+		(void) waitpid(pid, &status, 0);
+		tu_require_exit("pfiles", &r, 1);
+		tu_require_same_text("stderr", err, strlen(err), r.tr_err,
+		    r.tr_errlen);
+		tu_require_same_text("stdout", "", 0, r.tr_out, r.tr_outlen);
+		tu_result_free(&r);
+	}
+	free(arg);
+	free(err);
+}
+
+/*
+ * Read a small /proc file into buf (NUL-terminated); -1 when it cannot
+ * be read, as when the process has gone meanwhile.
+ */
+static ssize_t
+read_proc_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (-1);
+	n = read(fd, buf, len - 1);
+	(void) close(fd);
+	if (n < 0)
+		return (-1);
+	buf[n] = '\0';
+	return (n);
+}
+
+/* The comm of a kernel thread, unless it is a kworker (or gone). */
+static int
+kthread_comm(const char *pid, char *comm, size_t commlen)
+{
+	char path[300];
+
+	(void) snprintf(path, sizeof (path), "/proc/%s/comm", pid);
+	if (read_proc_file(path, comm, commlen) <= 0)
+		return (0);
+	comm[strcspn(comm, "\n")] = '\0';
+	return (strncmp(comm, "kworker", 7) != 0);
+}
+
+/*
+ * A child of kthreadd (pid 2) whose name does not change (a kworker's
+ * comm names its current work, so those are passed over), with a name
+ * of at most 15 bytes (the old TASK_COMM_LEN limit) or, when long_name
+ * is set, a longer one (recent kernels show a kernel thread's full name
+ * in /proc/PID/comm).  Its name goes to comm.  0 when there is none.
+ */
+static pid_t
+kernel_thread(int long_name, char *comm, size_t commlen)
+{
+	DIR *d;
+	struct dirent *de;
+	pid_t found = 0;
+
+	if ((d = opendir("/proc")) == NULL)
+		atf_tc_fail("opendir /proc: %s", strerror(errno));
+	while (found == 0 && (de = readdir(d)) != NULL) {
+		char path[300], text[1024], *p;
+		unsigned int flags;
+		int ppid;
+		char state;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		(void) snprintf(path, sizeof (path), "/proc/%s/stat",
+		    de->d_name);
+		if (read_proc_file(path, text, sizeof (text)) <= 0)
+			continue;	/* gone meanwhile */
+		p = strrchr(text, ')');
+		if (p != NULL && sscanf(p + 1, " %c %d %*d %*d %*d %*d %u",
+		    &state, &ppid, &flags) == 3 && ppid == 2 &&
+		    (flags & PF_KTHREAD) != 0 &&
+		    kthread_comm(de->d_name, comm, commlen) &&
+		    (strlen(comm) > 15) == (long_name != 0))
+			found = (pid_t)atoi(de->d_name);
+	}
+	(void) closedir(d);
+	return (found);
+}
+
+/*
+ * pfiles on a kernel thread: "PID:\tCOMM" and "  [system process]",
+ * exit 0.  Retried when the thread changed meanwhile.
+ */
+static void
+check_kernel_thread(int long_name)
+{
+	for (int tries = 0; tries < MAX_TRIES; tries++) {
+		char comm[128], again[128];
+		pid_t pid = kernel_thread(long_name, comm, sizeof (comm));
+		char *arg, *out;
+		tu_result_t r;
+
+		if (pid == 0 && long_name)
+			atf_tc_skip("no kernel thread (child of kthreadd, "
+			    "pid 2) with a name longer than 15 bytes");
+		if (pid == 0)
+			atf_tc_skip("no kernel thread (child of kthreadd, "
+			    "pid 2) is visible in this pid namespace");
+		arg = tu_asprintf("%d", (int)pid);
+		out = tu_asprintf("%d:\t%s\n  [system process]\n", (int)pid,
+		    comm);
+		{
+			const char *const args[] = { arg, NULL };
+
+			run_pfiles(args, &r);
+		}
+		/* The thread must be the same one, with the same name. */
+		if (kernel_thread(long_name, again, sizeof (again)) != pid ||
+		    strcmp(again, comm) != 0) {
+			tu_result_free(&r);
+			free(arg);
+			free(out);
+			continue;
+		}
+		tu_require_exit("pfiles", &r, 0);
+		tu_require_same_text("stderr", "", 0, r.tr_err, r.tr_errlen);
+		tu_require_same_text("stdout", out, strlen(out), r.tr_out,
+		    r.tr_outlen);
+		tu_result_free(&r);
+		free(arg);
+		free(out);
+		return;
+	}
+	atf_tc_fail("the kernel threads kept changing over %d tries",
+	    MAX_TRIES);
+}
+
+ATF_TC(kernel_thread);
+ATF_TC_HEAD(kernel_thread, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A kernel thread: its name and "
+	    "[system process], exit 0");
+}
+ATF_TC_BODY(kernel_thread, tc)
+{
+	check_kernel_thread(0);
+}
+
+ATF_TC(kernel_thread_long_name);
+ATF_TC_HEAD(kernel_thread_long_name, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A kernel thread whose name in "
+	    "/proc/PID/comm is longer than 15 bytes: the whole name");
+}
+ATF_TC_BODY(kernel_thread_long_name, tc)
+{
+	check_kernel_thread(1);
+}
+
+/* Copy pfiles into a fresh directory under /tmp that anyone can enter. */
+static char *
+private_pfiles(char *dir, size_t dirlen)
+{
+	size_t len;
+	char *bin = tu_read_file(TU_PFILES, &len);
+	char *path;
+	int fd;
+
+	(void) snprintf(dir, dirlen, "/tmp/t_pfiles_cli.XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		atf_tc_fail("mkdtemp: %s", strerror(errno));
+	path = tu_asprintf("%s/pfiles", dir);
+	if (chmod(dir, 0755) != 0 ||
+	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0755)) < 0) {
+		(void) rmdir(dir);
+		atf_tc_fail("%s: %s", path, strerror(errno));
+	}
+	if (write(fd, bin, len) != (ssize_t)len || fchmod(fd, 0755) != 0 ||
+	    close(fd) != 0) {
+		(void) unlink(path);
+		(void) rmdir(dir);
+		atf_tc_fail("copy to %s: %s", path, strerror(errno));
+	}
+	free(bin);
+	return (path);
+}
+
+ATF_TC(permission_denied);
+ATF_TC_HEAD(permission_denied, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles as an unprivileged user "
+	    "on a root process: 'permission denied', exit 1");
+}
+ATF_TC_BODY(permission_denied, tc)
+{
+	char dir[64], *bin, *err;
+	sleeper_t sl;
+	tu_result_t r;
+
+	if (geteuid() != 0)
+		atf_tc_skip("needs root: it examines a root-owned process "
+		    "from uid " NOBODY " (dropped with setpriv)");
+	sleeper_start(&sl, NULL, 0);
+	bin = private_pfiles(dir, sizeof (dir));
+	{
+		const char *const argv[] = { "setpriv", "--reuid=" NOBODY,
+		    "--regid=" NOBODY, "--clear-groups", bin, sl.sl_pid,
+		    NULL };
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	}
+	/* Clean up first, so that a failed check leaves nothing behind. */
+	(void) unlink(bin);
+	(void) rmdir(dir);
+	free(bin);
+	err = cannot_examine(sl.sl_pid, "permission denied");
+	tu_require_exit("setpriv pfiles", &r, 1);
+	tu_require_same_text("stderr", err, strlen(err), r.tr_err,
+	    r.tr_errlen);
+	tu_require_same_text("stdout", "", 0, r.tr_out, r.tr_outlen);
+	tu_result_free(&r);
+	free(err);
+	sleeper_stop(&sl);
+}
+
+ATF_TC(several_pids_mixed);
+ATF_TC_HEAD(several_pids_mixed, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles -n GOOD abc GOOD GONE: the "
+	    "good blocks in order, the errors in order, exit 1");
+}
+ATF_TC_BODY(several_pids_mixed, tc)
+{
+	sleeper_t a, b;
+	pid_t gone = free_pid();
+	char *gone_arg = tu_asprintf("%d", (int)gone);
+	char *out, *err, *block_a, *block_b, *err_abc, *err_gone;
+
+	sleeper_start(&a, NULL, 0);
+	sleeper_start(&b, NULL, 0);
+	block_a = sleeper_n_block(&a);
+	block_b = sleeper_n_block(&b);
+	out = tu_asprintf("%s%s", block_a, block_b);
+	err_abc = cannot_examine("abc", "not a process id");
+	err_gone = cannot_examine(gone_arg, "no such process");
+	err = tu_asprintf("%s%s", err_abc, err_gone);
+	{
+		const char *const args[] = { "-n", a.sl_pid, "abc", b.sl_pid,
+		    gone_arg, NULL };
+		tu_result_t r;
+
+		run_pfiles(args, &r);
+		if (!pid_is_free(gone))
+			atf_tc_skip("pid %d was taken again meanwhile",
+			    (int)gone);
+		tu_require_exit("pfiles", &r, 1);
+		tu_require_same_text("stderr", err, strlen(err), r.tr_err,
+		    r.tr_errlen);
+		tu_require_same_text("stdout", out, strlen(out), r.tr_out,
+		    r.tr_outlen);
+		tu_result_free(&r);
+	}
+	free(block_a);
+	free(block_b);
+	free(out);
+	free(err_abc);
+	free(err_gone);
+	free(err);
+	free(gone_arg);
+	sleeper_stop(&a);
+	sleeper_stop(&b);
+}
+
+ATF_TC(several_pids_good);
+ATF_TC_HEAD(several_pids_good, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles A B A: one block per pid, "
+	    "in the order given, exit 0");
+}
+ATF_TC_BODY(several_pids_good, tc)
+{
+	sleeper_t a, b;
+	char *ha, *hb, *got = NULL;
+	size_t gotlen = 0;
+	tu_result_t r;
+	FILE *fp;
+
+	sleeper_start(&a, NULL, 0);
+	sleeper_start(&b, NULL, 0);
+	{
+		const char *const args[] = { a.sl_pid, b.sl_pid, a.sl_pid,
+		    NULL };
+
+		run_pfiles(args, &r);
+	}
+	tu_require_exit("pfiles", &r, 0);
+	tu_require_same_text("stderr", "", 0, r.tr_err, r.tr_errlen);
+
+	/* The header lines (those not indented), in order. */
+	if ((fp = open_memstream(&got, &gotlen)) == NULL)
+		atf_tc_fail("open_memstream: %s", strerror(errno));
+	for (char *line = r.tr_out, *nl; *line != '\0'; line = nl + 1) {
+		if ((nl = strchr(line, '\n')) == NULL)
+			atf_tc_fail("pfiles' output does not end with a "
+			    "newline");
+		if (line[0] != ' ' && line[0] != '\t')
+			(void) fprintf(fp, "%.*s", (int)(nl - line + 1), line);
+		else if (strncmp(line, "  Current rlimit: ", 18) == 0)
+			(void) fprintf(fp, "%.*s", (int)(nl - line + 1), line);
+	}
+	(void) fclose(fp);
+	ha = sleeper_header(&a);
+	hb = sleeper_header(&b);
+	{
+		char *want = tu_asprintf("%s%s%s", ha, hb, ha);
+
+		tu_require_same_str("headers", want, got);
+		free(want);
+	}
+	free(ha);
+	free(hb);
+	free(got);
+	tu_result_free(&r);
+	sleeper_stop(&a);
+	sleeper_stop(&b);
+}
+
+ATF_TC(n_flag);
+ATF_TC_HEAD(n_flag, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles -n: the header and the "
+	    "stat lines only, from the test's own fstat of the same files");
+}
+ATF_TC_BODY(n_flag, tc)
+{
+	sleeper_t sl;
+	char *want;
+
+	sleeper_start(&sl, NULL, 0);
+	want = sleeper_n_block(&sl);
+	{
+		const char *const args[] = { "-n", sl.sl_pid, NULL };
+
+		expect_pfiles(args, 0, want, "");
+	}
+	free(want);
+	sleeper_stop(&sl);
+}
+
+/* pfiles PID: exit 0, nothing on stderr, the header as expected. */
+static void
+expect_header(const sleeper_t *sl)
+{
+	const char *const args[] = { sl->sl_pid, NULL };
+	char *want = sleeper_header(sl), *got;
+	char *second;
+	tu_result_t r;
+
+	run_pfiles(args, &r);
+	tu_require_exit("pfiles", &r, 0);
+	tu_require_same_text("stderr", "", 0, r.tr_err, r.tr_errlen);
+	/* The header is the first two lines. */
+	second = strchr(r.tr_out, '\n');
+	if (second == NULL || (second = strchr(second + 1, '\n')) == NULL)
+		atf_tc_fail("pfiles printed fewer than two lines: %s",
+		    r.tr_out);
+	got = tu_asprintf("%.*s", (int)(second - r.tr_out + 1), r.tr_out);
+	tu_require_same_str("header", want, got);
+	free(got);
+	free(want);
+	tu_result_free(&r);
+}
+
+ATF_TC(header_rlimit);
+ATF_TC_HEAD(header_rlimit, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The header: the command line as "
+	    "exec'd and a soft RLIMIT_NOFILE of 777 set before exec");
+}
+ATF_TC_BODY(header_rlimit, tc)
+{
+	const char *const argv[] = { "sleep", SLEEP_SECONDS, "1", NULL };
+	struct rlimit lim;
+	sleeper_t sl;
+
+	if (getrlimit(RLIMIT_NOFILE, &lim) != 0)
+		atf_tc_fail("getrlimit: %s", strerror(errno));
+	if (lim.rlim_max != RLIM_INFINITY && lim.rlim_max < 777)
+		atf_tc_skip("the hard RLIMIT_NOFILE is %llu, below 777",
+		    (unsigned long long)lim.rlim_max);
+	sleeper_start(&sl, argv, 777);
+	expect_header(&sl);
+	sleeper_stop(&sl);
+}
+
+ATF_TC(header_cmdline_cut);
+ATF_TC_HEAD(header_cmdline_cut, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The header: a command line longer "
+	    "than 70 bytes is cut at 70");
+}
+ATF_TC_BODY(header_cmdline_cut, tc)
+{
+	/* sleep sums its arguments: this one adds next to nothing. */
+	const char *const argv[] = { "sleep", SLEEP_SECONDS, "0.0000000000"
+	    "000000000000000000000000000000000000000000000000000000000001",
+	    NULL };
+	char *cmd = joined_argv(argv);
+	sleeper_t sl;
+
+	ATF_REQUIRE_MSG(strlen(cmd) > 70, "the command line is too short "
+	    "to test the cut: %zu bytes", strlen(cmd));
+	free(cmd);
+	sleeper_start(&sl, argv, 0);
+	expect_header(&sl);
+	sleeper_stop(&sl);
+}
+
+/* A node with one loopback connection: a target that has sockets. */
+static void
+node_start(tu_child_t *c, char *pid, size_t pidlen)
+{
+	const char *const argv[] = { "node", TU_SOCKETS_JS, "1", "60", NULL };
+	char *line;
+
+	tu_spawn(c, argv, 0);
+	for (int i = 0; i < 2; i++) {
+		if ((line = tu_read_line(c->tc_out, TU_TIMEOUT_MS)) == NULL)
+			atf_tc_fail("node exited before reporting (status "
+			    "0x%x; see stderr)", (unsigned)tu_stop(c, 0));
+		free(line);
+	}
+	(void) snprintf(pid, pidlen, "%d", (int)c->tc_pid);
+}
+
+static char *
+node_header_line(const char *pid)
+{
+	return (tu_asprintf("%s:\tnode %s 1 60\n", pid, TU_SOCKETS_JS));
+}
+
+/*
+ * --via=SOURCE on a target with sockets.  A source that cannot work is
+ * an error for that pid: exit 1 and one line "pfiles: cannot examine
+ * PID: REASON" (any reason).  Once the source exists (the agent and diag
+ * issues), it examines the pid: exit 0 and the header; diag may then
+ * also say on stderr which facts it could not get.
+ */
+static void
+check_forced_source(const char *via)
+{
+	tu_child_t node;
+	char pid[16], *opt, *prefix, *hdr;
+	tu_result_t r;
+
+	node_start(&node, pid, sizeof (pid));
+	opt = tu_asprintf("--via=%s", via);
+	prefix = tu_asprintf("pfiles: cannot examine %s: ", pid);
+	hdr = node_header_line(pid);
+	{
+		const char *const args[] = { opt, pid, NULL };
+
+		run_pfiles(args, &r);
+	}
+	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 1) {
+		const char *reason = r.tr_err + strlen(prefix);
+
+		ATF_REQUIRE_MSG(strncmp(r.tr_err, prefix, strlen(prefix)) ==
+		    0, "stderr: %s", r.tr_err);
+		ATF_REQUIRE_MSG(r.tr_errlen > strlen(prefix) + 1 &&
+		    strchr(reason, '\n') == r.tr_err + r.tr_errlen - 1,
+		    "not one line with a reason: %s", r.tr_err);
+		(void) fprintf(stderr, "--via=%s: %s", via, r.tr_err);
+	} else {
+		tu_require_exit("pfiles", &r, 0);
+		ATF_REQUIRE_MSG(strncmp(r.tr_out, hdr, strlen(hdr)) == 0,
+		    "--via=%s worked, but the output does not start with "
+		    "the header %s", via, hdr);
+		(void) fprintf(stderr, "--via=%s examined the pid\n", via);
+	}
+	tu_result_free(&r);
+	free(opt);
+	free(prefix);
+	free(hdr);
+	(void) tu_stop(&node, TU_TIMEOUT_MS);
+}
+
+ATF_TC(via_agent);
+ATF_TC_HEAD(via_agent, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "--via=agent: examines the pid, or "
+	    "an error for that pid with exit 1");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(via_agent, tc)
+{
+	check_forced_source("agent");
+}
+
+ATF_TC(via_diag);
+ATF_TC_HEAD(via_diag, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "--via=diag: examines the pid, or "
+	    "an error for that pid with exit 1");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(via_diag, tc)
+{
+	check_forced_source("diag");
+}
+
+ATF_TC(via_pidfd_auto);
+ATF_TC_HEAD(via_pidfd_auto, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "--via=pidfd and --via=auto examine "
+	    "a process with sockets: exit 0, nothing on stderr");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(via_pidfd_auto, tc)
+{
+	const char *const vias[] = { "--via=pidfd", "--via=auto", NULL };
+	tu_child_t node;
+	char pid[16], *hdr;
+
+	node_start(&node, pid, sizeof (pid));
+	hdr = node_header_line(pid);
+	for (int i = 0; vias[i] != NULL; i++) {
+		const char *const args[] = { vias[i], pid, NULL };
+		tu_result_t r;
+
+		run_pfiles(args, &r);
+		tu_require_exit(vias[i], &r, 0);
+		tu_require_same_text("stderr", "", 0, r.tr_err, r.tr_errlen);
+		ATF_REQUIRE_MSG(strncmp(r.tr_out, hdr, strlen(hdr)) == 0,
+		    "%s: the output does not start with %s", vias[i], hdr);
+		ATF_REQUIRE_MSG(strstr(r.tr_out, "\n\tsockname: AF_INET "
+		    "127.0.0.1  port: ") != NULL, "%s: no socket shown",
+		    vias[i]);
+		tu_result_free(&r);
+	}
+	free(hdr);
+	(void) tu_stop(&node, TU_TIMEOUT_MS);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, usage_no_pid);
+	ATF_TP_ADD_TC(tp, usage_bad_option);
+	ATF_TP_ADD_TC(tp, usage_bad_via);
+	ATF_TP_ADD_TC(tp, no_such_process);
+	ATF_TP_ADD_TC(tp, not_a_process_id);
+	ATF_TP_ADD_TC(tp, zombie);
+	ATF_TP_ADD_TC(tp, kernel_thread);
+	ATF_TP_ADD_TC(tp, kernel_thread_long_name);
+	ATF_TP_ADD_TC(tp, permission_denied);
+	ATF_TP_ADD_TC(tp, several_pids_mixed);
+	ATF_TP_ADD_TC(tp, several_pids_good);
+	ATF_TP_ADD_TC(tp, n_flag);
+	ATF_TP_ADD_TC(tp, header_rlimit);
+	ATF_TP_ADD_TC(tp, header_cmdline_cut);
+	ATF_TP_ADD_TC(tp, via_agent);
+	ATF_TP_ADD_TC(tp, via_diag);
+	ATF_TP_ADD_TC(tp, via_pidfd_auto);
+	return (atf_no_error());
+}
