@@ -92,6 +92,28 @@ ATF_TC_BODY(fdinfo_unknown_keys, tc)
 	ATF_CHECK_EQ(fi.fi_nlocks, 0);
 }
 
+ATF_TC_WITHOUT_HEAD(fdinfo_stops_at_type_lines);
+ATF_TC_BODY(fdinfo_stops_at_type_lines, tc)
+{
+	fdinfo_parser_t fp;
+	static const char head[] = "pos:\t0\nflags:\t02\nmnt_id:\t15\n"
+	    "ino:\t1057\nlock:\t1: FLOCK  ADVISORY  WRITE 9 0:1:2 0 EOF\n"
+	    "tfd:        5 events:       19 data: 5  pos:0 ino:9 sdev:8\n";
+
+	/* Once the type's own lines begin, nothing more is wanted, and a
+	 * later line that looks like a key is not taken. */
+	fdinfo_parse_init(&fp, &fi);
+	ATF_CHECK(!fdinfo_parse_done(&fp));
+	fdinfo_parse_feed(&fp, head, strlen(head));
+	ATF_CHECK(fdinfo_parse_done(&fp));
+	fdinfo_parse_feed(&fp, "pos:\t77\nlock:\t2: POSIX ADVISORY READ 3 0:1:2"
+	    " 0 EOF\n", 49);
+	fdinfo_parse_end(&fp);
+	ATF_CHECK_EQ(fi.fi_pos, 0);
+	ATF_CHECK_EQ(fi.fi_ino, 1057);
+	ATF_CHECK_EQ(fi.fi_nlocks, 1);
+}
+
 ATF_TC_WITHOUT_HEAD(fdinfo_malformed);
 ATF_TC_BODY(fdinfo_malformed, tc)
 {
@@ -391,6 +413,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, fdinfo_mandatory_and_other);
 	ATF_TP_ADD_TC(tp, fdinfo_unknown_keys);
 	ATF_TP_ADD_TC(tp, fdinfo_malformed);
+	ATF_TP_ADD_TC(tp, fdinfo_stops_at_type_lines);
 	ATF_TP_ADD_TC(tp, fdinfo_overlong_and_truncated);
 	ATF_TP_ADD_TC(tp, fdinfo_many_locks);
 	ATF_TP_ADD_TC(tp, stat_line);

@@ -43,7 +43,9 @@ open_fdinfo_dir(struct ps_prochandle *P)
 /*
  * Read and parse /proc/PID/fdinfo/N.  fdinfo is one seq_file record, so a
  * read that returns less than was asked for has reached the end, and
- * usually one read(2) is all it takes.
+ * usually one read(2) is all it takes; reading stops, too, once the lines
+ * of the file's own type begin (an epoll fd's list of every fd it
+ * watches is not needed).
  */
 static int
 read_fdinfo(struct ps_prochandle *P, const char *name, fdscratch_t *fs)
@@ -64,7 +66,8 @@ read_fdinfo(struct ps_prochandle *P, const char *name, fdscratch_t *fs)
 		if (n <= 0)
 			break;
 		fdinfo_parse_feed(&fp, fs->fs_readbuf, (size_t)n);
-		if ((size_t)n < sizeof (fs->fs_readbuf))
+		if ((size_t)n < sizeof (fs->fs_readbuf) ||
+		    fdinfo_parse_done(&fp))
 			break;
 	}
 	fdinfo_parse_end(&fp);

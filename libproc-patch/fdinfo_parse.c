@@ -28,6 +28,30 @@ fdinfo_parse_init(fdinfo_parser_t *fp, fdinfo_t *out)
 	fp->fp_out = out;
 	fp->fp_len = 0;
 	fp->fp_overlong = 0;
+	fp->fp_done = 0;
+}
+
+int
+fdinfo_parse_done(const fdinfo_parser_t *fp)
+{
+	return (fp->fp_done);
+}
+
+/* Is this line one of the type-specific ones that end what matters? */
+static int
+line_is_type_specific(const char *line, size_t len)
+{
+	static const char *const keys[] = {
+		"pos:", "flags:", "mnt_id:", "ino:", "lock:"
+	};
+
+	for (size_t i = 0; i < sizeof (keys) / sizeof (keys[0]); i++) {
+		size_t n = strlen(keys[i]);
+
+		if (len >= n && memcmp(line, keys[i], n) == 0)
+			return (0);
+	}
+	return (1);
 }
 
 /* A word: the bytes up to the next space or tab. */
@@ -204,7 +228,7 @@ fdinfo_parse_feed(fdinfo_parser_t *fp, const char *buf, size_t n)
 	const char *end = buf + n, *nl;
 	size_t take;
 
-	while (buf < end) {
+	while (buf < end && !fp->fp_done) {
 		nl = memchr(buf, '\n', (size_t)(end - buf));
 		take = (size_t)((nl != NULL ? nl : end) - buf);
 
@@ -218,7 +242,11 @@ fdinfo_parse_feed(fdinfo_parser_t *fp, const char *buf, size_t n)
 		}
 		if (nl == NULL)
 			return;
-		if (!fp->fp_overlong)
+		if (fp->fp_overlong)
+			;	/* no line libproc needs is that long */
+		else if (line_is_type_specific(fp->fp_line, fp->fp_len))
+			fp->fp_done = 1;
+		else
 			(void) fdinfo_parse_line(fp->fp_out, fp->fp_line,
 			    fp->fp_len);
 		fp->fp_len = 0;
@@ -230,7 +258,8 @@ fdinfo_parse_feed(fdinfo_parser_t *fp, const char *buf, size_t n)
 void
 fdinfo_parse_end(fdinfo_parser_t *fp)
 {
-	if (!fp->fp_overlong && fp->fp_len > 0)
+	if (!fp->fp_done && !fp->fp_overlong && fp->fp_len > 0 &&
+	    !line_is_type_specific(fp->fp_line, fp->fp_len))
 		(void) fdinfo_parse_line(fp->fp_out, fp->fp_line, fp->fp_len);
 	fp->fp_len = 0;
 	fp->fp_overlong = 0;

@@ -37,12 +37,22 @@ typedef struct fdinfo_parser {
 	fdinfo_t	*fp_out;
 	size_t		fp_len;		/* bytes in fp_line */
 	int		fp_overlong;	/* passing over the rest of a line */
+	int		fp_done;	/* past the lines libproc needs */
 	char		fp_line[FDINFO_LINEMAX];
 } fdinfo_parser_t;
 
 extern void fdinfo_parse_init(fdinfo_parser_t *, fdinfo_t *);
 extern void fdinfo_parse_feed(fdinfo_parser_t *, const char *, size_t);
 extern void fdinfo_parse_end(fdinfo_parser_t *);
+
+/*
+ * Has the parser seen all that libproc needs?  The kernel writes the
+ * common lines, then the lock lines, then the lines of the file's type
+ * (an epoll fd lists every fd it watches: megabytes, for a busy server),
+ * so the first line of another key ends what matters and the reader may
+ * stop reading.
+ */
+extern int fdinfo_parse_done(const fdinfo_parser_t *);
 
 /* One line, without its newline.  0 when understood or ignored, -1 when a
  * known key had a malformed value (the value is then not used). */
