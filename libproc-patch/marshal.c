@@ -18,19 +18,19 @@
 #define	ROUNDDOWN(x, a)	((x) & ~((uint64_t)(a) - 1))
 
 static const marshal_lenrule_t lenrules[] = {
-	{ SYS_read, ML_RVAL, -1, 1 },
-	{ SYS_pread64, ML_RVAL, -1, 1 },
-	{ SYS_getcwd, ML_RVAL, -1, 0 },
-	{ SYS_readlink, ML_RVAL, -1, 1 },
-	{ SYS_readlinkat, ML_RVAL, -1, 2 },
-	{ SYS_getdents64, ML_RVAL, -1, 1 },
-	{ SYS_getxattr, ML_RVAL, -1, 2 },
-	{ SYS_lgetxattr, ML_RVAL, -1, 2 },
-	{ SYS_fgetxattr, ML_RVAL, -1, 2 },
-	{ SYS_listxattr, ML_RVAL, -1, 1 },
-	{ SYS_llistxattr, ML_RVAL, -1, 1 },
-	{ SYS_flistxattr, ML_RVAL, -1, 1 },
-	{ SYS_recvfrom, ML_RVAL, -1, 1 },
+	{ SYS_read, ML_RVAL, 2, 1 },
+	{ SYS_pread64, ML_RVAL, 2, 1 },
+	{ SYS_getcwd, ML_RVAL, 1, 0 },
+	{ SYS_readlink, ML_RVAL, 2, 1 },
+	{ SYS_readlinkat, ML_RVAL, 3, 2 },
+	{ SYS_getdents64, ML_RVAL, 2, 1 },
+	{ SYS_getxattr, ML_RVAL, 3, 2 },
+	{ SYS_lgetxattr, ML_RVAL, 3, 2 },
+	{ SYS_fgetxattr, ML_RVAL, 3, 2 },
+	{ SYS_listxattr, ML_RVAL, 2, 1 },
+	{ SYS_llistxattr, ML_RVAL, 2, 1 },
+	{ SYS_flistxattr, ML_RVAL, 2, 1 },
+	{ SYS_recvfrom, ML_RVAL, 2, 1 },
 	{ SYS_recvfrom, ML_LENARG, 5, 4 },
 	{ SYS_accept, ML_LENARG, 2, 1 },
 	{ SYS_accept4, ML_LENARG, 2, 1 },
@@ -155,6 +155,51 @@ marshal_stack_area(uint64_t sp, uint64_t stack_lo, size_t budget,
 }
 
 /*
+ * The size of the buffer argument bufarg of call c: its arg_size when it
+ * is by reference; for a by-value argument 0 when it is NULL and byval_0
+ * is set, else -1 (an address that the caller gave and vouches for).
+ */
+static long
+buf_size(const psyscall_t *c, int bufarg, int byval_0)
+{
+	const argdes_t *b;
+
+	if (bufarg < 0 || (uint_t)bufarg >= c->ps_nargs)
+		return (-1);
+	b = &c->ps_argp[bufarg];
+	if (b->arg_type == AT_BYREF)
+		return (b->arg_size);
+	return (byval_0 && b->arg_value == 0 ? 0 : -1);
+}
+
+/*
+ * On the way in: a count that says how much a call may write into a
+ * by-reference buffer (read's count, readlinkat's bufsiz...) is at most
+ * the buffer's size, so that the target's kernel never writes past an
+ * object of the block, whatever the caller said.
+ */
+static void
+clamp_counts(marshal_t *m, const psyscall_t *calls, uint_t ncalls)
+{
+	for (uint_t c = 0; c < ncalls; c++) {
+		const marshal_lenrule_t *r;
+		uint_t n = marshal_lenrules(calls[c].ps_sysindex, &r);
+
+		for (uint_t k = 0; k < n; k++) {
+			int ca = r[k].ml_lenarg;
+			long bsz = buf_size(&calls[c], r[k].ml_bufarg, 0);
+
+			if (r[k].ml_kind != ML_RVAL || bsz < 0 ||
+			    (uint_t)ca >= calls[c].ps_nargs ||
+			    calls[c].ps_argp[ca].arg_type != AT_BYVAL)
+				continue;
+			if (m->m_regs[c][ca] > (uint64_t)bsz)
+				m->m_regs[c][ca] = (uint64_t)bsz;
+		}
+	}
+}
+
+/*
  * Give each object of the batch its offset in the block: outputs first,
  * in call order, then inputs.  The registers get base + offset.
  */
@@ -214,6 +259,7 @@ marshal_plan(marshal_t *m, const marshal_area_t *area,
 				m->m_regs[c][i] = (uint64_t)a->arg_value;
 		}
 	}
+	clamp_counts(m, calls, ncalls);
 	place_objects(m, calls, ncalls);
 	return (0);
 }
@@ -248,6 +294,41 @@ matches_plan(const marshal_t *m, const psyscall_t *calls, uint_t ncalls)
 	return (size == m->m_size && outsize == m->m_outsize);
 }
 
+/*
+ * On the way in: a length that tells the call the size of a by-reference
+ * buffer (getsockopt's optlen, getsockname's namelen) is at most that
+ * buffer's size in the image, for the reason of clamp_counts().
+ */
+static void
+clamp_input_lengths(const marshal_t *m, const psyscall_t *c, uint_t ci,
+    uint8_t *img)
+{
+	const marshal_lenrule_t *r;
+	uint_t n = marshal_lenrules(c->ps_sysindex, &r);
+
+	for (uint_t k = 0; k < n; k++) {
+		const argdes_t *l;
+		long bsz = buf_size(c, r[k].ml_bufarg, 0);
+		uint32_t len;
+		long off;
+
+		if (r[k].ml_kind != ML_LENARG || bsz < 0 ||
+		    (uint_t)r[k].ml_lenarg >= c->ps_nargs)
+			continue;
+		l = &c->ps_argp[r[k].ml_lenarg];
+		if (l->arg_type != AT_BYREF || !(l->arg_inout & AI_INPUT) ||
+		    l->arg_size < sizeof (len) ||
+		    (off = obj_offset(m, ci, (uint_t)r[k].ml_lenarg, l,
+		    m->m_size)) < 0)
+			continue;
+		memcpy(&len, img + off, sizeof (len));
+		if (len > (uint64_t)bsz) {
+			len = (uint32_t)bsz;
+			memcpy(img + off, &len, sizeof (len));
+		}
+	}
+}
+
 int
 marshal_pack(const marshal_t *m, const psyscall_t *calls, uint_t ncalls,
     void *image, size_t imagelen)
@@ -270,6 +351,7 @@ marshal_pack(const marshal_t *m, const psyscall_t *calls, uint_t ncalls,
 				return (EINVAL);
 			memcpy(img + off, a->arg_object, a->arg_size);
 		}
+		clamp_input_lengths(m, &calls[c], c, img);
 	}
 	return (0);
 }
@@ -292,23 +374,6 @@ marshal_result(psyscall_t *c, uint64_t rax)
 	}
 }
 
-/*
- * The size of the buffer argument bufarg, or -1 when it is not known (a
- * by-value address that the caller gave).
- */
-static long
-buf_size(const psyscall_t *c, int bufarg)
-{
-	const argdes_t *b;
-
-	if (bufarg < 0 || (uint_t)bufarg >= c->ps_nargs)
-		return (-1);
-	b = &c->ps_argp[bufarg];
-	if (b->arg_type == AT_BYREF)
-		return (b->arg_size);
-	return (b->arg_value == 0 ? 0 : -1);
-}
-
 static void
 clamp_lenarg(psyscall_t *c, const marshal_lenrule_t *r)
 {
@@ -322,7 +387,7 @@ clamp_lenarg(psyscall_t *c, const marshal_lenrule_t *r)
 	if (l->arg_type != AT_BYREF || !is_output(l) ||
 	    l->arg_size < sizeof (len))
 		return;
-	if ((bsz = buf_size(c, r->ml_bufarg)) < 0)
+	if ((bsz = buf_size(c, r->ml_bufarg, 1)) < 0)
 		return;
 	memcpy(&len, l->arg_object, sizeof (len));
 	if (len > (uint64_t)bsz) {
@@ -336,7 +401,7 @@ clamp_rval(psyscall_t *c, const marshal_lenrule_t *r)
 {
 	long bsz;
 
-	if (c->ps_errno != 0 || (bsz = buf_size(c, r->ml_bufarg)) < 0)
+	if (c->ps_errno != 0 || (bsz = buf_size(c, r->ml_bufarg, 0)) < 0)
 		return;
 	if (c->ps_rval.sys_rval1 > bsz)
 		c->ps_rval.sys_rval1 = bsz;

@@ -45,9 +45,12 @@
  *    [m_regs[c][a], m_regs[c][a] + arg_size) lies inside
  *    [m_base, m_base + m_size), and inside [m_base, m_base + m_outsize)
  *    when it is an output; no two objects overlap; each by-value
- *    argument's register is its arg_value; registers past ps_nargs are 0;
+ *    argument's register is its arg_value (but see marshal_lenrules:
+ *    a count is at most its buffer's size); registers past ps_nargs
+ *    are 0;
  *  - after marshal_pack(), the bytes of each input object in the image
- *    equal the caller's object;
+ *    equal the caller's object (but a length of marshal_lenrules is at
+ *    most its buffer's size);
  *  - after marshal_unpack(), each output object holds the image's bytes,
  *    and no more than arg_size bytes were written to it; each length
  *    named by a rule of marshal_lenrules() is at most its buffer's size.
@@ -141,18 +144,28 @@ extern int marshal_unpack(const marshal_t *, psyscall_t *, uint_t,
     const void *, size_t);
 
 /*
- * Lengths that a call writes into the caller's memory, which the target
- * controls and marshal_unpack() therefore clamps to the size of the
- * buffer they describe:
+ * Lengths.  The target is not trusted, and neither is a length that a
+ * caller got wrong: for the calls of this table, marshal makes sure that
+ * the target's kernel is never asked to write past a by-reference object
+ * of the block, and that a length the target writes back never exceeds
+ * the caller's buffer.
  *  - ML_LENARG: argument ml_lenarg is a by-reference socklen_t (or int)
- *    that the call sets to the length of argument ml_bufarg, e.g.
- *    getsockopt's optlen, getsockname's namelen.  It is clamped to
- *    ml_bufarg's arg_size (0 when that buffer is a NULL by-value
- *    pointer; not clamped when it is another by-value address, which
- *    the caller gave and vouches for).  As an unsigned 32-bit value, so
- *    a negative int becomes the buffer's size.
- *  - ML_RVAL: a successful call returns the number of bytes it put in
- *    argument ml_bufarg (read, readlink, ...); sys_rval1 is clamped.
+ *    that gives and gets back the length of argument ml_bufarg (e.g.
+ *    getsockopt's optlen, getsockname's namelen).  On the way in, when
+ *    ml_bufarg is by reference, its value in the image is at most
+ *    ml_bufarg's arg_size (marshal_pack).  On the way back, it is
+ *    clamped to ml_bufarg's arg_size, or to 0 when ml_bufarg is a NULL
+ *    by-value pointer; it is not clamped when ml_bufarg is another
+ *    by-value address (which the caller gave and vouches for).  Lengths
+ *    are compared as unsigned 32-bit values: a negative int becomes the
+ *    buffer's size.
+ *  - ML_RVAL: argument ml_lenarg is a by-value count of the bytes the
+ *    call may put in by-reference argument ml_bufarg (read's count,
+ *    readlinkat's bufsiz): its register is at most ml_bufarg's arg_size
+ *    (marshal_plan).  A successful call returns the number of bytes it
+ *    put there: sys_rval1 is clamped to arg_size as well.
+ * These are the only exceptions to "by-value registers are arg_value"
+ * and "inputs reach the block unchanged".
  */
 #define	ML_LENARG	1
 #define	ML_RVAL		2
@@ -160,7 +173,7 @@ extern int marshal_unpack(const marshal_t *, psyscall_t *, uint_t,
 typedef struct marshal_lenrule {
 	int		ml_sysindex;
 	int		ml_kind;	/* ML_LENARG, ML_RVAL */
-	int		ml_lenarg;	/* ML_LENARG: the length argument */
+	int		ml_lenarg;	/* the length (count) argument */
 	int		ml_bufarg;	/* the buffer it describes */
 } marshal_lenrule_t;
 

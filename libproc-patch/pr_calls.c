@@ -1,0 +1,250 @@
+/*
+ * pr_calls.c: illumos' pr_* wrappers, each a system call run in the
+ * target through Psyscall() (and so through an agent made for the call
+ * when the caller holds none).  With a NULL handle they act on the
+ * calling process, as on illumos.  All return -1 with errno set on
+ * failure: the call's own errno, or the reason it could not be made.
+ *
+ * Buffers: a by-reference object is at most MAXARGL bytes.  A larger
+ * buffer is described as MAXARGL bytes, and the length handed to the
+ * call says no more (marshal.c clamps it), so the target's kernel never
+ * writes past what is read back.  A length that the target writes back
+ * is at most the buffer's size: unlike a local getsockname(), a
+ * truncated address is not announced by a larger *namelen.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "Pcontrol.h"
+
+static void
+byval(argdes_t *a, long value)
+{
+	memset(a, 0, sizeof (*a));
+	a->arg_type = AT_BYVAL;
+	a->arg_value = value;
+}
+
+static void
+byref(argdes_t *a, void *obj, size_t size, int inout)
+{
+	memset(a, 0, sizeof (*a));
+	a->arg_type = AT_BYREF;
+	a->arg_inout = (char)inout;
+	a->arg_object = obj;
+	a->arg_size = (ushort_t)(size > MAXARGL ? MAXARGL : size);
+}
+
+/* Run the call; its return value, or -1 with errno. */
+static long
+call(struct ps_prochandle *P, int nr, uint_t nargs, argdes_t *args)
+{
+	sysret_t rv;
+	int err;
+
+	if ((err = Psyscall(P, &rv, nr, nargs, args)) == -1)
+		return (-1);		/* errno says why */
+	if (err != 0) {
+		errno = err;
+		return (-1);
+	}
+	return (rv.sys_rval1);
+}
+
+int
+pr_getsockopt(struct ps_prochandle *P, int sock, int level, int optname,
+    void *optval, int *optlen)
+{
+	argdes_t a[5];
+
+	if (P == NULL) {
+		socklen_t len = optlen != NULL ? (socklen_t)*optlen : 0;
+		int r = getsockopt(sock, level, optname, optval,
+		    optlen != NULL ? &len : NULL);
+
+		if (r == 0 && optlen != NULL)
+			*optlen = (int)len;
+		return (r);
+	}
+	if (optlen != NULL && *optlen < 0) {
+		errno = EINVAL;
+		return (-1);
+	}
+	byval(&a[0], sock);
+	byval(&a[1], level);
+	byval(&a[2], optname);
+	if (optval != NULL && optlen != NULL)
+		byref(&a[3], optval, (size_t)*optlen, AI_OUTPUT);
+	else
+		byval(&a[3], (long)optval);
+	if (optlen != NULL)
+		byref(&a[4], optlen, sizeof (*optlen), AI_INOUT);
+	else
+		byval(&a[4], 0);
+	return ((int)call(P, SYS_getsockopt, 5, a));
+}
+
+typedef int local_name_f(int, struct sockaddr *, socklen_t *);
+
+static int
+sockname(struct ps_prochandle *P, int nr, local_name_f *local, int sock,
+    struct sockaddr *name, socklen_t *namelen)
+{
+	argdes_t a[3];
+
+	if (P == NULL)
+		return (local(sock, name, namelen));
+	byval(&a[0], sock);
+	if (name != NULL && namelen != NULL)
+		byref(&a[1], name, *namelen, AI_OUTPUT);
+	else
+		byval(&a[1], (long)name);
+	if (namelen != NULL)
+		byref(&a[2], namelen, sizeof (*namelen), AI_INOUT);
+	else
+		byval(&a[2], 0);
+	return ((int)call(P, nr, 3, a));
+}
+
+int
+pr_getsockname(struct ps_prochandle *P, int sock, struct sockaddr *name,
+    socklen_t *namelen)
+{
+	return (sockname(P, SYS_getsockname, getsockname, sock, name,
+	    namelen));
+}
+
+int
+pr_getpeername(struct ps_prochandle *P, int sock, struct sockaddr *name,
+    socklen_t *namelen)
+{
+	return (sockname(P, SYS_getpeername, getpeername, sock, name,
+	    namelen));
+}
+
+/* The size of the object that fcntl command cmd takes by reference. */
+static size_t
+fcntl_objsize(int cmd)
+{
+	switch (cmd) {
+	case F_GETLK:
+	case F_SETLK:
+	case F_SETLKW:
+	case F_OFD_GETLK:
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW:
+		return (sizeof (struct flock));
+	case F_GETOWN_EX:
+	case F_SETOWN_EX:
+		return (sizeof (struct f_owner_ex));
+#ifdef	F_GET_RW_HINT
+	case F_GET_RW_HINT:
+	case F_SET_RW_HINT:
+	case F_GET_FILE_RW_HINT:
+	case F_SET_FILE_RW_HINT:
+		return (sizeof (uint64_t));
+#endif
+	default:
+		return (0);	/* an int, or nothing: by value */
+	}
+}
+
+int
+pr_fcntl(struct ps_prochandle *P, int fd, int cmd, void *argp)
+{
+	size_t objsize = fcntl_objsize(cmd);
+	argdes_t a[3];
+
+	if (P == NULL)
+		return (fcntl(fd, cmd, argp));
+	byval(&a[0], fd);
+	byval(&a[1], cmd);
+	if (objsize != 0 && argp != NULL)
+		byref(&a[2], argp, objsize, AI_INOUT);
+	else
+		byval(&a[2], (long)argp);
+	return ((int)call(P, SYS_fcntl, 3, a));
+}
+
+int
+pr_fstat(struct ps_prochandle *P, int fd, struct stat *sb)
+{
+	argdes_t a[2];
+
+	if (P == NULL)
+		return (fstat(fd, sb));
+	byval(&a[0], fd);
+	if (sb != NULL)
+		byref(&a[1], sb, sizeof (*sb), AI_OUTPUT);
+	else
+		byval(&a[1], 0);
+	return ((int)call(P, SYS_fstat, 2, a));
+}
+
+off_t
+pr_lseek(struct ps_prochandle *P, int fd, off_t offset, int whence)
+{
+	argdes_t a[3];
+
+	if (P == NULL)
+		return (lseek(fd, offset, whence));
+	byval(&a[0], fd);
+	byval(&a[1], (long)offset);
+	byval(&a[2], whence);
+	return ((off_t)call(P, SYS_lseek, 3, a));
+}
+
+int
+pr_open(struct ps_prochandle *P, const char *path, int oflag, mode_t mode)
+{
+	size_t len;
+	argdes_t a[4];
+
+	if (P == NULL)
+		return (open(path, oflag, mode));
+	if (path == NULL) {
+		errno = EFAULT;
+		return (-1);
+	}
+	if ((len = strlen(path) + 1) > MAXARGL) {
+		errno = ENAMETOOLONG;
+		return (-1);
+	}
+	byval(&a[0], AT_FDCWD);
+	/* The object is only read by the call: cast away const. */
+	byref(&a[1], (void *)(uintptr_t)path, len, AI_INPUT);
+	byval(&a[2], oflag);
+	byval(&a[3], (long)mode);
+	return ((int)call(P, SYS_openat, 4, a));
+}
+
+int
+pr_close(struct ps_prochandle *P, int fd)
+{
+	argdes_t a[1];
+
+	if (P == NULL)
+		return (close(fd));
+	byval(&a[0], fd);
+	return ((int)call(P, SYS_close, 1, a));
+}
+
+int
+pr_getrlimit(struct ps_prochandle *P, int resource, struct rlimit *rlp)
+{
+	argdes_t a[2];
+
+	if (P == NULL)
+		return (getrlimit(resource, rlp));
+	byval(&a[0], resource);
+	if (rlp != NULL)
+		byref(&a[1], rlp, sizeof (*rlp), AI_OUTPUT);
+	else
+		byval(&a[1], 0);
+	return ((int)call(P, SYS_getrlimit, 2, a));
+}
