@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "Pcontrol.h"
 #include "libproc.h"
 #include "marshal.h"
 #include "testutil.h"

@@ -299,10 +299,10 @@ open_pipe_and_socket(void)
 typedef struct pick {
 	int		p_fd;
 	int		p_found;
-	prfdinfo_t	p_info;
 	char		p_path[64];
 	int		p_type;
 	int		p_has_peercred;
+	prfdinfo_t	p_info;		/* the fixed part only; last */
 } pick_t;
 
 static int

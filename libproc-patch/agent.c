@@ -51,7 +51,7 @@
  * with WNOHANG, spinning briefly and then sleeping in growing steps.  A
  * target that exits or is killed during a batch ends it with ESRCH.
  *
- * Signals of the calling program: see agent.h.  In short, the thread's
+ * Signals of the calling program: see libproc.h.  In short, the thread's
  * registers and mask are altered only during steps 3-6, and the calling
  * thread's asynchronous signals are blocked for exactly that window.
  */
@@ -74,7 +74,6 @@
 #include <unistd.h>
 
 #include "Pcontrol.h"
-#include "agent.h"
 #include "marshal.h"
 
 #define	AGENT_STOP_MS	2000		/* bound of one wait for a stop */
@@ -151,7 +150,7 @@ my_tid(void)
 }
 
 /*
- * Block the calling thread's asynchronous signals (see agent.h).  The
+ * Block the calling thread's asynchronous signals (see libproc.h).  The
  * synchronous ones stay open: blocking them would turn a fault of ours
  * into a silent death.
  */

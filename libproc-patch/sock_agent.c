@@ -24,7 +24,6 @@
 #include <sys/syscall.h>
 
 #include "Pcontrol.h"
-#include "agent.h"
 
 /* The getsockopt calls of the batch, in its order after the fstat. */
 enum {
