@@ -42,7 +42,8 @@ extern void fdrec_free(fdrec_t *);
 extern int fdrec_add(fdrec_t *, uint_t, const void *, size_t);
 
 /*
- * Sources of socket facts.  probe: 0 when the source can serve this target,
+ * Sources of socket facts.  batch (optional): the fds the walk is about
+ * to ask about, in order (a source may fetch ahead).  probe: 0 when the source can serve this target,
  * else an errno with a message in P->socksrc_err.  facts: add the socket
  * items of fd (whose inode the walk saw as ino) to rec; 0, or an errno
  * when the fd is gone (ENOENT, skip it) or the target is (ESRCH).  A fact
@@ -52,15 +53,24 @@ extern int sock_pidfd_probe(struct ps_prochandle *);
 extern int sock_pidfd_facts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
 extern int sock_agent_probe(struct ps_prochandle *);
 extern int sock_agent_facts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
+extern void sock_agent_batch(struct ps_prochandle *, const int *, size_t);
 extern int sock_diag_probe(struct ps_prochandle *);
 extern int sock_diag_facts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
 extern void sock_diag_free(struct ps_prochandle *);
+
+/*
+ * The socket items of s, a socket open in this process that must be the
+ * one whose inode the walk saw (else ESTALE).  sock_local.c.
+ */
+extern int sock_local_facts(int, uint64_t, fdrec_t *);
 
 /*
  * The socket items of fd from the handle's source (chosen by Psetsocksrc,
  * or at first use): 0, or ENOENT/ESTALE/ESRCH as for the sources.
  */
 extern int Psockfacts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
+/* The walk's next batch of fds, told to the source before it is walked. */
+extern void Psockbatch(struct ps_prochandle *, const int *, size_t);
 
 /* Open /proc/PID/<name> relative to the grab; -1 with errno. */
 extern int Pprocopen(struct ps_prochandle *, const char *, int);

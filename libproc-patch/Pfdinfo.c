@@ -285,6 +285,8 @@ Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
 	}
 	while ((nfds = next_batch(P, dents, fds)) > 0) {
 		used = 0;
+		if (!(flags & PFDI_STATONLY))
+			Psockbatch(P, fds, (size_t)nfds);
 		if (par)
 			rv = fdpipe_walk(P, flags, fds, (size_t)nfds, func, cd,
 			    &used);

@@ -255,3 +255,9 @@ sock_agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, fdrec_t *rec)
 	add_facts(rec, &b);
 	return (0);
 }
+
+/* The walk's next batch of fds: nothing to fetch ahead yet. */
+void
+sock_agent_batch(struct ps_prochandle *P, const int *fds, size_t nfds)
+{
+}

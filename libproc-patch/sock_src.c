@@ -17,12 +17,14 @@
 typedef struct socksrc_ops {
 	int	(*so_probe)(struct ps_prochandle *);
 	int	(*so_facts)(struct ps_prochandle *, int, uint64_t, fdrec_t *);
+	void	(*so_batch)(struct ps_prochandle *, const int *, size_t);
 } socksrc_ops_t;
 
 static const socksrc_ops_t socksrc_ops[] = {
-	[PSOCK_PIDFD] = { sock_pidfd_probe, sock_pidfd_facts },
-	[PSOCK_AGENT] = { sock_agent_probe, sock_agent_facts },
-	[PSOCK_DIAG] = { sock_diag_probe, sock_diag_facts },
+	[PSOCK_PIDFD] = { sock_pidfd_probe, sock_pidfd_facts, NULL },
+	[PSOCK_AGENT] = { sock_agent_probe, sock_agent_facts,
+	    sock_agent_batch },
+	[PSOCK_DIAG] = { sock_diag_probe, sock_diag_facts, NULL },
 };
 
 const char *
@@ -103,6 +105,13 @@ static void
 note_sockerr(fdrec_t *rec, const char *msg)
 {
 	(void) fdrec_add(rec, PR_SOCKERR, msg, strlen(msg) + 1);
+}
+
+void
+Psockbatch(struct ps_prochandle *P, const int *fds, size_t nfds)
+{
+	if (P->socksrc_set && socksrc_ops[P->socksrc].so_batch != NULL)
+		socksrc_ops[P->socksrc].so_batch(P, fds, nfds);
 }
 
 int
