@@ -58,6 +58,8 @@ awk -F'\t' -v pid="$node_pid" -v socks="$sockets" '
 	}
 	END {
 		printf "  %-36s %8s %10s\n", "source", "calls", "bytes"
+		mem = "target memory (/proc/PID/mem)"
+		calls[mem] += 0; bytes[mem] += 0
 		for (k in calls)
 			printf "  %-36s %8d %10d\n", k, calls[k], bytes[k]
 		if (socks > 0)
