@@ -198,14 +198,16 @@ require_kinds(const fixture_t *fx, const char *kinds)
 }
 
 /*
- * One set of fds: pfiles with no --via, with --via=auto and with
- * --via=pidfd must each print exactly the expected text.
+ * One set of fds: pfiles with no --via, and with --via=auto, pidfd and
+ * agent, must each print exactly the expected text (so the agent's
+ * output is byte for byte pidfd's, on every fixture).
  */
 static void
 check_set(const char *set, const char *kinds)
 {
 	static const char *const via_auto[] = { "--via=auto", NULL };
 	static const char *const via_pidfd[] = { "--via=pidfd", NULL };
+	static const char *const via_agent[] = { "--via=agent", NULL };
 	fixture_t fx, *fxs[1] = { &fx };
 	char *expected, *what;
 
@@ -220,6 +222,9 @@ check_set(const char *set, const char *kinds)
 	free(what);
 	what = tu_asprintf("%s.via-pidfd", set);
 	run_and_compare(what, via_pidfd, fxs, 1, expected);
+	free(what);
+	what = tu_asprintf("%s.via-agent", set);
+	run_and_compare(what, via_agent, fxs, 1, expected);
 	free(what);
 	free(expected);
 	fixture_stop(&fx);
@@ -432,14 +437,15 @@ ATF_TC_HEAD(target_keeps_running, tc)
 ATF_TC_BODY(target_keeps_running, tc)
 {
 	static const char *const vias[][2] = {
-	    { "--via=pidfd", NULL }, { "--via=auto", NULL }, { NULL, NULL } };
+	    { "--via=pidfd", NULL }, { "--via=auto", NULL },
+	    { "--via=agent", NULL }, { NULL, NULL } };
 	fixture_t fx, *fxs[1] = { &fx };
 	char *expected, *line;
 	int status;
 
 	fixture_start(&fx, "all", NULL, NULL);
 	expected = expected_text(&fx, 0);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		char *what = tu_asprintf("keeps-running.%d", i);
 
 		run_and_compare(what, vias[i], fxs, 1, expected);
