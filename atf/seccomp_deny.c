@@ -1,0 +1,69 @@
+/*
+ * seccomp_deny: run a program with one system call refused, as a sandbox
+ * would refuse it.
+ *
+ *	seccomp_deny NR ERRNO PROGRAM [ARG ...]
+ *
+ * System call NR (x86_64) fails with ERRNO in PROGRAM and everything it
+ * starts; every other call is allowed.  Used to show that pfiles
+ * --via=auto falls back to the agent where pidfd_getfd(2) is refused.
+ */
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+static int
+number(const char *s, long max, long *valp)
+{
+	char *end;
+
+	errno = 0;
+	*valp = strtol(s, &end, 10);
+	return (errno != 0 || *end != '\0' || end == s || *valp < 0 ||
+	    *valp > max ? -1 : 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	long nr, err;
+
+	if (argc < 4 || number(argv[1], 4096, &nr) != 0 ||
+	    number(argv[2], 4095, &err) != 0) {
+		(void) fprintf(stderr, "usage: seccomp_deny NR ERRNO PROGRAM "
+		    "[ARG ...]\n");
+		return (2);
+	}
+
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
+		    ((unsigned)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = sizeof (code) / sizeof (code[0]),
+		.filter = code,
+	};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+		perror("seccomp_deny: prctl");
+		return (1);
+	}
+	(void) execvp(argv[3], argv + 3);
+	perror("seccomp_deny: exec");
+	return (127);
+}

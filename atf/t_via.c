@@ -1,0 +1,177 @@
+/*
+ * t_via: where pfiles takes socket facts from when pidfd_getfd(2) is
+ * refused, as a sandbox's seccomp policy or an old kernel refuses it:
+ * --via=pidfd is then an error for that pid, and --via=auto falls back to
+ * the agent, printing exactly what --via=pidfd prints where it works.
+ */
+#include <atf-c.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pcount.h"
+#include "testutil.h"
+
+#define	SECCOMP_DENY	BUILD_DIR "/atf/seccomp_deny"
+
+/* A sockfix with sockets of every family; its pid. */
+static pid_t
+start_fixture(tu_child_t *fx)
+{
+	const char *const argv[] = { TU_SOCKFIX, "-s",
+	    "tcp,udp4,unix,abstract,socketpair,netlink,pipe,file", NULL };
+	char *manifest;
+	int found;
+	pid_t pid;
+
+	tu_spawn(fx, argv, 0);
+	manifest = tu_read_until(fx->tc_out, "end", TU_TIMEOUT_MS, &found);
+	ATF_REQUIRE_MSG(found, "sockfix wrote no manifest");
+	ATF_REQUIRE(sscanf(strstr(manifest, "\npid ") + 5, "%d", &pid) == 1);
+	free(manifest);
+	return (pid);
+}
+
+/* pfiles' output with --via=pidfd, where nothing is refused. */
+static char *
+reference_output(const char *pidarg)
+{
+	const char *const argv[] = { TU_PFILES, "--via=pidfd", pidarg, NULL };
+	tu_result_t r;
+	char *out;
+
+	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_require_exit("pfiles --via=pidfd", &r, 0);
+	out = strdup(r.tr_out);
+	tu_result_free(&r);
+	return (out);
+}
+
+/* Run pfiles VIA PID with pidfd_getfd refused with err. */
+static void
+run_refused(int err, const char *via, const char *pidarg, tu_result_t *r)
+{
+	char nr[16], errs[16];
+
+	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_pidfd_getfd);
+	(void) snprintf(errs, sizeof (errs), "%d", err);
+	const char *const argv[] = { SECCOMP_DENY, nr, errs, TU_PFILES, via,
+	    pidarg, NULL };
+	tu_run(argv, NULL, TU_TIMEOUT_MS, r);
+}
+
+static void
+check_fallback(int err)
+{
+	tu_child_t fx;
+	tu_result_t r;
+	char pidarg[16], *want, *msg;
+	pid_t pid;
+
+	pid = start_fixture(&fx);
+	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)pid);
+	want = reference_output(pidarg);
+
+	/* Forced, the refused source is an error, and nothing is printed. */
+	run_refused(err, "--via=pidfd", pidarg, &r);
+	tu_require_exit("pfiles --via=pidfd (refused)", &r, 1);
+	ATF_CHECK_EQ_MSG(r.tr_outlen, 0, "stdout: %s", r.tr_out);
+	msg = tu_asprintf("pfiles: cannot examine %s: pidfd: pidfd_getfd: "
+	    "%s\n", pidarg, strerror(err));
+	tu_require_same_str("refused-pidfd.stderr", msg, r.tr_err);
+	free(msg);
+	tu_result_free(&r);
+
+	/* auto takes the agent, and prints the same, saying nothing. */
+	run_refused(err, "--via=auto", pidarg, &r);
+	tu_require_exit("pfiles --via=auto (refused)", &r, 0);
+	tu_require_same_str("refused-auto.stdout", want, r.tr_out);
+	tu_require_same_str("refused-auto.stderr", "", r.tr_err);
+	tu_result_free(&r);
+	free(want);
+
+	ATF_CHECK_EQ(tu_proc_state(pid) != 'T', 1);
+	(void) tu_stop(&fx, TU_TIMEOUT_MS);
+}
+
+ATF_TC(auto_falls_back_on_enosys);
+ATF_TC_HEAD(auto_falls_back_on_enosys, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pidfd_getfd failing with ENOSYS (a "
+	    "kernel before 5.6): --via=pidfd errs, --via=auto uses the agent "
+	    "and prints what pidfd prints");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(auto_falls_back_on_enosys, tc)
+{
+	check_fallback(ENOSYS);
+}
+
+ATF_TC(auto_falls_back_on_eperm);
+ATF_TC_HEAD(auto_falls_back_on_eperm, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pidfd_getfd refused by seccomp with "
+	    "EPERM: --via=pidfd errs, --via=auto uses the agent and prints "
+	    "what pidfd prints");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(auto_falls_back_on_eperm, tc)
+{
+	check_fallback(EPERM);
+}
+
+/*
+ * The fallback really is the agent: under the refusal, pfiles --via=auto
+ * reads and writes the target's memory (the agent's batches), which
+ * --via=pidfd never does.
+ */
+ATF_TC(fallback_is_the_agent);
+ATF_TC_HEAD(fallback_is_the_agent, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "under the refusal, --via=auto moves "
+	    "arguments through /proc/PID/mem, as only the agent does");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(fallback_is_the_agent, tc)
+{
+	struct pcount_tab t = { 0 };
+	const struct pcount_rec *w;
+	char pidarg[16], mem[64], nr[16], errs[16], err[256];
+	tu_child_t fx;
+	pid_t pid;
+	int status;
+
+	pid = start_fixture(&fx);
+	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)pid);
+	(void) snprintf(mem, sizeof (mem), "/proc/%d/mem", (int)pid);
+	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_pidfd_getfd);
+	(void) snprintf(errs, sizeof (errs), "%d", ENOSYS);
+
+	/* The counter goes on the pfiles that seccomp_deny execs. */
+	char *const argv[] = { (char *)SECCOMP_DENY, nr, errs,
+	    (char *)TU_PFILES, (char *)"--via=auto", pidarg, NULL };
+	ATF_REQUIRE_MSG(pcount_run(argv, "counts", "/dev/null", 60, &status,
+	    err, sizeof (err)) == 0, "%s", err);
+	ATF_REQUIRE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ATF_REQUIRE_MSG(pcount_load("counts", &t, err, sizeof (err)) == 0,
+	    "%s", err);
+	w = pcount_find(&t, "pwrite64", mem);
+	if (w == NULL)
+		w = pcount_find(&t, "pwrite", mem);
+	ATF_CHECK_MSG(w != NULL && w->pr_calls > 0,
+	    "no pwrite of %s: the agent was not used", mem);
+	pcount_free(&t);
+	(void) tu_stop(&fx, TU_TIMEOUT_MS);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, auto_falls_back_on_enosys);
+	ATF_TP_ADD_TC(tp, auto_falls_back_on_eperm);
+	ATF_TP_ADD_TC(tp, fallback_is_the_agent);
+	return (atf_no_error());
+}
