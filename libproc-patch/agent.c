@@ -74,6 +74,7 @@
 #include <unistd.h>
 
 #include "Pcontrol.h"
+#include "agent_client.h"
 #include "marshal.h"
 
 #define	AGENT_STOP_MS	2000		/* bound of one wait for a stop */
@@ -105,6 +106,8 @@ struct agent {
 	uint64_t	ag_mask;
 	uint8_t		*ag_buf;	/* the block's image */
 	size_t		ag_bufsz;
+	void		*ag_client;	/* agent_client.h */
+	agent_client_fini_f *ag_client_fini;
 };
 
 /*
@@ -957,15 +960,41 @@ recover_and_detach(struct agent *ag)
 	(void) ptrace(PTRACE_DETACH, ag->ag_tid, NULL, (void *)(long)sig);
 }
 
+void *
+Pagent_client(struct ps_prochandle *P)
+{
+	return (P != NULL && P->agent != NULL ? P->agent->ag_client : NULL);
+}
+
+int
+Pagent_set_client(struct ps_prochandle *P, void *client,
+    agent_client_fini_f *fini)
+{
+	if (P == NULL || P->agent == NULL) {
+		errno = EINVAL;
+		return (-1);
+	}
+	P->agent->ag_client = client;
+	P->agent->ag_client_fini = fini;
+	return (0);
+}
+
 void
 Pdestroy_agent(struct ps_prochandle *P)
 {
+	agent_client_fini_f *fini;
 	struct agent *ag;
 	sigset_t old;
 	int st, e = errno;
 
 	if (P == NULL || (ag = P->agent) == NULL)
 		return;
+	/* The client first, while the agent can still run its calls. */
+	if ((fini = ag->ag_client_fini) != NULL) {
+		ag->ag_client_fini = NULL;
+		fini(P, ag->ag_client);
+		ag->ag_client = NULL;
+	}
 	block_signals(&old);
 	if (!live_released(ag)) {
 		if (ag->ag_state == AG_PARKED)

@@ -13,6 +13,12 @@
  * whose call failed is left out; TCP_NODELAY only for TCP, SO_PEERCRED
  * only for unix sockets, although the batch asks for both every time
  * (the domain is only known once the batch has run).
+ *
+ * That batch is the fallback.  First the target is asked to pass its
+ * sockets to us, 253 in one message (sock_agent_pass.c), and their facts
+ * are asked of the duplicates, as the pidfd source does; the batch serves
+ * the sockets that cannot be passed, or every socket of a grab in which
+ * passing cannot work.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -24,6 +30,7 @@
 #include <sys/syscall.h>
 
 #include "Pcontrol.h"
+#include "sock_agent_pass.h"
 
 /* The getsockopt calls of the batch, in its order after the fstat. */
 enum {
@@ -237,6 +244,8 @@ sock_agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, fdrec_t *rec)
 	char msg[sizeof (P->socksrc_err)];
 	int err;
 
+	if ((err = sock_pass_facts(P, fd, ino, rec)) != SOCK_PASS_NO)
+		return (err);
 	build_batch(&b, fd);
 	if (Psyscall_batch(P, b.sb_calls, C_N) != 0) {
 		if ((err = errno) == ESRCH)
@@ -256,8 +265,9 @@ sock_agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, fdrec_t *rec)
 	return (0);
 }
 
-/* The walk's next batch of fds: nothing to fetch ahead yet. */
+/* The walk's next batch of fds: those the target may pass. */
 void
 sock_agent_batch(struct ps_prochandle *P, const int *fds, size_t nfds)
 {
+	sock_pass_batch(P, fds, nfds);
 }
