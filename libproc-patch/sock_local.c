@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdatomic.h>
 #include <netinet/tcp.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -38,8 +39,13 @@ getopt_int(int s, int level, int name, int *valp)
 	socklen_t len = sizeof (*valp);
 
 	*valp = 0;
-	return (getsockopt(s, level, name, valp, &len) == 0 &&
-	    len == sizeof (*valp) ? 0 : -1);
+	if (getsockopt(s, level, name, valp, &len) != 0)
+		return (-1);
+	if (len != sizeof (*valp)) {
+		errno = EPROTO;
+		return (-1);
+	}
+	return (0);
 }
 
 static void
@@ -57,6 +63,33 @@ add_int_opt(int s, int name, uint_t type, fdrec_t *rec)
  * An option the socket refuses (SO_PASSCRED of an inet socket, since
  * Linux 6.16) is not known, and not shown.
  */
+/*
+ * Whether the kernel refuses a SOL_SOCKET boolean to every socket of a
+ * family is a fact of the kernel, not of the socket (SO_PASSCRED of inet
+ * sockets since Linux 6.16): once one socket of a family has refused an
+ * option with EOPNOTSUPP or ENOPROTOOPT, it is not asked of the others.
+ * Shared by the walk's threads, hence atomic; never cleared.
+ */
+#define	REFUSED_FAMILIES	64
+static _Atomic uint_t refused[REFUSED_FAMILIES];
+
+static int
+is_refused(int domain, uint_t bit)
+{
+	return (domain >= 0 && domain < REFUSED_FAMILIES &&
+	    (atomic_load_explicit(&refused[domain], memory_order_relaxed) &
+	    bit) != 0);
+}
+
+static void
+note_refused(int domain, int level, uint_t bit, int err)
+{
+	if (level == SOL_SOCKET && domain >= 0 && domain < REFUSED_FAMILIES &&
+	    (err == EOPNOTSUPP || err == ENOPROTOOPT))
+		(void) atomic_fetch_or_explicit(&refused[domain], bit,
+		    memory_order_relaxed);
+}
+
 static void
 add_bool_opts(int s, int domain, int type, fdrec_t *rec)
 {
@@ -69,9 +102,14 @@ add_bool_opts(int s, int domain, int type, fdrec_t *rec)
 		if (bool_opts[i].bit == PR_TCP_NODELAY &&
 		    (!inet || type != SOCK_STREAM))
 			continue;
-		if (getopt_int(s, bool_opts[i].level, bool_opts[i].name,
-		    &v) != 0)
+		if (is_refused(domain, bool_opts[i].bit))
 			continue;
+		if (getopt_int(s, bool_opts[i].level, bool_opts[i].name,
+		    &v) != 0) {
+			note_refused(domain, bool_opts[i].level,
+			    bool_opts[i].bit, errno);
+			continue;
+		}
 		b.pr_known |= bool_opts[i].bit;
 		if (v != 0)
 			b.pr_set |= bool_opts[i].bit;
