@@ -194,9 +194,13 @@ add_facts(fdrec_t *rec, const sock_batch_t *b)
 	add_int(rec, b, Q_PROTOCOL, PR_SOCKOPT_PROTOCOL);
 	add_int(rec, b, Q_DOMAIN, PR_SOCKOPT_DOMAIN);
 
+	/*
+	 * As sock_local.c: TCP_NODELAY counts for an inet stream that
+	 * answers it (TCP and MPTCP do, SCTP does not).
+	 */
+	(void) pp;
 	is_tcp = dp != NULL && (*dp == AF_INET || *dp == AF_INET6) &&
-	    tp != NULL && *tp == SOCK_STREAM && pp != NULL &&
-	    *pp == IPPROTO_TCP;
+	    tp != NULL && *tp == SOCK_STREAM;
 	for (int i = 0; i < PR_SO_NBOOL; i++) {
 		const int *bv = opt_value(b, Q_BOOL0 + i);
 		uint_t bit = opts[Q_BOOL0 + i].bit;
