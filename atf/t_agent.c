@@ -582,24 +582,6 @@ ATF_TC_BODY(pr_calls_multithreaded, tc)
 /* Psyscall's errors, and the target unharmed. */
 
 static void
-byval(argdes_t *a, long v)
-{
-	memset(a, 0, sizeof (*a));
-	a->arg_type = AT_BYVAL;
-	a->arg_value = v;
-}
-
-static void
-byref(argdes_t *a, void *obj, size_t size, int inout)
-{
-	memset(a, 0, sizeof (*a));
-	a->arg_type = AT_BYREF;
-	a->arg_inout = (char)inout;
-	a->arg_object = obj;
-	a->arg_size = (ushort_t)size;
-}
-
-static void
 require_einval(int rv, const char *what)
 {
 	int e = errno;
@@ -619,23 +601,23 @@ check_bad_descriptions(struct ps_prochandle *P)
 	sysret_t rv;
 
 	for (int i = 0; i <= MAXARGS; i++)
-		byval(&a[i], 0);
+		argdes_byval(&a[i], 0);
 	errno = 0;
 	require_einval(Psyscall(P, &rv, SYS_getpid, MAXARGS + 1, a),
 	    "nargs > MAXARGS");
 	errno = 0;
 	require_einval(Psyscall(P, &rv, SYS_getpid, 7, a), "nargs 7");
 
-	byval(&a[0], 0);
-	byref(&a[1], name, MAXARGL + 1, AI_OUTPUT);
-	byref(&a[2], &len, sizeof (len), AI_INOUT);
+	argdes_byval(&a[0], 0);
+	argdes_byref(&a[1], name, MAXARGL + 1, AI_OUTPUT);
+	argdes_byref(&a[2], &len, sizeof (len), AI_INOUT);
 	errno = 0;
 	require_einval(Psyscall(P, &rv, SYS_getsockname, 3, a),
 	    "arg_size > MAXARGL");
 
-	byval(&a[0], AT_FDCWD);
-	byref(&a[1], NULL, 10, AI_INPUT);
-	byval(&a[2], O_RDONLY);
+	argdes_byval(&a[0], AT_FDCWD);
+	argdes_byref(&a[1], NULL, 10, AI_INPUT);
+	argdes_byval(&a[2], O_RDONLY);
 	errno = 0;
 	require_einval(Psyscall(P, &rv, SYS_openat, 3, a),
 	    "NULL by-reference input");
@@ -670,8 +652,8 @@ ATF_TC_BODY(psyscall_errors, tc)
 
 	create_agent(P);
 	/* A call that fails in the target gives its errno. */
-	byval(&a[0], 700);		/* below the target's rlimit, unused */
-	byval(&a[1], F_GETFL);
+	argdes_byval(&a[0], 700);		/* below the target's rlimit, unused */
+	argdes_byval(&a[1], F_GETFL);
 	rv.sys_rval1 = 12345;
 	ATF_CHECK_EQ(Psyscall(P, &rv, SYS_fcntl, 2, a), EBADF);
 	ATF_CHECK_EQ(rv.sys_rval1, -1);
@@ -736,16 +718,16 @@ examine(pid_t pid)
 
 	memset(c, 0, sizeof (c));
 	c[0].ps_sysindex = SYS_getpid;
-	byval(&a[1][0], 0);
-	byval(&a[1][1], F_GETFL);
+	argdes_byval(&a[1][0], 0);
+	argdes_byval(&a[1][1], F_GETFL);
 	c[1].ps_sysindex = SYS_fcntl;
 	c[1].ps_nargs = 2;
 	c[1].ps_argp = a[1];
-	byval(&a[2][0], 1);		/* stdout: a pipe, not a socket */
-	byval(&a[2][1], SOL_SOCKET);
-	byval(&a[2][2], SO_TYPE);
-	byref(&a[2][3], &type, sizeof (type), AI_OUTPUT);
-	byref(&a[2][4], &len, sizeof (len), AI_INOUT);
+	argdes_byval(&a[2][0], 1);		/* stdout: a pipe, not a socket */
+	argdes_byval(&a[2][1], SOL_SOCKET);
+	argdes_byval(&a[2][2], SO_TYPE);
+	argdes_byref(&a[2][3], &type, sizeof (type), AI_OUTPUT);
+	argdes_byref(&a[2][4], &len, sizeof (len), AI_INOUT);
 	c[2].ps_sysindex = SYS_getsockopt;
 	c[2].ps_nargs = 5;
 	c[2].ps_argp = a[2];
@@ -1193,8 +1175,8 @@ ATF_TC_BODY(target_killed_during_batch, tc)
 
 	spawn_fds(&c, 2, &m);
 	for (int i = 0; i < MARSHAL_MAXCALLS; i++) {
-		byval(&args[i][0], i % 16);
-		byref(&args[i][1], &st[i], sizeof (st[i]), AI_OUTPUT);
+		argdes_byval(&args[i][0], i % 16);
+		argdes_byref(&args[i][1], &st[i], sizeof (st[i]), AI_OUTPUT);
 		calls[i].ps_sysindex = SYS_fstat;
 		calls[i].ps_nargs = 2;
 		calls[i].ps_argp = args[i];

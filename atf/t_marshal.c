@@ -21,33 +21,6 @@ static const marshal_area_t stack_area = {
 
 static marshal_t m;		/* big: keep it off the stack */
 
-static void
-set_val(argdes_t *a, long v)
-{
-	memset(a, 0, sizeof (*a));
-	a->arg_type = AT_BYVAL;
-	a->arg_value = v;
-}
-
-static void
-set_ref(argdes_t *a, void *obj, size_t size, int inout)
-{
-	memset(a, 0, sizeof (*a));
-	a->arg_type = AT_BYREF;
-	a->arg_inout = (char)inout;
-	a->arg_object = obj;
-	a->arg_size = (ushort_t)size;
-}
-
-static void
-set_call(psyscall_t *c, int nr, argdes_t *args, uint_t nargs)
-{
-	memset(c, 0, sizeof (*c));
-	c->ps_sysindex = nr;
-	c->ps_argp = args;
-	c->ps_nargs = nargs;
-}
-
 /*
  * The register of by-value argument i of c: its value, but a count of a
  * marshal_lenrules() rule is at most its by-reference buffer's size.
@@ -138,12 +111,12 @@ ATF_TC_BODY(layout_getsockopt, tc)
 	psyscall_t c;
 	int val = 0x11223344, len = sizeof (val);
 
-	set_val(&a[0], 7);
-	set_val(&a[1], SOL_SOCKET);
-	set_val(&a[2], SO_TYPE);
-	set_ref(&a[3], &val, sizeof (val), AI_OUTPUT);
-	set_ref(&a[4], &len, sizeof (len), AI_INOUT);
-	set_call(&c, SYS_getsockopt, a, 5);
+	argdes_byval(&a[0], 7);
+	argdes_byval(&a[1], SOL_SOCKET);
+	argdes_byval(&a[2], SO_TYPE);
+	argdes_byref(&a[3], &val, sizeof (val), AI_OUTPUT);
+	argdes_byref(&a[4], &len, sizeof (len), AI_INOUT);
+	psyscall_set(&c, SYS_getsockopt, a, 5);
 
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
 	check_plan(&m, &stack_area, &c, 1);
@@ -164,14 +137,14 @@ ATF_TC_BODY(layout_outputs_first, tc)
 	argdes_t a1[3], a2[3];
 	psyscall_t c[2];
 
-	set_ref(&a1[0], in1, sizeof (in1), AI_INPUT);
-	set_ref(&a1[1], out1, sizeof (out1), AI_OUTPUT);
-	set_val(&a1[2], -1);
-	set_ref(&a2[0], in2, sizeof (in2), AI_INPUT);
-	set_val(&a2[1], 42);
-	set_ref(&a2[2], io, sizeof (io), AI_INOUT);
-	set_call(&c[0], 1, a1, 3);
-	set_call(&c[1], 2, a2, 3);
+	argdes_byref(&a1[0], in1, sizeof (in1), AI_INPUT);
+	argdes_byref(&a1[1], out1, sizeof (out1), AI_OUTPUT);
+	argdes_byval(&a1[2], -1);
+	argdes_byref(&a2[0], in2, sizeof (in2), AI_INPUT);
+	argdes_byval(&a2[1], 42);
+	argdes_byref(&a2[2], io, sizeof (io), AI_INOUT);
+	psyscall_set(&c[0], 1, a1, 3);
+	psyscall_set(&c[1], 2, a2, 3);
 
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, c, 2), 0);
 	check_plan(&m, &stack_area, c, 2);
@@ -198,11 +171,11 @@ ATF_TC_BODY(alignment, tc)
 		marshal_area_t area = { 0x500000, 0x520000 + skew };
 
 		for (int i = 0; i < 6; i++)
-			set_ref(&a[i], objs[i], sizes[i],
+			argdes_byref(&a[i], objs[i], sizes[i],
 			    i % 2 ? AI_OUTPUT : AI_INPUT);
-		set_call(&c[0], 0, a, 6);
-		set_ref(&a[5], objs[6], sizes[6], AI_INOUT);
-		set_call(&c[1], 0, a + 4, 2);
+		psyscall_set(&c[0], 0, a, 6);
+		argdes_byref(&a[5], objs[6], sizes[6], AI_INOUT);
+		psyscall_set(&c[1], 0, a + 4, 2);
 		ATF_REQUIRE_EQ(marshal_plan(&m, &area, c, 2), 0);
 		check_plan(&m, &area, c, 2);
 		/* At most 15 bytes to align the end, 8 to align the base. */
@@ -246,8 +219,8 @@ ATF_TC_BODY(stack_area_below_redzone, tc)
 		argdes_t a;
 		psyscall_t c;
 
-		set_ref(&a, buf, sizeof (buf), AI_INOUT);
-		set_call(&c, 0, &a, 1);
+		argdes_byref(&a, buf, sizeof (buf), AI_INOUT);
+		psyscall_set(&c, 0, &a, 1);
 		ATF_REQUIRE_EQ(marshal_stack_area(0x7ffc12345678,
 		    0x7ffc12300000, 4096, &area), 0);
 		ATF_REQUIRE_EQ(marshal_plan(&m, &area, &c, 1), 0);
@@ -264,9 +237,9 @@ ATF_TC_BODY(bounds, tc)
 	argdes_t a[2];
 	psyscall_t c;
 
-	set_ref(&a[0], big, MAXARGL, AI_INPUT);
-	set_ref(&a[1], big, MAXARGL, AI_OUTPUT);
-	set_call(&c, 0, a, 2);
+	argdes_byref(&a[0], big, MAXARGL, AI_INPUT);
+	argdes_byref(&a[1], big, MAXARGL, AI_OUTPUT);
+	psyscall_set(&c, 0, a, 2);
 
 	/* Exactly enough room, then 8 bytes short. */
 	area.ma_lo = 0x100000;
@@ -308,8 +281,8 @@ ATF_TC_BODY(largest_batch, tc)
 
 	for (uint_t k = 0; k < MARSHAL_MAXCALLS; k++) {
 		for (uint_t i = 0; i < MARSHAL_NREGS; i++)
-			set_ref(&a[k][i], obj, MAXARGL, (int)(1 + (i + k) % 3));
-		set_call(&c[k], 0, a[k], MARSHAL_NREGS);
+			argdes_byref(&a[k][i], obj, MAXARGL, (int)(1 + (i + k) % 3));
+		psyscall_set(&c[k], 0, a[k], MARSHAL_NREGS);
 	}
 	ATF_REQUIRE_EQ(marshal_check(c, MARSHAL_MAXCALLS, &size, &outsize), 0);
 	ATF_CHECK_EQ(size, MARSHAL_MAXBLOCK);
@@ -333,9 +306,9 @@ require_einval(const char *what, void (*mutate)(psyscall_t *, argdes_t *))
 	size_t size = 12345;
 
 	for (int i = 0; i <= MAXARGS; i++)
-		set_ref(&a[i], obj, sizeof (obj), AI_INOUT);
-	set_call(&c[0], SYS_getpid, NULL, 0);
-	set_call(&c[1], SYS_getsockopt, a, 5);
+		argdes_byref(&a[i], obj, sizeof (obj), AI_INOUT);
+	psyscall_set(&c[0], SYS_getpid, NULL, 0);
+	psyscall_set(&c[1], SYS_getsockopt, a, 5);
 	ATF_REQUIRE_EQ_MSG(marshal_check(c, 2, NULL, NULL), 0, "%s", what);
 	mutate(&c[1], a);
 	ATF_CHECK_EQ_MSG(marshal_check(c, 2, &size, NULL), EINVAL, "%s", what);
@@ -439,18 +412,18 @@ ATF_TC_BODY(valid_edges, tc)
 	/* Six arguments, the largest object, a zero-size NULL object, a
 	 * by-value argument with meaningless inout and size. */
 	for (int i = 0; i < MARSHAL_NREGS; i++)
-		set_ref(&a[i], obj, MAXARGL, AI_INPUT);
-	set_ref(&a[1], NULL, 0, AI_OUTPUT);
-	set_val(&a[2], 99);
+		argdes_byref(&a[i], obj, MAXARGL, AI_INPUT);
+	argdes_byref(&a[1], NULL, 0, AI_OUTPUT);
+	argdes_byval(&a[2], 99);
 	a[2].arg_inout = 77;
 	a[2].arg_size = 65535;
-	set_call(&c, SYS_getpid, a, MARSHAL_NREGS);	/* no length rules */
+	psyscall_set(&c, SYS_getpid, a, MARSHAL_NREGS);	/* no length rules */
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
 	check_plan(&m, &stack_area, &c, 1);
 	ATF_CHECK_EQ(m.m_regs[0][2], 99);
 	ATF_CHECK_EQ(m.m_outsize, 8);
 	/* No by-ref objects: no write, no read. */
-	set_call(&c, SYS_getpid, NULL, 0);
+	psyscall_set(&c, SYS_getpid, NULL, 0);
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
 	ATF_CHECK_EQ(m.m_size, 0);
 	ATF_CHECK_EQ(m.m_outsize, 0);
@@ -466,11 +439,11 @@ ATF_TC_BODY(pack_inputs_verbatim, tc)
 	psyscall_t c;
 
 	memset(out, 0xAA, sizeof (out));
-	set_val(&a[0], -100);
-	set_ref(&a[1], path, sizeof (path), AI_INPUT);
-	set_ref(&a[2], out, sizeof (out), AI_OUTPUT);
-	set_ref(&a[3], io, sizeof (io), AI_INOUT);
-	set_call(&c, SYS_readlinkat, a, 4);
+	argdes_byval(&a[0], -100);
+	argdes_byref(&a[1], path, sizeof (path), AI_INPUT);
+	argdes_byref(&a[2], out, sizeof (out), AI_OUTPUT);
+	argdes_byref(&a[3], io, sizeof (io), AI_INOUT);
+	psyscall_set(&c, SYS_readlinkat, a, 4);
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
 	check_plan(&m, &stack_area, &c, 1);
 	memset(image, 0x55, sizeof (image));
@@ -506,10 +479,10 @@ ATF_TC_BODY(unpack_outputs_only, tc)
 	memset(in, 'i', sizeof (in));
 	memset(out, 'g', sizeof (out));		/* g: guard bytes */
 	memset(io, 'g', sizeof (io));
-	set_ref(&a[0], in, sizeof (in), AI_INPUT);
-	set_ref(&a[1], out, 12, AI_OUTPUT);
-	set_ref(&a[2], io, 7, AI_INOUT);
-	set_call(&c, 0, a, 3);
+	argdes_byref(&a[0], in, sizeof (in), AI_INPUT);
+	argdes_byref(&a[1], out, 12, AI_OUTPUT);
+	argdes_byref(&a[2], io, 7, AI_INOUT);
+	psyscall_set(&c, 0, a, 3);
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
 	ATF_REQUIRE_EQ(marshal_pack(&m, &c, 1, image, sizeof (image)), 0);
 
@@ -589,12 +562,12 @@ ATF_TC_BODY(clamp_lengths, tc)
 	psyscall_t c;
 
 	/* getsockopt: optlen is clamped to optval's size. */
-	set_val(&a[0], 3);
-	set_val(&a[1], SOL_SOCKET);
-	set_val(&a[2], SO_TYPE);
-	set_ref(&a[3], &val, sizeof (val), AI_OUTPUT);
-	set_ref(&a[4], &ilen, sizeof (ilen), AI_INOUT);
-	set_call(&c, SYS_getsockopt, a, 5);
+	argdes_byval(&a[0], 3);
+	argdes_byval(&a[1], SOL_SOCKET);
+	argdes_byval(&a[2], SO_TYPE);
+	argdes_byref(&a[3], &val, sizeof (val), AI_OUTPUT);
+	argdes_byref(&a[4], &ilen, sizeof (ilen), AI_INOUT);
+	psyscall_set(&c, SYS_getsockopt, a, 5);
 	ilen = sizeof (val);
 	ATF_CHECK_EQ(round_trip_len(&c, 4, 1000, 0), sizeof (val));
 	ATF_CHECK_EQ(round_trip_len(&c, 4, 0xffffffffU, 0), sizeof (val));
@@ -603,27 +576,27 @@ ATF_TC_BODY(clamp_lengths, tc)
 	/* Also when the call failed: a length is a length. */
 	ATF_CHECK_EQ(round_trip_len(&c, 4, 77, (uint64_t)-EBADF), sizeof (val));
 	/* A NULL optval (by value 0) has no room at all. */
-	set_val(&a[3], 0);
+	argdes_byval(&a[3], 0);
 	ATF_CHECK_EQ(round_trip_len(&c, 4, 9, 0), 0);
 
 	/* getsockname: namelen is clamped to the sockaddr's size. */
-	set_val(&a[0], 3);
-	set_ref(&a[1], &ss, 16, AI_OUTPUT);
-	set_ref(&a[2], &slen, sizeof (slen), AI_INOUT);
-	set_call(&c, SYS_getsockname, a, 3);
+	argdes_byval(&a[0], 3);
+	argdes_byref(&a[1], &ss, 16, AI_OUTPUT);
+	argdes_byref(&a[2], &slen, sizeof (slen), AI_INOUT);
+	psyscall_set(&c, SYS_getsockname, a, 3);
 	slen = 16;
 	ATF_CHECK_EQ(round_trip_len(&c, 2, 110, 0), 16);
 	ATF_CHECK_EQ(round_trip_len(&c, 2, 12, 0), 12);
-	set_call(&c, SYS_getpeername, a, 3);
+	psyscall_set(&c, SYS_getpeername, a, 3);
 	ATF_CHECK_EQ(round_trip_len(&c, 2, 4096, 0), 16);
-	set_call(&c, SYS_accept4, a, 3);
+	psyscall_set(&c, SYS_accept4, a, 3);
 	ATF_CHECK_EQ(round_trip_len(&c, 2, 17, 0), 16);
 	/* Another call number: no rule, the target's value stands. */
-	set_call(&c, SYS_getpid, a, 3);
+	psyscall_set(&c, SYS_getpid, a, 3);
 	ATF_CHECK_EQ(round_trip_len(&c, 2, 4096, 0), 4096);
 	/* A by-value buffer address that the caller gave is not clamped. */
-	set_call(&c, SYS_getsockname, a, 3);
-	set_val(&a[1], 0x12345678);
+	psyscall_set(&c, SYS_getsockname, a, 3);
+	argdes_byval(&a[1], 0x12345678);
 	ATF_CHECK_EQ(round_trip_len(&c, 2, 4096, 0), 4096);
 }
 
@@ -634,10 +607,10 @@ ATF_TC_BODY(clamp_return_values, tc)
 	argdes_t a[4];
 	psyscall_t c;
 
-	set_val(&a[0], 0);
-	set_ref(&a[1], buf, sizeof (buf), AI_OUTPUT);
-	set_val(&a[2], sizeof (buf));
-	set_call(&c, SYS_read, a, 3);
+	argdes_byval(&a[0], 0);
+	argdes_byref(&a[1], buf, sizeof (buf), AI_OUTPUT);
+	argdes_byval(&a[2], sizeof (buf));
+	psyscall_set(&c, SYS_read, a, 3);
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
 	ATF_REQUIRE_EQ(marshal_pack(&m, &c, 1, image, sizeof (image)), 0);
 	marshal_result(&c, 500);
@@ -652,11 +625,11 @@ ATF_TC_BODY(clamp_return_values, tc)
 	ATF_CHECK_EQ(c.ps_errno, EIO);
 
 	/* readlinkat: the buffer is the third argument. */
-	set_val(&a[0], -100);
-	set_ref(&a[1], buf, sizeof (buf), AI_INPUT);
-	set_ref(&a[2], link, sizeof (link), AI_OUTPUT);
-	set_val(&a[3], sizeof (link));
-	set_call(&c, SYS_readlinkat, a, 4);
+	argdes_byval(&a[0], -100);
+	argdes_byref(&a[1], buf, sizeof (buf), AI_INPUT);
+	argdes_byref(&a[2], link, sizeof (link), AI_OUTPUT);
+	argdes_byval(&a[3], sizeof (link));
+	psyscall_set(&c, SYS_readlinkat, a, 4);
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
 	ATF_REQUIRE_EQ(marshal_pack(&m, &c, 1, image, sizeof (image)), 0);
 	marshal_result(&c, 4000);
@@ -682,13 +655,13 @@ ATF_TC_BODY(socket_batch_round_trip, tc)
 	for (int k = 0; k < NC; k++) {
 		size_t sz = k == 0 ? 144 : (k >= 17 && k <= 18) ? 128 : 4 + k;
 
-		set_val(&a[k][0], 9);
-		set_val(&a[k][1], SOL_SOCKET);
-		set_val(&a[k][2], k);
-		set_ref(&a[k][3], obj[k][0], sz, AI_OUTPUT);
-		set_ref(&a[k][4], obj[k][1], 4, AI_INOUT);
+		argdes_byval(&a[k][0], 9);
+		argdes_byval(&a[k][1], SOL_SOCKET);
+		argdes_byval(&a[k][2], k);
+		argdes_byref(&a[k][3], obj[k][0], sz, AI_OUTPUT);
+		argdes_byref(&a[k][4], obj[k][1], 4, AI_INOUT);
 		memcpy(obj[k][1], &(uint32_t){ (uint32_t)sz }, 4);
-		set_call(&c[k], SYS_getsockopt, a[k], 5);
+		psyscall_set(&c[k], SYS_getsockopt, a[k], 5);
 	}
 	ATF_REQUIRE_EQ(marshal_stack_area(0x7ffe00001008, 0x7ffdfffe0000,
 	    65536, &area), 0);
@@ -731,31 +704,31 @@ ATF_TC_BODY(clamp_on_the_way_in, tc)
 	psyscall_t c;
 
 	/* read(fd, buf[10], 500): the count register says 10. */
-	set_val(&a[0], 0);
-	set_ref(&a[1], buf, sizeof (buf), AI_OUTPUT);
-	set_val(&a[2], 500);
-	set_call(&c, SYS_read, a, 3);
+	argdes_byval(&a[0], 0);
+	argdes_byref(&a[1], buf, sizeof (buf), AI_OUTPUT);
+	argdes_byval(&a[2], 500);
+	psyscall_set(&c, SYS_read, a, 3);
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
 	check_plan(&m, &stack_area, &c, 1);
 	ATF_CHECK_EQ(m.m_regs[0][2], sizeof (buf));
-	set_val(&a[2], 4);
+	argdes_byval(&a[2], 4);
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
 	ATF_CHECK_EQ(m.m_regs[0][2], 4);
-	set_val(&a[2], -1);		/* a huge size_t */
+	argdes_byval(&a[2], -1);		/* a huge size_t */
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
 	ATF_CHECK_EQ(m.m_regs[0][2], sizeof (buf));
 	/* A by-value buffer address: the caller's count stands. */
-	set_val(&a[1], 0x7000000);
+	argdes_byval(&a[1], 0x7000000);
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
 	ATF_CHECK_EQ((long)m.m_regs[0][2], -1L);
 
 	/* getsockopt with optlen 1000 for a 4-byte optval: 4 goes in. */
-	set_val(&a[0], 3);
-	set_val(&a[1], SOL_SOCKET);
-	set_val(&a[2], SO_TYPE);
-	set_ref(&a[3], &val, sizeof (val), AI_OUTPUT);
-	set_ref(&a[4], &ilen, sizeof (ilen), AI_INOUT);
-	set_call(&c, SYS_getsockopt, a, 5);
+	argdes_byval(&a[0], 3);
+	argdes_byval(&a[1], SOL_SOCKET);
+	argdes_byval(&a[2], SO_TYPE);
+	argdes_byref(&a[3], &val, sizeof (val), AI_OUTPUT);
+	argdes_byref(&a[4], &ilen, sizeof (ilen), AI_INOUT);
+	psyscall_set(&c, SYS_getsockopt, a, 5);
 	ilen = 1000;
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
 	ATF_REQUIRE_EQ(marshal_pack(&m, &c, 1, image, sizeof (image)), 0);
@@ -771,7 +744,7 @@ ATF_TC_BODY(clamp_on_the_way_in, tc)
 	memcpy(&inimg, image + (m.m_regs[0][4] - m.m_base), 4);
 	ATF_CHECK_EQ(inimg, 3);
 	/* A NULL optval: the length goes in as given (the kernel judges). */
-	set_val(&a[3], 0);
+	argdes_byval(&a[3], 0);
 	ilen = 1000;
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
 	ATF_REQUIRE_EQ(marshal_pack(&m, &c, 1, image, sizeof (image)), 0);

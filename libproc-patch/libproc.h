@@ -245,6 +245,27 @@ typedef struct sysret {
 	long		sys_rval2;
 } sysret_t;
 
+/* Filling in argument descriptions and calls (Linux extensions). */
+static inline void
+argdes_byval(argdes_t *a, long value)
+{
+	a->arg_value = value;
+	a->arg_object = (void *)0;
+	a->arg_type = AT_BYVAL;
+	a->arg_inout = 0;
+	a->arg_size = 0;
+}
+
+static inline void
+argdes_byref(argdes_t *a, void *object, size_t size, int inout)
+{
+	a->arg_value = 0;
+	a->arg_object = object;
+	a->arg_type = AT_BYREF;
+	a->arg_inout = (char)inout;
+	a->arg_size = (ushort_t)size;	/* Psyscall refuses > MAXARGL */
+}
+
 extern int Pcreate_agent(struct ps_prochandle *);
 extern void Pdestroy_agent(struct ps_prochandle *);
 extern int Psyscall(struct ps_prochandle *, sysret_t *, int, uint_t,
@@ -266,6 +287,17 @@ typedef struct psyscall {
 } psyscall_t;
 
 extern int Psyscall_batch(struct ps_prochandle *, psyscall_t *, uint_t);
+
+static inline void
+psyscall_set(psyscall_t *c, int sysindex, argdes_t *argp, uint_t nargs)
+{
+	c->ps_sysindex = sysindex;
+	c->ps_nargs = nargs;
+	c->ps_argp = argp;
+	c->ps_rval.sys_rval1 = 0;
+	c->ps_rval.sys_rval2 = 0;
+	c->ps_errno = 0;
+}
 
 /*
  * Why the last Pcreate_agent() or Psyscall_batch() of this thread failed,

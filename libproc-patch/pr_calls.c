@@ -22,22 +22,11 @@
 
 #include "Pcontrol.h"
 
-static void
-byval(argdes_t *a, long value)
-{
-	memset(a, 0, sizeof (*a));
-	a->arg_type = AT_BYVAL;
-	a->arg_value = value;
-}
-
+/* A by-reference argument; objects past MAXARGL are cut to it. */
 static void
 byref(argdes_t *a, void *obj, size_t size, int inout)
 {
-	memset(a, 0, sizeof (*a));
-	a->arg_type = AT_BYREF;
-	a->arg_inout = (char)inout;
-	a->arg_object = obj;
-	a->arg_size = (ushort_t)(size > MAXARGL ? MAXARGL : size);
+	argdes_byref(a, obj, size > MAXARGL ? MAXARGL : size, inout);
 }
 
 /* Run the call; its return value, or -1 with errno. */
@@ -75,17 +64,17 @@ pr_getsockopt(struct ps_prochandle *P, int sock, int level, int optname,
 		errno = EINVAL;
 		return (-1);
 	}
-	byval(&a[0], sock);
-	byval(&a[1], level);
-	byval(&a[2], optname);
+	argdes_byval(&a[0], sock);
+	argdes_byval(&a[1], level);
+	argdes_byval(&a[2], optname);
 	if (optval != NULL && optlen != NULL)
 		byref(&a[3], optval, (size_t)*optlen, AI_OUTPUT);
 	else
-		byval(&a[3], (long)optval);
+		argdes_byval(&a[3], (long)optval);
 	if (optlen != NULL)
 		byref(&a[4], optlen, sizeof (*optlen), AI_INOUT);
 	else
-		byval(&a[4], 0);
+		argdes_byval(&a[4], 0);
 	return ((int)call(P, SYS_getsockopt, 5, a));
 }
 
@@ -99,15 +88,15 @@ sockname(struct ps_prochandle *P, int nr, local_name_f *local, int sock,
 
 	if (P == NULL)
 		return (local(sock, name, namelen));
-	byval(&a[0], sock);
+	argdes_byval(&a[0], sock);
 	if (name != NULL && namelen != NULL)
 		byref(&a[1], name, *namelen, AI_OUTPUT);
 	else
-		byval(&a[1], (long)name);
+		argdes_byval(&a[1], (long)name);
 	if (namelen != NULL)
 		byref(&a[2], namelen, sizeof (*namelen), AI_INOUT);
 	else
-		byval(&a[2], 0);
+		argdes_byval(&a[2], 0);
 	return ((int)call(P, nr, 3, a));
 }
 
@@ -162,12 +151,12 @@ pr_fcntl(struct ps_prochandle *P, int fd, int cmd, void *argp)
 
 	if (P == NULL)
 		return (fcntl(fd, cmd, argp));
-	byval(&a[0], fd);
-	byval(&a[1], cmd);
+	argdes_byval(&a[0], fd);
+	argdes_byval(&a[1], cmd);
 	if (objsize != 0 && argp != NULL)
 		byref(&a[2], argp, objsize, AI_INOUT);
 	else
-		byval(&a[2], (long)argp);
+		argdes_byval(&a[2], (long)argp);
 	return ((int)call(P, SYS_fcntl, 3, a));
 }
 
@@ -178,11 +167,11 @@ pr_fstat(struct ps_prochandle *P, int fd, struct stat *sb)
 
 	if (P == NULL)
 		return (fstat(fd, sb));
-	byval(&a[0], fd);
+	argdes_byval(&a[0], fd);
 	if (sb != NULL)
 		byref(&a[1], sb, sizeof (*sb), AI_OUTPUT);
 	else
-		byval(&a[1], 0);
+		argdes_byval(&a[1], 0);
 	return ((int)call(P, SYS_fstat, 2, a));
 }
 
@@ -193,9 +182,9 @@ pr_lseek(struct ps_prochandle *P, int fd, off_t offset, int whence)
 
 	if (P == NULL)
 		return (lseek(fd, offset, whence));
-	byval(&a[0], fd);
-	byval(&a[1], (long)offset);
-	byval(&a[2], whence);
+	argdes_byval(&a[0], fd);
+	argdes_byval(&a[1], (long)offset);
+	argdes_byval(&a[2], whence);
 	return ((off_t)call(P, SYS_lseek, 3, a));
 }
 
@@ -215,11 +204,11 @@ pr_open(struct ps_prochandle *P, const char *path, int oflag, mode_t mode)
 		errno = ENAMETOOLONG;
 		return (-1);
 	}
-	byval(&a[0], AT_FDCWD);
+	argdes_byval(&a[0], AT_FDCWD);
 	/* The object is only read by the call: cast away const. */
 	byref(&a[1], (void *)(uintptr_t)path, len, AI_INPUT);
-	byval(&a[2], oflag);
-	byval(&a[3], (long)mode);
+	argdes_byval(&a[2], oflag);
+	argdes_byval(&a[3], (long)mode);
 	return ((int)call(P, SYS_openat, 4, a));
 }
 
@@ -230,7 +219,7 @@ pr_close(struct ps_prochandle *P, int fd)
 
 	if (P == NULL)
 		return (close(fd));
-	byval(&a[0], fd);
+	argdes_byval(&a[0], fd);
 	return ((int)call(P, SYS_close, 1, a));
 }
 
@@ -241,10 +230,10 @@ pr_getrlimit(struct ps_prochandle *P, int resource, struct rlimit *rlp)
 
 	if (P == NULL)
 		return (getrlimit(resource, rlp));
-	byval(&a[0], resource);
+	argdes_byval(&a[0], resource);
 	if (rlp != NULL)
 		byref(&a[1], rlp, sizeof (*rlp), AI_OUTPUT);
 	else
-		byval(&a[1], 0);
+		argdes_byval(&a[1], 0);
 	return ((int)call(P, SYS_getrlimit, 2, a));
 }

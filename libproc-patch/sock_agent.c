@@ -84,24 +84,6 @@ typedef struct sock_batch {
 } sock_batch_t;
 
 static void
-byval(argdes_t *a, long value)
-{
-	memset(a, 0, sizeof (*a));
-	a->arg_type = AT_BYVAL;
-	a->arg_value = value;
-}
-
-static void
-byref(argdes_t *a, void *obj, size_t size, int inout)
-{
-	memset(a, 0, sizeof (*a));
-	a->arg_type = AT_BYREF;
-	a->arg_inout = (char)inout;
-	a->arg_object = obj;
-	a->arg_size = (ushort_t)size;
-}
-
-static void
 set_call(sock_batch_t *b, int c, int nr, uint_t nargs)
 {
 	b->sb_calls[c].ps_sysindex = nr;
@@ -113,8 +95,8 @@ static void
 build_batch(sock_batch_t *b, int fd)
 {
 	memset(b, 0, sizeof (*b));
-	byval(&b->sb_args[C_FSTAT][0], fd);
-	byref(&b->sb_args[C_FSTAT][1], &b->sb_st, sizeof (b->sb_st),
+	argdes_byval(&b->sb_args[C_FSTAT][0], fd);
+	argdes_byref(&b->sb_args[C_FSTAT][1], &b->sb_st, sizeof (b->sb_st),
 	    AI_OUTPUT);
 	set_call(b, C_FSTAT, SYS_fstat, 2);
 
@@ -124,11 +106,11 @@ build_batch(sock_batch_t *b, int fd)
 		    q == Q_PEERCRED ? sizeof (struct ucred) : sizeof (int);
 
 		b->sb_len[q] = (int)sz;
-		byval(&a[0], fd);
-		byval(&a[1], opts[q].level);
-		byval(&a[2], opts[q].name);
-		byref(&a[3], &b->sb_val[q], sz, AI_OUTPUT);
-		byref(&a[4], &b->sb_len[q], sizeof (int), AI_INOUT);
+		argdes_byval(&a[0], fd);
+		argdes_byval(&a[1], opts[q].level);
+		argdes_byval(&a[2], opts[q].name);
+		argdes_byref(&a[3], &b->sb_val[q], sz, AI_OUTPUT);
+		argdes_byref(&a[4], &b->sb_len[q], sizeof (int), AI_INOUT);
 		set_call(b, C_OPT0 + q, SYS_getsockopt, 5);
 	}
 
@@ -137,10 +119,10 @@ build_batch(sock_batch_t *b, int fd)
 		argdes_t *a = b->sb_args[c];
 
 		b->sb_namelen[k] = sizeof (b->sb_name[k]);
-		byval(&a[0], fd);
-		byref(&a[1], &b->sb_name[k], sizeof (b->sb_name[k]),
+		argdes_byval(&a[0], fd);
+		argdes_byref(&a[1], &b->sb_name[k], sizeof (b->sb_name[k]),
 		    AI_OUTPUT);
-		byref(&a[2], &b->sb_namelen[k], sizeof (socklen_t),
+		argdes_byref(&a[2], &b->sb_namelen[k], sizeof (socklen_t),
 		    AI_INOUT);
 		set_call(b, c, k == 0 ? SYS_getsockname : SYS_getpeername, 3);
 	}

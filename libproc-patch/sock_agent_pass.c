@@ -427,18 +427,10 @@ tb_add(tbatch_t *tb, int nr, uint_t nargs, const long *args)
 {
 	psyscall_t *c = &tb->tb_call[tb->tb_n];
 
-	memset(c, 0, sizeof (*c));
+	for (uint_t i = 0; i < nargs; i++)
+		argdes_byval(&tb->tb_args[tb->tb_n][i], args[i]);
+	psyscall_set(c, nr, tb->tb_args[tb->tb_n], nargs);
 	c->ps_rval.sys_rval1 = -1;	/* not run, until it has */
-	for (uint_t i = 0; i < nargs; i++) {
-		argdes_t *a = &tb->tb_args[tb->tb_n][i];
-
-		memset(a, 0, sizeof (*a));
-		a->arg_type = AT_BYVAL;
-		a->arg_value = args[i];
-	}
-	c->ps_sysindex = nr;
-	c->ps_nargs = nargs;
-	c->ps_argp = tb->tb_args[tb->tb_n];
 	tb->tb_n++;
 }
 
