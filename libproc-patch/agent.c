@@ -157,8 +157,8 @@ my_tid(void)
  * synchronous ones stay open: blocking them would turn a fault of ours
  * into a silent death.
  */
-static void
-block_signals(sigset_t *old)
+void
+agent_block_signals(sigset_t *old)
 {
 	static const int sync_sigs[] = {
 		SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT
@@ -919,7 +919,7 @@ Pcreate_agent(struct ps_prochandle *P)
 		return (-1);
 	}
 	sigset_t old;
-	block_signals(&old);
+	agent_block_signals(&old);
 	live_add(ag);
 	restore_signals(&old);
 	P->agent = ag;
@@ -995,7 +995,7 @@ Pdestroy_agent(struct ps_prochandle *P)
 		fini(P, ag->ag_client);
 		ag->ag_client = NULL;
 	}
-	block_signals(&old);
+	agent_block_signals(&old);
 	if (!live_released(ag)) {
 		if (ag->ag_state == AG_PARKED)
 			detach(ag);
@@ -1268,7 +1268,7 @@ run_batch(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
 	if (err != 0 && err != ENOSPC)
 		goto done;
 
-	block_signals(&old);
+	agent_block_signals(&old);
 	live_set_parked(ag, 0);
 	err = borrow(P, ag, m, on_stack, size, calls, n);
 	live_set_parked(ag, ag->ag_state == AG_PARKED);

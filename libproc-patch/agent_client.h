@@ -12,6 +12,8 @@
 #ifndef	_AGENT_CLIENT_H
 #define	_AGENT_CLIENT_H
 
+#include <signal.h>
+
 #include "Pcontrol.h"
 
 typedef void agent_client_fini_f(struct ps_prochandle *, void *);
@@ -25,5 +27,12 @@ extern void *Pagent_client(struct ps_prochandle *);
  */
 extern int Pagent_set_client(struct ps_prochandle *, void *,
     agent_client_fini_f *);
+
+/*
+ * Block the calling thread's asynchronous signals for the span in which
+ * the borrowed thread is not in its own state (see libproc.h); the old
+ * mask goes back with pthread_sigmask(SIG_SETMASK, old, NULL).
+ */
+extern void agent_block_signals(sigset_t *);
 
 #endif	/* _AGENT_CLIENT_H */

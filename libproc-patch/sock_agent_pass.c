@@ -395,21 +395,6 @@ pass_state(struct ps_prochandle *P, int make)
 	return (sp);
 }
 
-/* Block the asynchronous signals of the calling thread, as agent.c does. */
-static void
-block_signals(sigset_t *old)
-{
-	static const int sync_sigs[] = {
-		SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT
-	};
-	sigset_t all;
-
-	(void) sigfillset(&all);
-	for (size_t i = 0; i < sizeof (sync_sigs) / sizeof (sync_sigs[0]); i++)
-		(void) sigdelset(&all, sync_sigs[i]);
-	(void) pthread_sigmask(SIG_BLOCK, &all, old);
-}
-
 /* ------------------------------------------------------------------ */
 /* Calls in the target. */
 
@@ -774,7 +759,7 @@ pass_round(struct ps_prochandle *P, sock_pass_t *sp, size_t first)
 		at += sd.psd_n[sd.psd_count++];
 	}
 
-	block_signals(&old);
+	agent_block_signals(&old);
 	if ((err = target_setup(P, &pt)) == 0 &&
 	    (err = target_send(P, sp, &pt, &sd, 1)) == 0)
 		err = after_send(P, sp, &pt, &sd, first);
