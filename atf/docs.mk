@@ -1,0 +1,1 @@
+ATF_PROGS += t_docs
