@@ -246,6 +246,22 @@ ATF_TC_BODY(limits, tc)
 	    30, RLIMIT_NOFILE, &rl), -1);
 }
 
+ATF_TC_WITHOUT_HEAD(seccomp);
+ATF_TC_BODY(seccomp, tc)
+{
+	const char st[] = "Name:\tx\nNoNewPrivs:\t1\nSeccomp:\t2\n"
+	    "Seccomp_filters:\t1\n";
+
+	ATF_CHECK_EQ(procfs_parse_seccomp(st, strlen(st)), 2);
+	ATF_CHECK_EQ(procfs_parse_seccomp("Seccomp:\t0\n", 11), 0);
+	ATF_CHECK_EQ(procfs_parse_seccomp("Seccomp:\t1", 10), 1);
+	/* Seccomp_filters alone is not the mode; no line, a bad value. */
+	ATF_CHECK_EQ(procfs_parse_seccomp("Seccomp_filters:\t1\n", 19), -1);
+	ATF_CHECK_EQ(procfs_parse_seccomp("Name:\tx\n", 8), -1);
+	ATF_CHECK_EQ(procfs_parse_seccomp("Seccomp:\t7\n", 11), -1);
+	ATF_CHECK_EQ(procfs_parse_seccomp("Seccomp:\t2x\n", 12), -1);
+}
+
 ATF_TC_WITHOUT_HEAD(record_items);
 ATF_TC_BODY(record_items, tc)
 {
@@ -419,6 +435,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, stat_line);
 	ATF_TP_ADD_TC(tp, cmdline);
 	ATF_TP_ADD_TC(tp, limits);
+	ATF_TP_ADD_TC(tp, seccomp);
 	ATF_TP_ADD_TC(tp, record_items);
 	ATF_TP_ADD_TC(tp, fmt_fileflags);
 	ATF_TP_ADD_TC(tp, fmt_sockaddr);

@@ -28,7 +28,31 @@ start_fixture(tu_child_t *fx)
 	int found;
 	pid_t pid;
 
-	tu_spawn(fx, argv, 0);
+	tu_spawn(fx, argv, TU_STDERR_NULL);
+	manifest = tu_read_until(fx->tc_out, "end", TU_TIMEOUT_MS, &found);
+	ATF_REQUIRE_MSG(found, "sockfix wrote no manifest");
+	ATF_REQUIRE(sscanf(strstr(manifest, "\npid ") + 5, "%d", &pid) == 1);
+	free(manifest);
+	return (pid);
+}
+
+/*
+ * The same sockfix under a seccomp filter of its own: one system call it
+ * never makes (acct) refused, so that /proc/PID/status says "Seccomp: 2".
+ */
+static pid_t
+start_filtered_fixture(tu_child_t *fx)
+{
+	char nr[16];
+	char *manifest;
+	int found;
+	pid_t pid;
+
+	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_acct);
+	const char *const argv[] = { SECCOMP_DENY, nr, "1", TU_SOCKFIX, "-s",
+	    "tcp,unix,socketpair,pipe", NULL };
+	/* Not our stderr: its size would change as the test writes to it. */
+	tu_spawn(fx, argv, TU_STDERR_NULL);
 	manifest = tu_read_until(fx->tc_out, "end", TU_TIMEOUT_MS, &found);
 	ATF_REQUIRE_MSG(found, "sockfix wrote no manifest");
 	ATF_REQUIRE(sscanf(strstr(manifest, "\npid ") + 5, "%d", &pid) == 1);
@@ -168,8 +192,56 @@ ATF_TC_BODY(fallback_is_the_agent, tc)
 	(void) tu_stop(&fx, TU_TIMEOUT_MS);
 }
 
+/*
+ * A target under a seccomp filter: pfiles does not, on its own, run
+ * system calls in it (one its filter forbids could kill it).  With
+ * pidfd_getfd refused, --via=auto then prints no socket details and says
+ * why; --via=agent, asked for by name, still serves, through the
+ * per-socket calls only, and prints what pidfd prints.
+ */
+ATF_TC(auto_spares_filtered_target);
+ATF_TC_HEAD(auto_spares_filtered_target, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "--via=auto does not use the agent "
+	    "on a target under a seccomp filter; --via=agent does, and "
+	    "prints what pidfd prints");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(auto_spares_filtered_target, tc)
+{
+	tu_child_t fx;
+	tu_result_t r;
+	char pidarg[16], *want, *err;
+	pid_t pid;
+
+	pid = start_filtered_fixture(&fx);
+	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)pid);
+	want = reference_output(pidarg);
+	ATF_REQUIRE(strstr(want, "\tSOCK_STREAM\n") != NULL);
+
+	run_refused(ENOSYS, "--via=auto", pidarg, &r);
+	tu_require_exit("pfiles --via=auto (filtered target)", &r, 0);
+	ATF_CHECK_MSG(strstr(r.tr_out, "\tSOCK_") == NULL,
+	    "socket details printed: the agent was used");
+	err = tu_asprintf("pfiles: %s: details of ", pidarg);
+	ATF_CHECK_MSG(strncmp(r.tr_err, err, strlen(err)) == 0 &&
+	    strstr(r.tr_err, "seccomp") != NULL, "stderr: %s", r.tr_err);
+	free(err);
+	tu_result_free(&r);
+
+	run_refused(ENOSYS, "--via=agent", pidarg, &r);
+	tu_require_exit("pfiles --via=agent (filtered target)", &r, 0);
+	tu_require_same_str("filtered-agent.stdout", want, r.tr_out);
+	tu_result_free(&r);
+	free(want);
+
+	ATF_CHECK(tu_proc_state(pid) != 'T' && tu_proc_state(pid) != 'Z');
+	ATF_CHECK_EQ(WEXITSTATUS(tu_stop(&fx, TU_TIMEOUT_MS)), 0);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, auto_spares_filtered_target);
 	ATF_TP_ADD_TC(tp, auto_falls_back_on_enosys);
 	ATF_TP_ADD_TC(tp, auto_falls_back_on_eperm);
 	ATF_TP_ADD_TC(tp, fallback_is_the_agent);

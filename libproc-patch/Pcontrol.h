@@ -21,7 +21,8 @@ struct ps_prochandle {
 	psocksrc_t	socksrc;	/* the source chosen, never AUTO once set */
 	int		socksrc_set;	/* Psetsocksrc() succeeded */
 	int		socksrc_none;	/* auto found no source: ask no more */
-	char		socksrc_err[160];
+	int		seccomp_mode;	/* Pseccomp_mode() + 1; 0: not read */
+	char		socksrc_err[256];
 	struct agent	*agent;		/* Pcreate_agent() */
 	struct diag_table *diag;	/* sock_diag.c's table of the sockets */
 };
@@ -74,6 +75,12 @@ extern void Psockbatch(struct ps_prochandle *, const int *, size_t);
 
 /* Open /proc/PID/<name> relative to the grab; -1 with errno. */
 extern int Pprocopen(struct ps_prochandle *, const char *, int);
+/*
+ * The target's seccomp mode (0 none, 1 strict, 2 filter; -1 unknown),
+ * from /proc/PID/status, read once per grab.
+ */
+extern int Pseccomp_mode(struct ps_prochandle *);
+
 /* Has the target exited (or been reaped)?  Asks the pidfd. */
 extern int Pexited(struct ps_prochandle *);
 

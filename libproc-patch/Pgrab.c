@@ -292,6 +292,18 @@ Plimit(struct ps_prochandle *P, int resource, struct rlimit *rl)
 }
 
 int
+Pseccomp_mode(struct ps_prochandle *P)
+{
+	char buf[4096];
+	ssize_t n;
+
+	if (P->seccomp_mode == 0 &&
+	    (n = read_procfile(P->procfd, "status", buf, sizeof (buf))) > 0)
+		P->seccomp_mode = procfs_parse_seccomp(buf, (size_t)n) + 1;
+	return (P->seccomp_mode - 1);
+}
+
+int
 Pprocopen(struct ps_prochandle *P, const char *name, int oflags)
 {
 	return (openat(P->procfd, name, oflags | O_CLOEXEC));

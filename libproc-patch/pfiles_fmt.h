@@ -21,7 +21,7 @@ typedef struct pf_ctx {
 	void		*pf_comm_arg;
 	/* What could not be found out, said once per pid by the caller. */
 	uint_t		pf_nsockerr;	/* sockets without their facts */
-	char		pf_sockerr[160];	/* the first reason */
+	char		pf_sockerr[256];	/* the first reason */
 	uint_t		pf_nlockdrop;	/* fds whose locks were cut short */
 } pf_ctx_t;
 

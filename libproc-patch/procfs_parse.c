@@ -174,3 +174,27 @@ procfs_parse_limits(const char *buf, size_t len, int resource,
 	}
 	return (-1);
 }
+
+int
+procfs_parse_seccomp(const char *buf, size_t len)
+{
+	static const char key[] = "Seccomp:";
+	const char *end = buf + len, *line, *nl, *p;
+	unsigned long long v;
+
+	for (line = buf; line < end; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		if (nl == NULL)
+			nl = end;
+		if ((size_t)(nl - line) <= sizeof (key) - 1 ||
+		    memcmp(line, key, sizeof (key) - 1) != 0)
+			continue;
+		p = line + sizeof (key) - 1;
+		while (p < nl && (*p == ' ' || *p == '\t'))
+			p++;
+		if (parse_ulong(&p, nl, &v) != 0 || p != nl || v > 2)
+			return (-1);
+		return ((int)v);
+	}
+	return (-1);
+}

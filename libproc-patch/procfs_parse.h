@@ -36,4 +36,10 @@ extern size_t procfs_cmdline_to_args(const char *, size_t, char *, size_t);
  */
 extern int procfs_parse_limits(const char *, size_t, int, struct rlimit *);
 
+/*
+ * /proc/PID/status: the value of the "Seccomp:" line (0 none, 1 strict,
+ * 2 filter), or -1 when there is none.
+ */
+extern int procfs_parse_seccomp(const char *, size_t);
+
 #endif	/* _PROCFS_PARSE_H */

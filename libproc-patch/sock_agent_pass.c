@@ -387,7 +387,12 @@ pass_state(struct ps_prochandle *P, int make)
 	for (int j = 0; j < PASS_SLOTS; j++)
 		sp->sp_slot[j].ps_sock = -1;
 	sp->sp_max = PASS_MAX_FDS;
-	sp->sp_off = !same_netns(P);
+	/*
+	 * A target under a seccomp filter is asked nothing it might not be
+	 * asked anyway: socket, mmap and sendmsg may be forbidden to it, and
+	 * a filter may kill rather than refuse.
+	 */
+	sp->sp_off = !same_netns(P) || Pseccomp_mode(P) > 0;
 	if (Pagent_set_client(P, sp, pass_fini) != 0) {
 		free(sp);
 		return (NULL);

@@ -61,30 +61,59 @@ probe(struct ps_prochandle *P, psocksrc_t src)
 	return (-1);
 }
 
+/* Add why one source could not serve to the reasons so far. */
+static void
+add_reason(char *why, size_t size, const char *reason)
+{
+	size_t len = strlen(why), n = strlen(reason);
+
+	if (len > 0 && size - len > 2) {
+		(void) memcpy(why + len, "; ", 2);
+		len += 2;
+	}
+	if (n > size - 1 - len)
+		n = size - 1 - len;	/* cut, never overrun */
+	(void) memcpy(why + len, reason, n);
+	why[len + n] = '\0';
+}
+
+/*
+ * With PSOCK_AUTO, the first source that serves; when none does, the
+ * error says why each could not, in order.
+ */
 int
 Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
 {
 	static const psocksrc_t order[] = {
 		PSOCK_PIDFD, PSOCK_AGENT, PSOCK_DIAG
 	};
-	char first[sizeof (P->socksrc_err)];
+	char why[sizeof (P->socksrc_err)];
 
 	P->socksrc_set = 0;
 	P->socksrc_none = 0;
 	if (src != PSOCK_AUTO)
 		return (probe(P, src));
 
-	first[0] = '\0';
+	why[0] = '\0';
 	for (size_t i = 0; i < sizeof (order) / sizeof (order[0]); i++) {
+		/*
+		 * Not on its own does pfiles run system calls in a process
+		 * under seccomp: a call the filter forbids could kill it.
+		 * --via=agent asks for that by name.
+		 */
+		if (order[i] == PSOCK_AGENT && Pseccomp_mode(P) > 0) {
+			add_reason(why, sizeof (why), "agent: not used on a "
+			    "process under seccomp");
+			continue;
+		}
 		if (probe(P, order[i]) == 0)
 			return (0);
-		if (first[0] == '\0')
-			(void) memcpy(first, P->socksrc_err, sizeof (first));
+		add_reason(why, sizeof (why), P->socksrc_err);
 		/* The target went away: no other source will do better. */
 		if (errno == ESRCH)
 			break;
 	}
-	(void) memcpy(P->socksrc_err, first, sizeof (first));
+	(void) memcpy(P->socksrc_err, why, sizeof (why));
 	return (-1);
 }
 
