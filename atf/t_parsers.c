@@ -265,7 +265,7 @@ ATF_TC_BODY(seccomp, tc)
 ATF_TC_WITHOUT_HEAD(record_items);
 ATF_TC_BODY(record_items, tc)
 {
-	fdrec_t rec = { NULL, 0, 0 };
+	fdrec_t rec = { NULL, 0 };
 	const char *p;
 	size_t len;
 	int v = 212992;

@@ -18,12 +18,14 @@
 
 #define	SECCOMP_DENY	BUILD_DIR "/atf/seccomp_deny"
 
-/* A sockfix with sockets of every family; its pid. */
+/*
+ * Start a sockfix (argv, maybe behind seccomp_deny) and wait for its
+ * manifest; its pid.  Its stderr is not ours: the size of our stderr file
+ * changes as the test writes to it, and pfiles would show that.
+ */
 static pid_t
-start_fixture(tu_child_t *fx)
+start_sockfix(tu_child_t *fx, const char *const argv[])
 {
-	const char *const argv[] = { TU_SOCKFIX, "-s",
-	    "tcp,udp4,unix,abstract,socketpair,netlink,pipe,file", NULL };
 	char *manifest;
 	int found;
 	pid_t pid;
@@ -36,28 +38,29 @@ start_fixture(tu_child_t *fx)
 	return (pid);
 }
 
+/* A sockfix with sockets of every family. */
+static pid_t
+start_fixture(tu_child_t *fx)
+{
+	const char *const argv[] = { TU_SOCKFIX, "-s",
+	    "tcp,udp4,unix,abstract,socketpair,netlink,pipe,file", NULL };
+
+	return (start_sockfix(fx, argv));
+}
+
 /*
- * The same sockfix under a seccomp filter of its own: one system call it
- * never makes (acct) refused, so that /proc/PID/status says "Seccomp: 2".
+ * A sockfix under a seccomp filter of its own: one system call it never
+ * makes (acct) refused, so that /proc/PID/status says "Seccomp: 2".
  */
 static pid_t
 start_filtered_fixture(tu_child_t *fx)
 {
 	char nr[16];
-	char *manifest;
-	int found;
-	pid_t pid;
 
 	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_acct);
 	const char *const argv[] = { SECCOMP_DENY, nr, "1", TU_SOCKFIX, "-s",
 	    "tcp,unix,socketpair,pipe", NULL };
-	/* Not our stderr: its size would change as the test writes to it. */
-	tu_spawn(fx, argv, TU_STDERR_NULL);
-	manifest = tu_read_until(fx->tc_out, "end", TU_TIMEOUT_MS, &found);
-	ATF_REQUIRE_MSG(found, "sockfix wrote no manifest");
-	ATF_REQUIRE(sscanf(strstr(manifest, "\npid ") + 5, "%d", &pid) == 1);
-	free(manifest);
-	return (pid);
+	return (start_sockfix(fx, argv));
 }
 
 /* pfiles' output with --via=pidfd, where nothing is refused. */

@@ -185,7 +185,7 @@ built_record(fuzz_in_t *in, uint8_t flags)
 {
 	const uint8_t *first[NTYPES] = { NULL };
 	size_t firstlen[NTYPES] = { 0 };
-	fdrec_t rec = { NULL, 0, 0 };
+	fdrec_t rec = { NULL, 0 };
 	prfdinfo_t *info;
 	const void *p;
 	size_t len;

@@ -8,7 +8,6 @@
 #include "libproc.h"
 
 struct agent;		/* agent.c */
-struct diag_table;	/* sock_diag.c */
 
 struct ps_prochandle {
 	pid_t		pid;
@@ -24,7 +23,6 @@ struct ps_prochandle {
 	int		seccomp_mode;	/* Pseccomp_mode() + 1; 0: not read */
 	char		socksrc_err[256];
 	struct agent	*agent;		/* Pcreate_agent() */
-	struct diag_table *diag;	/* sock_diag.c's table of the sockets */
 };
 
 /*
@@ -34,7 +32,6 @@ struct ps_prochandle {
 typedef struct fdrec {
 	uint8_t		*buf;
 	size_t		cap;
-	int		nomem;		/* an item did not fit; dropped */
 } fdrec_t;
 
 extern prfdinfo_t *fdrec_info(fdrec_t *);

@@ -271,7 +271,7 @@ Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
 	fdscratch_t *fs = malloc(sizeof (*fs));
 	char *dents = malloc(DENTS_BUFSZ);
 	int *fds = malloc(BATCH_MAX * sizeof (int));
-	fdrec_t rec = { NULL, 0, 0 };
+	fdrec_t rec = { NULL, 0 };
 	int rv = -1, e = ENOMEM, par, used;
 	long nfds;
 

@@ -60,7 +60,6 @@ fdrec_reset(fdrec_t *rec, int fd)
 	info->pr_fd = fd;
 	info->pr_offset = -1;
 	info->pr_mnt_id = -1;
-	rec->nomem = 0;
 	return (0);
 }
 
@@ -71,10 +70,8 @@ fdrec_add(fdrec_t *rec, uint_t type, const void *data, size_t len)
 	prfdinfo_t *info;
 	size_t size = sizeof (hdr) + len;
 
-	if (len > FDREC_MAX || fdrec_reserve(rec, ALIGN_UP(size)) != 0) {
-		rec->nomem = 1;
-		return (-1);
-	}
+	if (len > FDREC_MAX || fdrec_reserve(rec, ALIGN_UP(size)) != 0)
+		return (-1);	/* the item is left out */
 	info = fdrec_info(rec);
 	hdr.pr_misc_size = (uint_t)size;
 	hdr.pr_misc_type = type;
