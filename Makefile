@@ -26,7 +26,7 @@ WARN	:= -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	   -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS	?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -pthread $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC \
-	   -I$(TOP)/libproc-patch
+	   -I$(TOP)/libproc-patch/libproc
 ALL_LDFLAGS := -pthread $(SANFLAGS) $(LDFLAGS)
 
 ALL	:=

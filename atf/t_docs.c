@@ -11,8 +11,8 @@
 
 #include "testutil.h"
 
-#define	PFILES_1	SRC_DIR "/libproc-patch/pfiles.1"
-#define	LIBPROC_3	SRC_DIR "/libproc-patch/libproc.3"
+#define	PFILES_1	SRC_DIR "/libproc-patch/pfiles/pfiles.1"
+#define	LIBPROC_3	SRC_DIR "/libproc-patch/libproc/libproc.3"
 
 static void
 require_mandoc(void)

@@ -103,9 +103,8 @@ replay(const char *target)
 REPLAY_TC(fdinfo)
 REPLAY_TC(procfs)
 REPLAY_TC(sockfmt)
-#ifdef	FUZZ_HAVE_MARSHAL
 REPLAY_TC(marshal)
-#endif
+REPLAY_TC(maps)
 
 /* The driver itself: an input it cannot read is an error, not a pass. */
 ATF_TC(unreadable_input_fails);
@@ -132,9 +131,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, fdinfo);
 	ATF_TP_ADD_TC(tp, procfs);
 	ATF_TP_ADD_TC(tp, sockfmt);
-#ifdef	FUZZ_HAVE_MARSHAL
 	ATF_TP_ADD_TC(tp, marshal);
-#endif
+	ATF_TP_ADD_TC(tp, maps);
 	ATF_TP_ADD_TC(tp, unreadable_input_fails);
 	return (atf_no_error());
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 
@@ -973,6 +974,109 @@ ATF_TC_BODY(via_pidfd_auto, tc)
 	(void) tu_stop(&node, TU_TIMEOUT_MS);
 }
 
+/*
+ * The lines of LIBPROC_DEBUG's trace, each "libproc[PFILES]: pid PID:
+ * TEXT", all from one pfiles process, as TEXTs joined by newlines; the
+ * test fails on a line of any other form.
+ */
+static char *
+trace_texts(const char *err, const char *pid)
+{
+	char *copy = tu_asprintf("%s", err), *line, *save = NULL;
+	char *texts = tu_asprintf("%s", ""), *prefix;
+	int ours = -1, n, at;
+
+	for (line = strtok_r(copy, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		char *longer;
+
+		at = 0;
+		ATF_REQUIRE_MSG(sscanf(line, "libproc[%d]: %n", &n, &at) == 1 &&
+		    at > 0, "not a trace line: %s", line);
+		ATF_CHECK_MSG(ours == -1 || n == ours, "two tracers: %s", line);
+		ours = n;
+		prefix = tu_asprintf("pid %s: ", pid);
+		ATF_REQUIRE_MSG(strncmp(line + at, prefix, strlen(prefix)) ==
+		    0, "not about pid %s: %s", pid, line);
+		longer = tu_asprintf("%s%s\n", texts, line + at +
+		    strlen(prefix));
+		free(texts);
+		texts = longer;
+		free(prefix);
+	}
+	free(copy);
+	return (texts);
+}
+
+ATF_TC(debug_trace);
+ATF_TC_HEAD(debug_trace, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "LIBPROC_DEBUG=1 traces the grab, the "
+	    "source chosen and the agent's changes of state on stderr; "
+	    "unset or 0, nothing is written");
+}
+ATF_TC_BODY(debug_trace, tc)
+{
+	const char *const on[] = { "LIBPROC_DEBUG=1", NULL };
+	const char *const zero[] = { "LIBPROC_DEBUG=0", NULL };
+	sleeper_t sl;
+	char *want, *got;
+	const char *pidfd;
+	tu_result_t r;
+	int pfd;
+
+	/* What the grab says of the pidfd, as this kernel gives one. */
+	pfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	pidfd = pfd >= 0 ? "held" : "not available";
+	if (pfd >= 0)
+		(void) close(pfd);
+
+	sleeper_start(&sl, NULL, 0);
+	{
+		const char *argv[] = { TU_PFILES, "-n", sl.sl_pid, NULL };
+
+		tu_run(argv, on, TU_TIMEOUT_MS, &r);
+		tu_require_exit("pfiles -n", &r, 0);
+		got = trace_texts(r.tr_err, sl.sl_pid);
+		want = tu_asprintf("grabbed: sleep, pidfd %s\nreleased\n",
+		    pidfd);
+		tu_require_same_str("trace-n", want, got);
+		free(want);
+		free(got);
+		tu_result_free(&r);
+
+		tu_run(argv, zero, TU_TIMEOUT_MS, &r);
+		tu_require_exit("pfiles -n", &r, 0);
+		tu_require_same_text("stderr-zero", "", 0, r.tr_err,
+		    r.tr_errlen);
+		tu_result_free(&r);
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_require_exit("pfiles -n", &r, 0);
+		tu_require_same_text("stderr-unset", "", 0, r.tr_err,
+		    r.tr_errlen);
+		tu_result_free(&r);
+	}
+	{
+		const char *argv[] = { TU_PFILES, "--via=agent", sl.sl_pid,
+		    NULL };
+
+		tu_run(argv, on, TU_TIMEOUT_MS, &r);
+		tu_require_exit("pfiles --via=agent", &r, 0);
+		got = trace_texts(r.tr_err, sl.sl_pid);
+		want = tu_asprintf("grabbed: sleep, pidfd %s\n"
+		    "agent: thread %s seized and parked\n"
+		    "socket facts: agent serves\n"
+		    "agent: passing sockets on\n"
+		    "agent: thread %s given back\n"
+		    "released\n", pidfd, sl.sl_pid, sl.sl_pid);
+		tu_require_same_str("trace-agent", want, got);
+		free(want);
+		free(got);
+		tu_result_free(&r);
+	}
+	sleeper_stop(&sl);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, usage_no_pid);
@@ -992,5 +1096,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, via_agent);
 	ATF_TP_ADD_TC(tp, via_diag);
 	ATF_TP_ADD_TC(tp, via_pidfd_auto);
+	ATF_TP_ADD_TC(tp, debug_trace);
 	return (atf_no_error());
 }

@@ -3,15 +3,17 @@
  *
  *	mkseeds DIR
  *
- * writes DIR/fdinfo/, DIR/procfs/, DIR/sockfmt/ and DIR/marshal/ (the
- * directories must exist).  It opens one fd of each kind it can (files
- * with POSIX, OFD and flock locks, a pipe, TCP, UDP, unix named, abstract
- * and unnamed, a socketpair, netlink, eventfd, epoll, inotify, timerfd,
- * signalfd, a directory, memfd), then:
+ * writes DIR/fdinfo/, DIR/procfs/, DIR/maps/, DIR/sockfmt/ and
+ * DIR/marshal/ (the directories must exist).  It opens one fd of each
+ * kind it can (files with POSIX, OFD and flock locks, a pipe, TCP, UDP,
+ * unix named, abstract and unnamed, a socketpair, netlink, eventfd,
+ * epoll, inotify, timerfd, signalfd, a directory, memfd), then:
  *
  *   fdinfo	/proc/self/fdinfo/N of each, whole and with chunk sizes;
- *   procfs	its own stat (with a comm holding ") ("), cmdline and
- *		limits, and those of pid 1 and of kthreadd (pid 2);
+ *   procfs	its own stat (with a comm holding ") ("), cmdline, limits
+ *		and status, and those of pid 1 and of kthreadd (pid 2);
+ *   maps	its own /proc/self/maps, seen from the main thread and from
+ *		another thread (sp and pc of each), cut to a few KiB;
  *   sockfmt	the records libproc builds for each fd, through Pgrab and
  *		Pfdinfo_iter on a child that inherited them;
  *   marshal	the batch of calls pfiles makes per socket, with this
@@ -30,8 +32,10 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +44,7 @@
 #include <sys/file.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -51,6 +56,7 @@
 #include <unistd.h>
 
 #include "libproc.h"
+#include "procfs_parse.h"
 
 #define	MAXFDS		64
 #define	FIXED_SIZE	offsetof(prfdinfo_t, pr_misc_size)
@@ -397,11 +403,292 @@ procfs_seeds(void)
 	procfs_seed("init-stat", RLIMIT_RTTIME, "/proc/1/stat");
 	procfs_seed("init-cmdline", RLIMIT_CPU, "/proc/1/cmdline");
 	procfs_seed("keep-kthreadd-stat", -1, "/proc/2/stat");
+	procfs_seed("keep-self-status", RLIMIT_NOFILE, "/proc/self/status");
+	procfs_seed("init-status", RLIMIT_NOFILE, "/proc/1/status");
+	/* A status cut inside TracerPid's value; keys not at a line start. */
+	seed("procfs", "keep-edge-status-cut", (const void *)"\x07\x50", 2,
+	    (const void *)"Name:\tState: Z\nState:\t\tt (tracing stop)\n"
+	    "Seccomp_filters:\t1\nSeccomp:\t2\nTracerPid:\t42", 83, NULL);
 	/* A stat line cut right after the comm, and after the state. */
 	seed("procfs", "keep-edge-stat-cut", (const void *)"\x07\x50", 2,
 	    (const void *)"1 (a) ", 6, NULL);
 	seed("procfs", "keep-edge-stat-state", (const void *)"\x07\x50", 2,
 	    (const void *)"1 (a) S", 7, NULL);
+}
+
+/*
+ * maps: header (sp and pc, 8 bytes each, little-endian; a byte that
+ * seeds the sizes of the pieces), then the text.  The real texts are
+ * this process's own, from the main thread and from a thread of its
+ * own (a glibc stack over its guard page), cut to the lines that matter
+ * so that each seed stays under MAPS_SEED_MAX: the lines of sp and pc,
+ * the line before sp's (the guard), the named and anonymous ones, and
+ * as many of the others as fit.  The edge cases are built from known
+ * numbers.
+ */
+#define	MAPS_SEED_MAX	3584
+
+static void
+maps_seed(const char *name, uint64_t sp, uint64_t pc, uint8_t pieces,
+    const char *text, size_t len)
+{
+	uint8_t hdr[17];
+
+	for (int i = 0; i < 8; i++) {
+		hdr[i] = (uint8_t)(sp >> (8 * i));
+		hdr[8 + i] = (uint8_t)(pc >> (8 * i));
+	}
+	hdr[16] = pieces;
+	seed("maps", name, (const void *)hdr, sizeof (hdr),
+	    (const void *)text, len, NULL);
+}
+
+/* Is a line (not NUL-ended) one that a cut text must keep? */
+static int
+maps_must(const char *line, size_t n, const char *next, size_t nextn,
+    uint64_t sp, uint64_t pc)
+{
+	unsigned long long lo, hi;
+	char buf[128];
+
+	for (int i = 0; i < 2; i++) {
+		const char *l = i == 0 ? line : next;
+		size_t ln = i == 0 ? n : nextn;
+
+		if (l == NULL)
+			continue;
+		if (ln >= sizeof (buf))
+			ln = sizeof (buf) - 1;
+		memcpy(buf, l, ln);
+		buf[ln] = '\0';
+		if (sscanf(buf, "%llx-%llx", &lo, &hi) != 2)
+			continue;
+		/* This line holds sp or pc; or the next holds sp. */
+		if (sp >= lo && sp < hi)
+			return (1);
+		if (i == 0 && pc >= lo && pc < hi)
+			return (1);
+	}
+	return (memmem(line, n, "[vdso]", 6) != NULL ||
+	    memmem(line, n, "[stack]", 7) != NULL ||
+	    memmem(line, n, "[heap]", 6) != NULL);
+}
+
+/*
+ * The lines of in that a seed keeps, in their order, into out: first
+ * those it must, then the anonymous and [named] ones, then those of
+ * files, each kind while there is room.  An unterminated tail is left.
+ */
+static size_t
+maps_cut(const char *in, size_t len, uint64_t sp, uint64_t pc, char *out,
+    size_t outsz)
+{
+	const char *end = in + len, *p, *nl, *next, *nnl;
+	size_t sum[3] = { 0, 0, 0 }, room[3], n, nextn, o = 0;
+	int kind;
+
+	/* Pass k sizes kind k; the last pass copies what was chosen. */
+	for (int pass = 0; pass < 4; pass++) {
+		size_t used[3] = { 0, 0, 0 };
+
+		for (p = in; p < end; p = nl + 1) {
+			if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+				break;
+			n = (size_t)(nl - p) + 1;
+			next = nl + 1 < end ? nl + 1 : NULL;
+			nextn = 0;
+			if (next != NULL) {
+				nnl = memchr(next, '\n', (size_t)(end - next));
+				nextn = nnl != NULL ? (size_t)(nnl - next) :
+				    (size_t)(end - next);
+			}
+			if (maps_must(p, n - 1, next, nextn, sp, pc))
+				kind = 0;
+			else
+				kind = memchr(p, '/', n) == NULL ? 1 : 2;
+			if (kind > pass || (pass < 3 && kind < pass))
+				continue;
+			room[kind] = outsz;
+			for (int k = 0; k < kind; k++)
+				room[kind] -= sum[k] < room[kind] ?
+				    sum[k] : room[kind];
+			if (used[kind] + n > room[kind])
+				continue;
+			used[kind] += n;
+			if (pass < 3) {
+				sum[kind] += n;
+			} else {
+				memcpy(out + o, p, n);
+				o += n;
+			}
+		}
+	}
+	return (o);
+}
+
+static char maps_text[1 << 20];
+
+static void
+maps_real_seed(const char *name, uint64_t sp, uint64_t pc, uint8_t pieces)
+{
+	char out[MAPS_SEED_MAX];
+	ssize_t n;
+
+	if ((n = slurp("/proc/self/maps", maps_text, sizeof (maps_text))) < 0)
+		die("/proc/self/maps");
+	maps_seed(name, sp, pc, pieces, out,
+	    maps_cut(maps_text, (size_t)n, sp, pc, out, sizeof (out)));
+}
+
+/* A thread's own view: its stack is glibc's, over a guard page. */
+static void *
+maps_thread(void *arg)
+{
+	uint64_t sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+	uint64_t vdso = (uint64_t)getauxval(AT_SYSINFO_EHDR);
+
+	/* pc: inside the vDSO, where the agent looks for a syscall. */
+	maps_real_seed("keep-real-thread", sp, vdso != 0 ? vdso + 0x10 : 0,
+	    61);
+	return (arg);
+}
+
+static void
+maps_seeds(void)
+{
+	uint64_t sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+	uint64_t pc = (uint64_t)(uintptr_t)&maps_seeds;
+	const uint64_t guard = 0x7f0000001000ULL, stk = guard + 0x1000;
+	const uint64_t stkhi = stk + 0x800000, exe = 0x555555554000ULL;
+	char text[4096], *big;
+	size_t n;
+	pthread_t t;
+	int err;
+
+	maps_real_seed("keep-real-main", sp, pc, 7);
+	maps_real_seed("real-main-bytewise", sp, pc, 0);
+	if ((err = pthread_create(&t, NULL, maps_thread, NULL)) != 0 ||
+	    (err = pthread_join(t, NULL)) != 0) {
+		errno = err;
+		die("pthread");
+	}
+
+	/*
+	 * A thread stack over its guard, sp in it; pc two bytes below the
+	 * end of the program's text (pc + 2 == hi: executable).
+	 */
+	n = (size_t)snprintf(text, sizeof (text),
+	    "%llx-%llx r-xp 00001000 fe:00 4242                       "
+	    "/usr/bin/prog\n"
+	    "%llx-%llx rw-p 00000000 00:00 0                          "
+	    "[heap]\n"
+	    "%llx-%llx ---p 00000000 00:00 0 \n"
+	    "%llx-%llx rw-p 00000000 00:00 0 \n"
+	    "7ffff7fc1000-7ffff7fc3000 r-xp 00000000 00:00 0                  "
+	    "[vdso]\n"
+	    "7ffffffde000-7ffffffff000 rw-p 00000000 00:00 0                  "
+	    "[stack]\n",
+	    (unsigned long long)exe, (unsigned long long)exe + 0x1000,
+	    (unsigned long long)exe + 0x2000, (unsigned long long)exe + 0x23000,
+	    (unsigned long long)guard, (unsigned long long)stk,
+	    (unsigned long long)stk, (unsigned long long)stkhi);
+	maps_seed("keep-edge-guarded-pc-end", stkhi - 0x100, exe + 0x1000 - 2,
+	    13, text, n);
+	/* The same, pc one byte further: pc + 2 > hi, not executable. */
+	maps_seed("keep-edge-pc-past-end", stkhi - 0x100, exe + 0x1000 - 1,
+	    200, text, n);
+
+	/*
+	 * Mappings over something that is not quite a guard: a gap
+	 * between them, a shared ---s, a named mapping over a ---p.  sp
+	 * in each: not a stack of a known kind.
+	 */
+	n = 0;
+	for (int i = 0; i < 3; i++) {
+		static const char *const low[] = { "---p", "---s", "---p" };
+		static const char *const name[] = { "", "", "/memfd:x" };
+		uint64_t base = 0x7f0000900000ULL + (uint64_t)i * 0x100000;
+
+		n += (size_t)snprintf(text + n, sizeof (text) - n,
+		    "%llx-%llx %s 00000000 00:00 0 \n"
+		    "%llx-%llx rw-p 00000000 00:00 0 %s\n",
+		    (unsigned long long)base,
+		    (unsigned long long)base + 0x1000, low[i],
+		    (unsigned long long)base + (i == 0 ? 0x2000 : 0x1000),
+		    (unsigned long long)base + 0x100000, name[i]);
+	}
+	maps_seed("keep-edge-gap-under", 0x7f0000902000ULL, 0, 11, text, n);
+	maps_seed("keep-edge-shared-under", 0x7f0000a01000ULL, 0, 17, text, n);
+	maps_seed("keep-edge-named-over-guard", 0x7f0000bfffffULL, 0, 2, text,
+	    n);
+
+	/*
+	 * Malformed lines between the guard and the stack: they are not
+	 * "the previous line", so the stack is still over its guard.
+	 * Before them, a [vdso] with leading zeros (which is fine); then
+	 * overflowing numbers, an empty and an inverted range, a cut
+	 * line, a 0x, a NUL, an empty line.
+	 */
+	n = (size_t)snprintf(text, sizeof (text),
+	    "00000000000000001000-00000000000000002000 r-xp 0 0:0 0 [vdso]\n"
+	    "%llx-%llx ---p 00000000 00:00 0 \n"
+	    "10000000000000000-10000000000001000 rw-p 00000000 00:00 0\n"
+	    "1000-fffffffffffffffff r-xp 00000000 00:00 0\n"
+	    "3000-3000 rw-p 00000000 00:00 0 [vdso]\n"
+	    "5000-4000 rw-p 00000000 00:00 0 [vdso]\n"
+	    "6000-7000 rw\n"
+	    "0x6000-0x7000 r-xp 00000000 00:00 0\n"
+	    "8000-9000%c r-xp 00000000 00:00 0\n"
+	    "\n"
+	    "%llx-%llx rw-p 00000000 00:00 0 \n",
+	    (unsigned long long)guard, (unsigned long long)stk, '\0',
+	    (unsigned long long)stk, (unsigned long long)stkhi);
+	maps_seed("keep-edge-malformed", stk, 0x1ffe, 3, text, n);
+
+	/*
+	 * The top of the address space: pc + 2 == hi there, then pc past
+	 * it, where pc + 2 wraps.
+	 */
+	n = (size_t)snprintf(text, sizeof (text),
+	    "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0"
+	    "                  [vsyscall]\n"
+	    "fffffffffffff000-ffffffffffffffff r-xp 00000000 00:00 0\n");
+	maps_seed("keep-edge-top", UINT64_MAX - 1, UINT64_MAX - 2, 1, text,
+	    n);
+	maps_seed("keep-edge-top-pc-wraps", 0xffffffffff600000ULL,
+	    UINT64_MAX - 1, 90, text, n);
+
+	/* A [vdso] last, without its newline. */
+	n = (size_t)snprintf(text, sizeof (text),
+	    "%llx-%llx rw-p 00000000 00:00 0          [stack]\n"
+	    "7ffff7fc1000-7ffff7fc3000 r-xp 00000000 00:00 0 [vdso]",
+	    (unsigned long long)stk, (unsigned long long)stkhi);
+	maps_seed("keep-edge-unterminated", stk, 0x7ffff7fc1000ULL, 5, text,
+	    n);
+
+	/*
+	 * Overlong lines: a guard whose name is cut at MAPS_LINEMAX - 1
+	 * bytes, right where what looks like a [vdso] line holding pc
+	 * begins (it is dropped, not read as a line); then 1500 bytes of
+	 * junk; then the stack over the guard.
+	 */
+	if ((big = malloc(4096)) == NULL)
+		die("malloc");
+	n = (size_t)snprintf(big, 4096, "%llx-%llx ---p 00000000 00:00 0 /",
+	    (unsigned long long)guard, (unsigned long long)stk);
+	memset(big + n, 'n', 700);
+	(void) memcpy(big + MAPS_LINEMAX - 1, "1000-2000 r-xp 0 0:0 0 [vdso]",
+	    29);
+	n += 700;
+	big[n++] = '\n';
+	memset(big + n, '7', 1500);
+	n += 1500;
+	big[n++] = '\n';
+	n += (size_t)snprintf(big + n, 4096 - n,
+	    "%llx-%llx rw-p 00000000 00:00 0 \n",
+	    (unsigned long long)stk, (unsigned long long)stkhi);
+	maps_seed("keep-edge-overlong", stk + 0x10, 0x1800, 37, big, n);
+	free(big);
 }
 
 /*
@@ -889,6 +1176,7 @@ main(int argc, char **argv)
 	fdinfo_seeds();
 	fdinfo_edge_seeds();
 	procfs_seeds();
+	maps_seeds();
 	sockfmt_seeds();
 	sockfmt_edge_seeds();
 	marshal_seeds(tcp_client);

@@ -1,16 +1,20 @@
 /*
- * procfs.c: fuzzing harness of the parsers of /proc/PID/stat, cmdline and
- * limits (procfs_parse.c).
+ * procfs.c: fuzzing harness of the parsers of /proc/PID/stat, cmdline,
+ * limits and status (procfs_parse.c).
  *
  * Input: one byte, the resource asked of the limits parser (as a signed
  * byte, so negative and out-of-range resources are tried too); one byte,
  * the size of the buffer the cmdline is cut into; then the text, handed
- * to all three parsers (every resource is asked of the limits parser).
+ * to all four parsers (every resource is asked of the limits parser).
  *
  * Checked: the stat state is the byte two after the last ')' and the ppid
  * a pid; the cmdline result is exactly the text less its final NUL, NULs
  * made spaces, cut to the buffer and NUL-terminated inside it; a limits
- * line is found only for a resource that exists.
+ * line is found only for a resource that exists; the status facts are in
+ * range and each known one comes from a line that starts with its key:
+ * the state is the byte after "State:" and its spaces and tabs, the
+ * tracer the number after "TracerPid:", the seccomp mode the digit after
+ * "Seccomp:".
  */
 #include <limits.h>
 #include <sys/resource.h>
@@ -69,6 +73,89 @@ check_limits(const char *text, size_t len, int resource)
 		FUZZ_CHECK(resource >= 0 && resource < RLIMIT_NLIMITS);
 }
 
+/*
+ * Where the value of a line that starts with key begins (after spaces
+ * and tabs), for the first such line at or after *offp; -1 when none.
+ * *offp is moved past that line's start.  Never reads past len.
+ */
+static long
+next_status_line(const char *text, size_t len, const char *key,
+    size_t *offp)
+{
+	size_t klen = strlen(key), i, j;
+
+	for (i = *offp; i < len; i++) {
+		if (i > 0 && text[i - 1] != '\n')
+			continue;
+		if (len - i < klen || memcmp(text + i, key, klen) != 0)
+			continue;
+		for (j = i + klen; j < len && (text[j] == ' ' ||
+		    text[j] == '\t'); j++)
+			continue;
+		*offp = i + 1;
+		return ((long)j);
+	}
+	*offp = len;
+	return (-1);
+}
+
+/* Is there a line "key", spaces or tabs, then the byte c? */
+static int
+has_status_byte(const char *text, size_t len, const char *key, char c)
+{
+	size_t off = 0;
+	long j;
+
+	while ((j = next_status_line(text, len, key, &off)) >= 0) {
+		if ((size_t)j < len && text[j] == c)
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * Is there a line "key", spaces or tabs, then a decimal number of value
+ * v (leading zeros allowed) that ends the line or the text?
+ */
+static int
+has_status_number(const char *text, size_t len, const char *key,
+    long long v)
+{
+	size_t off = 0, k;
+	long long got;
+	long j;
+
+	while ((j = next_status_line(text, len, key, &off)) >= 0) {
+		got = 0;
+		for (k = (size_t)j; k < len && text[k] >= '0' &&
+		    text[k] <= '9' && got <= INT_MAX; k++)
+			got = got * 10 + (text[k] - '0');
+		if (k > (size_t)j && got == v && (k == len || text[k] == '\n'))
+			return (1);
+	}
+	return (0);
+}
+
+static void
+check_status(const char *text, size_t len)
+{
+	procstatus_t pst;
+
+	memset(&pst, 0x5a, sizeof (pst));
+	procfs_parse_status(text, len, &pst);
+	FUZZ_CHECK(pst.pst_seccomp >= -1 && pst.pst_seccomp <= 2);
+	FUZZ_CHECK(pst.pst_tracer >= 0);
+	if (pst.pst_state != '?')
+		FUZZ_CHECK(pst.pst_state != '\n' &&
+		    has_status_byte(text, len, "State:", pst.pst_state));
+	if (pst.pst_tracer != 0)
+		FUZZ_CHECK(has_status_number(text, len, "TracerPid:",
+		    (long long)pst.pst_tracer));
+	if (pst.pst_seccomp != -1)
+		FUZZ_CHECK(has_status_number(text, len, "Seccomp:",
+		    pst.pst_seccomp));
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
@@ -87,6 +174,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	check_stat((const char *)text, tlen);
 	check_cmdline((const char *)text, tlen, dstsz);
 	check_limits((const char *)text, tlen, resource);
+	check_status((const char *)text, tlen);
 	for (int r = -1; r <= RLIMIT_NLIMITS; r++)
 		check_limits((const char *)text, tlen, r);
 	free(text);

@@ -1,1 +1,0 @@
-ATF_PROGS += t_docs

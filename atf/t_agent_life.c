@@ -1,0 +1,776 @@
+/*
+ * t_agent_life: the agent's life (libproc-patch/libproc/agent.c): a
+ * thread of the target borrowed and given back, Psyscall and its
+ * batches, and what becomes of the borrowed thread when the target is
+ * stopped, traced by another, killed in the middle of a batch or blocked
+ * in a system call, or when the controlling process is killed.
+ *
+ * The target, fixtures/agent_target, tells its own view of itself, and
+ * the tests check that it is the same after the agent is gone.  Blocking
+ * calls are checked by their outcome in the target: the call completes as
+ * it would have without the agent.  fixtures/agent_driver is a
+ * controlling process that strace can watch (reads and writes of
+ * /proc/PID/mem per batch) and that the tests kill in the middle of its
+ * work.
+ */
+#include <atf-c.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agentutil.h"
+#include "libproc.h"
+#include "marshal.h"
+#include "testutil.h"
+
+#define	DRIVER	BUILD_DIR "/agent_driver"
+
+/* ------------------------------------------------------------------ */
+/* Psyscall's errors, and the target unharmed. */
+
+static void
+require_einval(int rv, const char *what)
+{
+	int e = errno;
+
+	ATF_CHECK_EQ_MSG(rv, -1, "%s: returned %d", what, rv);
+	ATF_CHECK_EQ_MSG(e, EINVAL, "%s: errno %d", what, e);
+}
+
+/* The descriptions that cannot be run, with or without an agent. */
+static void
+check_bad_descriptions(struct ps_prochandle *P)
+{
+	static psyscall_t many[MARSHAL_MAXCALLS + 1];
+	char name[MAXARGL + 1];
+	socklen_t len = sizeof (name);
+	argdes_t a[MAXARGS + 1];
+	sysret_t rv;
+
+	for (int i = 0; i <= MAXARGS; i++)
+		argdes_byval(&a[i], 0);
+	errno = 0;
+	require_einval(Psyscall(P, &rv, SYS_getpid, MAXARGS + 1, a),
+	    "nargs > MAXARGS");
+	errno = 0;
+	require_einval(Psyscall(P, &rv, SYS_getpid, 7, a), "nargs 7");
+
+	argdes_byval(&a[0], 0);
+	argdes_byref(&a[1], name, MAXARGL + 1, AI_OUTPUT);
+	argdes_byref(&a[2], &len, sizeof (len), AI_INOUT);
+	errno = 0;
+	require_einval(Psyscall(P, &rv, SYS_getsockname, 3, a),
+	    "arg_size > MAXARGL");
+
+	argdes_byval(&a[0], AT_FDCWD);
+	argdes_byref(&a[1], NULL, 10, AI_INPUT);
+	argdes_byval(&a[2], O_RDONLY);
+	errno = 0;
+	require_einval(Psyscall(P, &rv, SYS_openat, 3, a),
+	    "NULL by-reference input");
+
+	for (int i = 0; i <= MARSHAL_MAXCALLS; i++)
+		many[i].ps_sysindex = SYS_getpid;
+	errno = 0;
+	require_einval(Psyscall_batch(P, many, MARSHAL_MAXCALLS + 1),
+	    "a batch too long");
+	errno = 0;
+	require_einval(Psyscall(NULL, &rv, SYS_getpid, 0, NULL),
+	    "NULL handle");
+}
+
+ATF_TC_WITHOUT_HEAD(psyscall_errors);
+ATF_TC_BODY(psyscall_errors, tc)
+{
+	struct ps_prochandle *P;
+	au_manifest_t m, again;
+	char *before;
+	argdes_t a[2];
+	sysret_t rv;
+	tu_child_t c;
+
+	au_spawn_fds(&c, 0, &m);
+	before = m.text;
+	P = au_grab(m.pid);
+
+	/* Refused before any thread is borrowed. */
+	check_bad_descriptions(P);
+	ATF_CHECK(au_tracer_of(m.pid) == 0);
+
+	au_create_agent(P);
+	/* A call that fails in the target gives its errno. */
+	argdes_byval(&a[0], 700);		/* below the target's rlimit, unused */
+	argdes_byval(&a[1], F_GETFL);
+	rv.sys_rval1 = 12345;
+	ATF_CHECK_EQ(Psyscall(P, &rv, SYS_fcntl, 2, a), EBADF);
+	ATF_CHECK_EQ(rv.sys_rval1, -1);
+	check_bad_descriptions(P);
+	/* The agent still works after all that. */
+	ATF_CHECK_EQ(Psyscall(P, &rv, SYS_getpid, 0, NULL), 0);
+	ATF_CHECK_EQ(rv.sys_rval1, m.pid);
+	Pdestroy_agent(P);
+	Prelease(P, 0);
+	au_require_free(m.pid);
+
+	/* Unharmed: it answers, and tells the same of itself. */
+	au_require_pong(&c);
+	au_send_line(&c, "manifest");
+	au_read_manifest(&c, &again);
+	tu_require_same_str("manifest", before, again.text);
+	au_free_manifest(&again);
+	free(before);
+	au_stop_target(&c);
+}
+
+/* ------------------------------------------------------------------ */
+/* A thread blocked in a system call completes it after being examined. */
+
+/* The number of the system call the main thread is in, or -2. */
+static long
+syscall_of(pid_t pid)
+{
+	char path[64], *text;
+	long nr = -2;
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/syscall", (int)pid);
+	text = tu_read_file(path, NULL);
+	if (text[0] >= '0' && text[0] <= '9')
+		nr = strtol(text, NULL, 10);
+	free(text);
+	return (nr);
+}
+
+static void
+wait_in_syscall(pid_t pid, long nr, long alt)
+{
+	long now = -2;
+
+	for (int i = 0; i < 1000; i++) {
+		now = syscall_of(pid);
+		if (now == nr || now == alt)
+			return;
+		(void) usleep(5000);
+	}
+	atf_tc_fail("the target is in system call %ld, not %ld", now, nr);
+}
+
+/* Examine the blocked target: a batch, with its results checked. */
+static void
+examine(pid_t pid)
+{
+	struct ps_prochandle *P = au_grab(pid);
+	int type = -1, len = sizeof (type);
+	argdes_t a[3][5];
+	psyscall_t c[3];
+
+	memset(c, 0, sizeof (c));
+	c[0].ps_sysindex = SYS_getpid;
+	argdes_byval(&a[1][0], 0);
+	argdes_byval(&a[1][1], F_GETFL);
+	c[1].ps_sysindex = SYS_fcntl;
+	c[1].ps_nargs = 2;
+	c[1].ps_argp = a[1];
+	argdes_byval(&a[2][0], 1);		/* stdout: a pipe, not a socket */
+	argdes_byval(&a[2][1], SOL_SOCKET);
+	argdes_byval(&a[2][2], SO_TYPE);
+	argdes_byref(&a[2][3], &type, sizeof (type), AI_OUTPUT);
+	argdes_byref(&a[2][4], &len, sizeof (len), AI_INOUT);
+	c[2].ps_sysindex = SYS_getsockopt;
+	c[2].ps_nargs = 5;
+	c[2].ps_argp = a[2];
+
+	au_create_agent(P);
+	for (int k = 0; k < 3; k++) {
+		ATF_REQUIRE_EQ_MSG(Psyscall_batch(P, c, 3), 0, "%s",
+		    Perrmsg(P));
+		ATF_CHECK_EQ(c[0].ps_rval.sys_rval1, pid);
+		ATF_CHECK_EQ(c[1].ps_errno, 0);
+		ATF_CHECK_EQ(c[2].ps_errno, ENOTSOCK);
+	}
+	Pdestroy_agent(P);
+	Prelease(P, 0);
+	au_require_free(pid);
+}
+
+typedef struct blocked {
+	tu_child_t	b_c;
+	pid_t		b_pid;
+	int		b_port;
+	char		*b_result;
+} blocked_t;
+
+static void
+block_and_examine(blocked_t *b, const char *call, long nr, long restart_nr)
+{
+	const char *argv[] = { AU_TARGET, "block", call, NULL };
+	char *l;
+
+	tu_spawn(&b->b_c, argv, 0);
+	b->b_pid = b->b_c.tc_pid;
+	l = tu_read_line(b->b_c.tc_out, AU_LINE_MS);
+	ATF_REQUIRE_MSG(l != NULL && strncmp(l, "ready", 5) == 0,
+	    "the target said '%s'", l ? l : "(nothing)");
+	b->b_port = atoi(l + 5);
+	free(l);
+	wait_in_syscall(b->b_pid, nr, -1);
+	(void) usleep(200000);	/* well inside the call */
+	examine(b->b_pid);
+	/* Back in the call (nanosleep: in restart_syscall), not out of it. */
+	wait_in_syscall(b->b_pid, nr, restart_nr);
+}
+
+static void
+finish_blocked(blocked_t *b)
+{
+	int st;
+
+	b->b_result = tu_read_line(b->b_c.tc_out, AU_LINE_MS);
+	ATF_REQUIRE_MSG(b->b_result != NULL, "the target said nothing");
+	st = tu_stop(&b->b_c, AU_LINE_MS);
+	ATF_REQUIRE_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "target status 0x%x", st);
+}
+
+ATF_TC_WITHOUT_HEAD(blocked_accept);
+ATF_TC_BODY(blocked_accept, tc)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof (sin);
+	char want[64];
+	blocked_t b;
+	int s;
+
+	block_and_examine(&b, "accept", SYS_accept, -1);
+	/* The accept still accepts a later connection: this one. */
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	memset(&sin, 0, sizeof (sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((uint16_t)b.b_port);
+	ATF_REQUIRE(connect(s, (struct sockaddr *)&sin, sizeof (sin)) == 0);
+	ATF_REQUIRE(getsockname(s, (struct sockaddr *)&sin, &len) == 0);
+	finish_blocked(&b);
+	(void) snprintf(want, sizeof (want), "errno=0 port=%d",
+	    ntohs(sin.sin_port));
+	ATF_CHECK_MSG(strstr(b.b_result, want) != NULL &&
+	    strncmp(b.b_result, "result ret=-", 12) != 0,
+	    "accept ended with: %s", b.b_result);
+	(void) close(s);
+	free(b.b_result);
+}
+
+ATF_TC_WITHOUT_HEAD(blocked_read);
+ATF_TC_BODY(blocked_read, tc)
+{
+	blocked_t b;
+
+	block_and_examine(&b, "read", SYS_read, -1);
+	au_send_line(&b.b_c, "hello");
+	finish_blocked(&b);
+	ATF_CHECK_STREQ(b.b_result, "result ret=6 errno=0 data=hello");
+	free(b.b_result);
+}
+
+ATF_TC_WITHOUT_HEAD(blocked_epoll_wait);
+ATF_TC_BODY(blocked_epoll_wait, tc)
+{
+	blocked_t b;
+
+	block_and_examine(&b, "epoll", SYS_epoll_wait, -1);
+	au_send_line(&b.b_c, "x");
+	finish_blocked(&b);
+	ATF_CHECK_STREQ(b.b_result, "result ret=1 errno=0 fd=0");
+	free(b.b_result);
+}
+
+ATF_TC_WITHOUT_HEAD(blocked_nanosleep);
+ATF_TC_BODY(blocked_nanosleep, tc)
+{
+	long ms;
+	blocked_t b;
+
+	block_and_examine(&b, "nanosleep", SYS_nanosleep, SYS_restart_syscall);
+	finish_blocked(&b);
+	ATF_REQUIRE_MSG(sscanf(b.b_result, "result ret=0 errno=0 elapsed_ms=%ld",
+	    &ms) == 1, "nanosleep ended with: %s", b.b_result);
+	/*
+	 * The full 2 s, measured in the target; restarted from scratch after
+	 * the examination (>= 200 ms in) it would be 2.2 s or more.
+	 */
+	ATF_CHECK_MSG(ms >= 2000 && ms < 2150, "slept %ld ms, not 2000", ms);
+	free(b.b_result);
+}
+
+ATF_TC_WITHOUT_HEAD(blocked_futex);
+ATF_TC_BODY(blocked_futex, tc)
+{
+	blocked_t b;
+
+	block_and_examine(&b, "futex", SYS_futex, -1);
+	au_send_line(&b.b_c, "wake");
+	finish_blocked(&b);
+	/* One wait, ended by the wake: no spurious return, no EINTR. */
+	ATF_CHECK_STREQ(b.b_result, "result ret=0 errno=0 word=1 waits=1");
+	free(b.b_result);
+}
+
+/* ------------------------------------------------------------------ */
+/* The I/O budget: reads and writes of /proc/PID/mem per batch. */
+
+typedef struct phase_count {
+	char	name[16];
+	int	reads, writes, proc_opens;
+} phase_count_t;
+
+/*
+ * Count, per phase of agent_driver's run, the reads and writes of
+ * /proc/PID/mem in strace's log (-y shows each fd's path), and the
+ * opens of any other file of /proc/PID.
+ */
+static int
+count_phases(const char *log, pid_t pid, phase_count_t *ph, int max,
+    int *peekpoke)
+{
+	char mem[64], procdir[64];
+	const char *p = log;
+	int n = 1;
+
+	(void) snprintf(mem, sizeof (mem), "/proc/%d/mem>", (int)pid);
+	(void) snprintf(procdir, sizeof (procdir), "/proc/%d/", (int)pid);
+	memset(ph, 0, sizeof (*ph) * (size_t)max);
+	(void) snprintf(ph[0].name, sizeof (ph[0].name), "create");
+	*peekpoke = 0;
+	while (*p != '\0') {
+		const char *nl = strchr(p, '\n'), *q;
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		char line[1024];
+
+		if (len >= sizeof (line))
+			len = sizeof (line) - 1;
+		memcpy(line, p, len);
+		line[len] = '\0';
+		p += len + (nl != NULL);
+		if ((q = strstr(line, "\"phase ")) != NULL && n < max) {
+			(void) sscanf(q + 7, "%15[a-z]", ph[n].name);
+			n++;
+			continue;
+		}
+		if (strstr(line, "PTRACE_PEEK") || strstr(line, "PTRACE_POKE") ||
+		    strstr(line, "process_vm_"))
+			(*peekpoke)++;
+		if (strstr(line, mem) != NULL) {
+			if (strstr(line, " pread64(") || strstr(line, " preadv"))
+				ph[n - 1].reads++;
+			if (strstr(line, " pwrite64(") ||
+			    strstr(line, " pwritev"))
+				ph[n - 1].writes++;
+		} else if (strstr(line, " openat(") &&
+		    strstr(line, procdir) != NULL) {
+			ph[n - 1].proc_opens++;
+		}
+	}
+	return (n);
+}
+
+static const phase_count_t *
+phase_named(const phase_count_t *ph, int n, const char *name)
+{
+	for (int i = 0; i < n; i++) {
+		if (strcmp(ph[i].name, name) == 0)
+			return (&ph[i]);
+	}
+	atf_tc_fail("no phase %s in strace's log", name);
+	return (NULL);
+}
+
+ATF_TC(io_budget);
+ATF_TC_HEAD(io_budget, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "strace");
+	atf_tc_set_md_var(tc, "descr", "At most one pwrite and one pread of "
+	    "/proc/PID/mem per batch, none where nothing goes that way");
+}
+ATF_TC_BODY(io_budget, tc)
+{
+	static const struct { const char *name; int reads, writes; } want[] = {
+		{ "sockets", 5, 5 },	/* 5 batches with outputs */
+		{ "inputs", 0, 1 },	/* inputs only: no read */
+		{ "byval", 0, 0 },	/* nothing by reference */
+		{ "bigin", 0, 1 },	/* through a private mapping */
+		{ "bigout", 1, 1 },
+		{ "done", 0, 0 },
+	};
+	phase_count_t ph[8];
+	char pidarg[16], fdarg[16], *log;
+	tu_result_t r;
+	au_manifest_t m;
+	tu_child_t c;
+	int n, peekpoke;
+
+	au_spawn_fds(&c, 0, &m);
+	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)m.pid);
+	(void) snprintf(fdarg, sizeof (fdarg), "%d",
+	    au_find_kind(&m, "tcpclient")->fd);
+	{
+		const char *argv[] = { "strace", "-f", "-qq", "-y", "-o",
+		    "strace.log", "-e", "trace=pread64,pwrite64,preadv,"
+		    "pwritev,preadv2,pwritev2,process_vm_readv,"
+		    "process_vm_writev,ptrace,openat,write", DRIVER, "count",
+		    pidarg, fdarg, "5", NULL };
+
+		/* LeakSanitizer (SANITIZE=1) cannot work under strace. */
+		const char *env[] = { "ASAN_OPTIONS=detect_leaks=0", NULL };
+
+		tu_run(argv, env, 60000, &r);
+	}
+	tu_require_exit("agent_driver count", &r, 0);
+	ATF_REQUIRE_STREQ(r.tr_out, "ok\n");
+	tu_result_free(&r);
+
+	log = tu_read_file("strace.log", NULL);
+	n = count_phases(log, m.pid, ph, 8, &peekpoke);
+	printf("phase     preads  pwrites  /proc opens   (of /proc/%d/mem)\n",
+	    (int)m.pid);
+	for (int i = 0; i < n; i++)
+		printf("%-8s  %6d  %7d  %11d\n", ph[i].name, ph[i].reads,
+		    ph[i].writes, ph[i].proc_opens);
+	for (size_t i = 0; i < sizeof (want) / sizeof (want[0]); i++) {
+		const phase_count_t *p = phase_named(ph, n, want[i].name);
+
+		ATF_CHECK_EQ_MSG(p->reads, want[i].reads, "preads in %s",
+		    p->name);
+		ATF_CHECK_EQ_MSG(p->writes, want[i].writes, "pwrites in %s",
+		    p->name);
+		ATF_CHECK_EQ_MSG(p->proc_opens, 0, "/proc opens in %s",
+		    p->name);
+	}
+	/*
+	 * Creating the agent: no code written (the driver's pr_fstat and
+	 * pr_getsockname are the 2 writes), the syscall instruction
+	 * confirmed with a read or so.
+	 */
+	ATF_CHECK_EQ(ph[0].writes, 2);
+	ATF_CHECK(ph[0].reads >= 2 && ph[0].reads <= 5);
+	ATF_CHECK_EQ_MSG(peekpoke, 0, "ptrace PEEK/POKE or process_vm_*");
+	free(log);
+	au_free_manifest(&m);
+	au_stop_target(&c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors of the borrowing itself. */
+
+ATF_TC(traced_by_another);
+ATF_TC_HEAD(traced_by_another, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "strace");
+}
+ATF_TC_BODY(traced_by_another, tc)
+{
+	struct ps_prochandle *P;
+	char pidarg[16], want[64];
+	tu_child_t c, s;
+	au_manifest_t m;
+	sysret_t rv;
+
+	au_spawn_fds(&c, 0, &m);
+	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)m.pid);
+	{
+		const char *argv[] = { "strace", "-qq", "-o", "/dev/null",
+		    "-p", pidarg, NULL };
+
+		tu_spawn(&s, argv, TU_STDERR_NULL);
+	}
+	au_require_tracer(m.pid, s.tc_pid);
+	P = au_grab(m.pid);
+	errno = 0;
+	ATF_CHECK_EQ(Pcreate_agent(P), -1);
+	ATF_CHECK_EQ(errno, EBUSY);
+	(void) snprintf(want, sizeof (want), "process is already traced by "
+	    "pid %d", (int)s.tc_pid);
+	ATF_CHECK_STREQ(Perrmsg(P), want);
+	errno = 0;
+	ATF_CHECK_EQ(Psyscall(P, &rv, SYS_getpid, 0, NULL), -1);
+	ATF_CHECK_EQ(errno, EBUSY);
+
+	(void) kill(s.tc_pid, SIGTERM);
+	(void) tu_stop(&s, AU_LINE_MS);
+	au_require_tracer(m.pid, 0);
+	/* The tracer gone, the same handle may borrow. */
+	au_create_agent(P);
+	Pdestroy_agent(P);
+	Prelease(P, 0);
+	au_require_pong(&c);
+	au_free_manifest(&m);
+	au_stop_target(&c);
+}
+
+ATF_TC_WITHOUT_HEAD(lifecycle);
+ATF_TC_BODY(lifecycle, tc)
+{
+	struct ps_prochandle *P, *self;
+	au_manifest_t m;
+	tu_child_t c;
+	sysret_t rv;
+	int gerr;
+
+	au_spawn_fds(&c, 0, &m);
+	P = au_grab(m.pid);
+	au_create_agent(P);
+	au_create_agent(P);		/* already held: nothing more */
+	au_require_tracer(m.pid, (int)getpid());
+	Pdestroy_agent(P);
+	au_require_free(m.pid);
+	Pdestroy_agent(P);		/* none held: nothing */
+
+	/* Prelease gives back an agent still held. */
+	au_create_agent(P);
+	Prelease(P, 0);
+	au_require_free(m.pid);
+
+	/* Prelease_agents (for signal handlers) gives every thread back. */
+	P = au_grab(m.pid);
+	au_create_agent(P);
+	Prelease_agents();
+	au_require_free(m.pid);
+	errno = 0;
+	ATF_CHECK_EQ(Psyscall(P, &rv, SYS_getpid, 0, NULL), -1);
+	ATF_CHECK_EQ(errno, ESRCH);
+	Pdestroy_agent(P);
+	au_create_agent(P);		/* and a new one can be made */
+	ATF_CHECK_EQ(Psyscall(P, &rv, SYS_getpid, 0, NULL), 0);
+	ATF_CHECK_EQ(rv.sys_rval1, m.pid);
+	Prelease(P, 0);
+	au_require_free(m.pid);
+
+	/* Not a thread of ourselves. */
+	self = Pgrab(getpid(), 0, &gerr);
+	ATF_REQUIRE(self != NULL);
+	errno = 0;
+	ATF_CHECK_EQ(Pcreate_agent(self), -1);
+	ATF_CHECK_EQ(errno, EINVAL);
+	Prelease(self, 0);
+
+	au_require_pong(&c);
+	au_free_manifest(&m);
+	au_stop_target(&c);
+}
+
+/*
+ * A process stopped by SIGSTOP can be examined, and is left stopped: the
+ * borrowed thread goes back into the group stop when it is given back.
+ */
+ATF_TC_WITHOUT_HEAD(stopped_target);
+ATF_TC_BODY(stopped_target, tc)
+{
+	struct ps_prochandle *P;
+	const au_mfd_t *f;
+	au_manifest_t m;
+	tu_child_t c;
+	char st = 0;
+
+	au_spawn_fds(&c, 2, &m);
+	ATF_REQUIRE(kill(m.pid, SIGSTOP) == 0);
+	for (int i = 0; i < 400 && (st = tu_proc_state(m.pid)) != 'T'; i++)
+		(void) usleep(5000);
+	ATF_REQUIRE_EQ_MSG(st, 'T', "state %c", st);
+	P = au_grab(m.pid);
+	au_create_agent(P);
+	f = au_find_kind(&m, "tcpclient");
+	au_compare_stat(P, f);
+	au_compare_fcntl_lseek(P, f);
+	au_compare_socket(P, f);
+	Pdestroy_agent(P);
+	Prelease(P, 0);
+	au_require_tracer(m.pid, 0);
+	for (int i = 0; i < 400 && (st = tu_proc_state(m.pid)) != 'T'; i++)
+		(void) usleep(5000);
+	ATF_CHECK_EQ_MSG(st, 'T', "no longer stopped: state %c", st);
+	ATF_REQUIRE(kill(m.pid, SIGCONT) == 0);
+	au_require_pong(&c);
+	au_require_ping_port(m.pingport);
+	au_free_manifest(&m);
+	au_stop_target(&c);
+}
+
+/* ------------------------------------------------------------------ */
+/* The target dies during a batch. */
+
+static void *
+killer(void *arg)
+{
+	pid_t pid = *(pid_t *)arg;
+
+	(void) usleep(30000);
+	(void) kill(pid, SIGKILL);
+	return (NULL);
+}
+
+ATF_TC_WITHOUT_HEAD(target_killed_during_batch);
+ATF_TC_BODY(target_killed_during_batch, tc)
+{
+	static psyscall_t calls[MARSHAL_MAXCALLS];
+	static argdes_t args[MARSHAL_MAXCALLS][2];
+	static struct stat st[MARSHAL_MAXCALLS];
+	struct ps_prochandle *P;
+	struct timespec t0, t1;
+	pthread_t t;
+	au_manifest_t m;
+	tu_child_t c;
+	int rv = 0, batches = 0, st_;
+	long ms;
+
+	au_spawn_fds(&c, 2, &m);
+	for (int i = 0; i < MARSHAL_MAXCALLS; i++) {
+		argdes_byval(&args[i][0], i % 16);
+		argdes_byref(&args[i][1], &st[i], sizeof (st[i]), AI_OUTPUT);
+		calls[i].ps_sysindex = SYS_fstat;
+		calls[i].ps_nargs = 2;
+		calls[i].ps_argp = args[i];
+	}
+	P = au_grab(m.pid);
+	au_create_agent(P);
+	(void) clock_gettime(CLOCK_MONOTONIC, &t0);
+	ATF_REQUIRE(pthread_create(&t, NULL, killer, &m.pid) == 0);
+	for (batches = 0; batches < 100000; batches++) {
+		if ((rv = Psyscall_batch(P, calls, MARSHAL_MAXCALLS)) != 0)
+			break;
+	}
+	(void) clock_gettime(CLOCK_MONOTONIC, &t1);
+	ATF_REQUIRE(pthread_join(t, NULL) == 0);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 +
+	    (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	printf("%d batches, then: %s (%ld ms)\n", batches, Perrmsg(P), ms);
+	ATF_REQUIRE_EQ_MSG(rv, -1, "the batches went on after the kill");
+	ATF_CHECK_EQ(errno, ESRCH);
+	ATF_CHECK_STREQ(Perrmsg(P), "no such process");
+	ATF_CHECK_MSG(ms < 5000, "took %ld ms to notice", ms);
+	Pdestroy_agent(P);
+	Prelease(P, 0);
+	(void) unlink(m.file);	/* it had no chance to */
+	st_ = tu_stop(&c, AU_LINE_MS);
+	/* Reaped by the agent's wait, or here: either way not alive. */
+	ATF_CHECK(st_ == 0 || (WIFSIGNALED(st_) && WTERMSIG(st_) == SIGKILL));
+	ATF_CHECK_EQ(tu_proc_state(m.pid), 0);
+	au_free_manifest(&m);
+}
+
+/* ------------------------------------------------------------------ */
+/* The controlling process is killed while the agent is out. */
+
+ATF_TC_WITHOUT_HEAD(controller_signalled);
+ATF_TC_BODY(controller_signalled, tc)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	char pidarg[16], *l;
+	au_manifest_t m, again;
+	tu_child_t c, d;
+	int st;
+
+	au_spawn_fds(&c, 2, &m);
+	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)m.pid);
+	srandom((unsigned)getpid());
+	for (int i = 0; i < 12; i++) {
+		const char *argv[] = { DRIVER, "loop", pidarg, "30", NULL };
+		int sig = sigs[i % 3];
+
+		tu_spawn(&d, argv, 0);
+		l = tu_read_line(d.tc_out, AU_LINE_MS);
+		ATF_REQUIRE_MSG(l != NULL && strcmp(l, "looping") == 0,
+		    "driver: %s", l ? l : "(nothing)");
+		free(l);
+		(void) usleep((useconds_t)(random() % 20000));
+		(void) kill(d.tc_pid, sig);
+		st = tu_stop(&d, AU_LINE_MS);
+		ATF_CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == sig,
+		    "round %d: the driver ended with status 0x%x, not by "
+		    "signal %d", i, st, sig);
+		/* The thread is given back, unstopped, and serves again. */
+		au_require_free(m.pid);
+		au_require_ping_port(m.pingport);
+		au_require_pong(&c);
+	}
+	/* Its own view of itself is what it was. */
+	au_send_line(&c, "manifest");
+	au_read_manifest(&c, &again);
+	tu_require_same_str("manifest", m.text, again.text);
+	au_free_manifest(&again);
+	au_free_manifest(&m);
+	au_stop_target(&c);
+}
+
+/* ------------------------------------------------------------------ */
+/* With a NULL handle, pr_* act on the calling process. */
+
+ATF_TC_WITHOUT_HEAD(null_handle);
+ATF_TC_BODY(null_handle, tc)
+{
+	struct sockaddr_storage ss, ss2;
+	socklen_t sl = sizeof (ss), sl2 = sizeof (ss2);
+	struct stat st, st2;
+	struct rlimit rl, rl2;
+	int sv[2], v, len = sizeof (v), fd;
+
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0);
+	ATF_CHECK_EQ(pr_getsockopt(NULL, sv[0], SOL_SOCKET, SO_TYPE, &v,
+	    &len), 0);
+	ATF_CHECK_EQ(v, SOCK_DGRAM);
+	ATF_CHECK_EQ(len, sizeof (v));
+	ATF_CHECK_EQ(pr_getsockname(NULL, sv[0], (struct sockaddr *)&ss,
+	    &sl), 0);
+	ATF_CHECK_EQ(getsockname(sv[0], (struct sockaddr *)&ss2, &sl2), 0);
+	ATF_CHECK(sl == sl2 && memcmp(&ss, &ss2, sl) == 0);
+	ATF_CHECK_EQ(pr_getpeername(NULL, sv[0], (struct sockaddr *)&ss,
+	    &sl), 0);
+	ATF_CHECK_EQ(pr_fstat(NULL, sv[1], &st), 0);
+	ATF_CHECK_EQ(fstat(sv[1], &st2), 0);
+	ATF_CHECK_EQ(st.st_ino, st2.st_ino);
+	ATF_CHECK_EQ(pr_fcntl(NULL, sv[1], F_GETFL, NULL),
+	    fcntl(sv[1], F_GETFL));
+	ATF_CHECK_EQ(pr_fcntl(NULL, sv[1], F_SETFD, (void *)(long)FD_CLOEXEC),
+	    0);
+	ATF_CHECK_EQ(fcntl(sv[1], F_GETFD), FD_CLOEXEC);
+	ATF_CHECK_EQ(pr_getrlimit(NULL, RLIMIT_NOFILE, &rl), 0);
+	ATF_CHECK_EQ(getrlimit(RLIMIT_NOFILE, &rl2), 0);
+	ATF_CHECK_EQ(rl.rlim_cur, rl2.rlim_cur);
+	fd = pr_open(NULL, "/dev/null", O_RDONLY, 0);
+	ATF_REQUIRE(fd >= 0);
+	ATF_CHECK_EQ(pr_lseek(NULL, fd, 0, SEEK_CUR), 0);
+	ATF_CHECK_EQ(pr_close(NULL, fd), 0);
+	errno = 0;
+	ATF_CHECK_EQ(pr_close(NULL, fd), -1);
+	ATF_CHECK_EQ(errno, EBADF);
+	(void) close(sv[0]);
+	(void) close(sv[1]);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, psyscall_errors);
+	ATF_TP_ADD_TC(tp, blocked_accept);
+	ATF_TP_ADD_TC(tp, blocked_read);
+	ATF_TP_ADD_TC(tp, blocked_epoll_wait);
+	ATF_TP_ADD_TC(tp, blocked_nanosleep);
+	ATF_TP_ADD_TC(tp, blocked_futex);
+	ATF_TP_ADD_TC(tp, io_budget);
+	ATF_TP_ADD_TC(tp, traced_by_another);
+	ATF_TP_ADD_TC(tp, lifecycle);
+	ATF_TP_ADD_TC(tp, stopped_target);
+	ATF_TP_ADD_TC(tp, target_killed_during_batch);
+	ATF_TP_ADD_TC(tp, controller_signalled);
+	ATF_TP_ADD_TC(tp, null_handle);
+	return (atf_no_error());
+}

@@ -1,0 +1,613 @@
+/*
+ * t_agent_pass: pfiles --via=agent, where the target passes its sockets
+ * to pfiles over SCM_RIGHTS (libproc-patch/libproc/sock_agent_pass.c),
+ * and the per-socket batch serves where passing cannot (another network
+ * namespace, no fd left to the target, pfiles short of fds, an fd that
+ * cannot be passed).  Either way pfiles must print what --via=pidfd
+ * prints (itself checked against the fixture's own view in
+ * t_pfiles_fixture), and leave the target with exactly its fds and
+ * mappings, also when it is killed by SIGTERM in the middle of its walk.
+ * The writes to the target's memory, counted under strace, tell how many
+ * rounds the passing took.
+ */
+#include <atf-c.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agentutil.h"
+#include "testutil.h"
+
+#define	PASS_STRACE	"pass.strace"
+
+/* The target as pfiles must leave it: its fds, its number of mappings. */
+typedef struct target_view {
+	char	*tv_fds;	/* "0 1 2 ...", increasing */
+	int	tv_nfds;
+	int	tv_nsock;	/* fds that are sockets */
+	int	tv_maps;	/* lines of /proc/PID/maps */
+} target_view_t;
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return ((x > y) - (x < y));
+}
+
+static void
+view_target(pid_t pid, target_view_t *tv)
+{
+	char path[64], link[64], *text, *p;
+	struct dirent *de;
+	size_t n = 0, cap = 256, len = 0;
+	int *fds = malloc(cap * sizeof (int));
+	DIR *d;
+
+	ATF_REQUIRE(fds != NULL);
+	memset(tv, 0, sizeof (*tv));
+	(void) snprintf(path, sizeof (path), "/proc/%d/fd", (int)pid);
+	ATF_REQUIRE_MSG((d = opendir(path)) != NULL, "opendir %s", path);
+	while ((de = readdir(d)) != NULL) {
+		char lpath[sizeof (path) + sizeof (de->d_name) + 1];
+		ssize_t ll;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap *= 2;
+			ATF_REQUIRE((fds = realloc(fds, cap * sizeof (int))) !=
+			    NULL);
+		}
+		fds[n++] = atoi(de->d_name);
+		(void) snprintf(lpath, sizeof (lpath), "%s/%s", path,
+		    de->d_name);
+		ll = readlink(lpath, link, sizeof (link) - 1);
+		if (ll > 0 && strncmp(link, "socket:[", 8) == 0)
+			tv->tv_nsock++;
+	}
+	(void) closedir(d);
+	qsort(fds, n, sizeof (int), cmp_int);
+	tv->tv_nfds = (int)n;
+	ATF_REQUIRE((tv->tv_fds = malloc(n * 12 + 1)) != NULL);
+	tv->tv_fds[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(tv->tv_fds + len, "%d ", fds[i]);
+	free(fds);
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/maps", (int)pid);
+	text = tu_read_file(path, NULL);
+	for (p = text; *p != '\0'; p++)
+		tv->tv_maps += *p == '\n';
+	free(text);
+}
+
+/* The target is as it was: the same fds, as many mappings, not held. */
+static void
+require_view(pid_t pid, const target_view_t *before, const char *when)
+{
+	target_view_t now;
+
+	au_require_free(pid);
+	view_target(pid, &now);
+	ATF_CHECK_MSG(strcmp(before->tv_fds, now.tv_fds) == 0,
+	    "%s: the target's fds changed:\n  before: %.300s\n  after:  "
+	    "%.300s", when, before->tv_fds, now.tv_fds);
+	ATF_CHECK_MSG(before->tv_maps == now.tv_maps, "%s: the target had "
+	    "%d mappings, now %d", when, before->tv_maps, now.tv_maps);
+	free(now.tv_fds);
+}
+
+/* Writes to /proc/PID/mem in strace's log. */
+static int
+count_mem_writes(pid_t pid)
+{
+	char *log = tu_read_file(PASS_STRACE, NULL), *mem, *p;
+	int n = 0;
+
+	mem = tu_asprintf("/proc/%d/mem>", (int)pid);
+	for (p = log; (p = strstr(p, "pwrite64(")) != NULL; p++) {
+		const char *nl = strchr(p, '\n');
+		const char *m = strstr(p, mem);
+
+		if (m != NULL && (nl == NULL || m < nl))
+			n++;
+	}
+	free(mem);
+	free(log);
+	return (n);
+}
+
+/*
+ * pfiles --via=VIA PID; it must exit 0 and say nothing on stderr.  With
+ * pwrites, under strace: the writes to the target's memory.  Its stdout.
+ */
+static char *
+run_pfiles(const char *via, pid_t pid, int *pwrites)
+{
+	char pidarg[16], viaarg[32], *out;
+	tu_result_t r;
+
+	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)pid);
+	(void) snprintf(viaarg, sizeof (viaarg), "--via=%s", via);
+	if (pwrites != NULL) {
+		const char *argv[] = { "strace", "-f", "-qq", "-y", "-o",
+		    PASS_STRACE, "-e", "trace=pwrite64", TU_PFILES, viaarg,
+		    pidarg, NULL };
+		/* LeakSanitizer (SANITIZE=1) cannot work under strace. */
+		const char *env[] = { "ASAN_OPTIONS=detect_leaks=0", NULL };
+
+		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	} else {
+		const char *argv[] = { TU_PFILES, viaarg, pidarg, NULL };
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	}
+	tu_require_exit("pfiles", &r, 0);
+	ATF_CHECK_MSG(r.tr_errlen == 0, "pfiles %s said: %s", viaarg,
+	    r.tr_err);
+	if (pwrites != NULL)
+		*pwrites = count_mem_writes(pid);
+	out = r.tr_out;
+	r.tr_out = NULL;
+	tu_result_free(&r);
+	return (out);
+}
+
+/*
+ * pfiles --via=agent prints what --via=pidfd prints, and leaves the
+ * target as it was; the writes to its memory it made.
+ */
+static int
+agent_same_as_pidfd(const char *what, pid_t pid)
+{
+	target_view_t before;
+	char *pidfd, *agent;
+	int pwrites = -1;
+
+	view_target(pid, &before);
+	pidfd = run_pfiles("pidfd", pid, NULL);
+	agent = run_pfiles("agent", pid, &pwrites);
+	tu_require_same_text(what, pidfd, strlen(pidfd), agent,
+	    strlen(agent));
+	require_view(pid, &before, what);
+	printf("%s: %d sockets, %d writes to the target's memory\n", what,
+	    before.tv_nsock, pwrites);
+	free(pidfd);
+	free(agent);
+	free(before.tv_fds);
+	return (pwrites);
+}
+
+/* Start sockfix (argv) and read its manifest up to "end"; its pid. */
+static pid_t
+start_sockfix(tu_child_t *c, const char *const argv[])
+{
+	char *text, *p;
+	int found;
+	pid_t pid;
+
+	tu_spawn(c, argv, TU_STDERR_NULL);
+	text = tu_read_until(c->tc_out, "end", TU_TIMEOUT_MS, &found);
+	if (!found || (p = strstr(text, "\npid ")) == NULL) {
+		free(text);
+		(void) tu_stop(c, AU_LINE_MS);
+		return (-1);
+	}
+	pid = (pid_t)atoi(p + 5);
+	free(text);
+	ATF_REQUIRE_EQ_MSG(pid, c->tc_pid, "sockfix says pid %d, is %d",
+	    (int)pid, (int)c->tc_pid);
+	return (pid);
+}
+
+static void
+stop_sockfix(tu_child_t *c)
+{
+	int st = tu_stop(c, AU_LINE_MS);
+
+	ATF_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "sockfix did not exit cleanly (status 0x%x)", st);
+}
+
+/* Start sockets.js with n connections; its pid. */
+static pid_t
+start_node(tu_child_t *c, const char *n)
+{
+	const char *argv[] = { "node", TU_SOCKETS_JS, n, "300", NULL };
+	char *l;
+	pid_t pid;
+
+	tu_spawn(c, argv, 0);
+	l = tu_read_line(c->tc_out, TU_TIMEOUT_MS);
+	ATF_REQUIRE_MSG(l != NULL && strstr(l, "pid = ") != NULL,
+	    "sockets.js: %s", l != NULL ? l : "(nothing)");
+	pid = (pid_t)atoi(strstr(l, "pid = ") + 6);
+	free(l);
+	free(tu_read_line(c->tc_out, TU_TIMEOUT_MS));	/* its JSON */
+	ATF_REQUIRE_EQ(pid, c->tc_pid);
+	return (pid);
+}
+
+static void
+stop_node(tu_child_t *c)
+{
+	int st = tu_stop(c, TU_TIMEOUT_MS);
+
+	ATF_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "node did not exit cleanly (status 0x%x)", st);
+}
+
+ATF_TC(pass_sockfix);
+ATF_TC_HEAD(pass_sockfix, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "strace");
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=agent on every kind of "
+	    "fd prints what --via=pidfd prints, its sockets passed in one "
+	    "message (one write to the target's memory), the target intact");
+}
+ATF_TC_BODY(pass_sockfix, tc)
+{
+	const char *argv[] = { TU_SOCKFIX, "-s", "all", "-t", "120", NULL };
+	tu_child_t c;
+	pid_t pid;
+	int pwrites;
+
+	ATF_REQUIRE((pid = start_sockfix(&c, argv)) > 0);
+	pwrites = agent_same_as_pidfd("sockfix-all", pid);
+	ATF_CHECK_EQ_MSG(pwrites, 1, "%d writes to the target's memory: the "
+	    "sockets were not passed in one message", pwrites);
+	stop_sockfix(&c);
+}
+
+ATF_TC(pass_node);
+ATF_TC_HEAD(pass_node, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "node strace");
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=agent on node with 300 "
+	    "connections prints what --via=pidfd prints, with one write to "
+	    "the target's memory per round (up to 1365 fds), the target "
+	    "intact");
+}
+ATF_TC_BODY(pass_node, tc)
+{
+	target_view_t v;
+	tu_child_t c;
+	pid_t pid;
+	int pwrites, most;
+
+	pid = start_node(&c, "300");
+	view_target(pid, &v);
+	ATF_REQUIRE_MSG(v.tv_nsock >= 601, "node has %d sockets", v.tv_nsock);
+	pwrites = agent_same_as_pidfd("node-300", pid);
+	/*
+	 * One round per getdents batch of the walk, which holds 1000 fds at
+	 * least (32 KiB, at most 32 bytes an entry).
+	 */
+	most = v.tv_nfds / 1000 + 1;
+	ATF_CHECK_MSG(pwrites >= 1 && pwrites <= most, "%d writes to the "
+	    "target's memory for %d sockets (want 1 to %d)", pwrites,
+	    v.tv_nsock, most);
+	free(v.tv_fds);
+	stop_node(&c);
+}
+
+/*
+ * A target in another network namespace cannot reach pfiles' socket:
+ * the per-socket batch serves every socket (one write each), silently.
+ */
+ATF_TC(pass_fallback_netns);
+ATF_TC_HEAD(pass_fallback_netns, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "strace unshare");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "descr", "A target in another network "
+	    "namespace: the per-socket batch serves, pfiles prints the same");
+}
+ATF_TC_BODY(pass_fallback_netns, tc)
+{
+	const char *argv[] = { "unshare", "-n", TU_SOCKFIX, "-s",
+	    "unix,abstract,unnamed,socketpair,netlink,pipe,file", "-t", "120",
+	    NULL };
+	target_view_t v;
+	tu_child_t c;
+	pid_t pid;
+	int pwrites;
+
+	if ((pid = start_sockfix(&c, argv)) < 0)
+		atf_tc_skip("unshare -n could not start sockfix here");
+	view_target(pid, &v);
+	pwrites = agent_same_as_pidfd("netns", pid);
+	ATF_CHECK_EQ_MSG(pwrites, v.tv_nsock, "%d writes to the target's "
+	    "memory for %d sockets: not one batch per socket", pwrites,
+	    v.tv_nsock);
+	free(v.tv_fds);
+	stop_sockfix(&c);
+}
+
+/*
+ * The target can open no fd (soft RLIMIT_NOFILE 0): its socket for
+ * passing fails with EMFILE, and the per-socket batch serves.
+ */
+ATF_TC(pass_fallback_emfile);
+ATF_TC_HEAD(pass_fallback_emfile, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "strace");
+	atf_tc_set_md_var(tc, "descr", "A target that can open no fd: the "
+	    "per-socket batch serves, pfiles prints the same");
+}
+ATF_TC_BODY(pass_fallback_emfile, tc)
+{
+	const char *argv[] = { TU_SOCKFIX, "-s", "all", "-t", "120", NULL };
+	struct rlimit rl, zero;
+	target_view_t v;
+	tu_child_t c;
+	pid_t pid;
+	int pwrites;
+
+	ATF_REQUIRE((pid = start_sockfix(&c, argv)) > 0);
+	ATF_REQUIRE(prlimit(pid, RLIMIT_NOFILE, NULL, &rl) == 0);
+	zero = rl;
+	zero.rlim_cur = 0;
+	ATF_REQUIRE_MSG(prlimit(pid, RLIMIT_NOFILE, &zero, NULL) == 0,
+	    "prlimit: %s", strerror(errno));
+	view_target(pid, &v);
+	pwrites = agent_same_as_pidfd("emfile", pid);
+	ATF_CHECK_EQ_MSG(pwrites, v.tv_nsock, "%d writes to the target's "
+	    "memory for %d sockets: not one batch per socket", pwrites,
+	    v.tv_nsock);
+	free(v.tv_fds);
+	/* Its poll(2) of stdin needs the limit back (nfds <= it). */
+	ATF_REQUIRE(prlimit(pid, RLIMIT_NOFILE, &rl, NULL) == 0);
+	stop_sockfix(&c);
+}
+
+/*
+ * pfiles' own fd limit is low: a message is cut short (MSG_CTRUNC), the
+ * fds that arrived serve, and later messages are smaller; no socket is
+ * lost or mixed up.
+ */
+ATF_TC(pass_short_of_fds);
+ATF_TC_HEAD(pass_short_of_fds, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "node strace");
+	atf_tc_set_md_var(tc, "descr", "pfiles with a soft fd limit of 64 on "
+	    "node with 300 connections: messages cut short, the same output");
+}
+ATF_TC_BODY(pass_short_of_fds, tc)
+{
+	struct rlimit rl, low;
+	target_view_t v;
+	tu_child_t c;
+	pid_t pid;
+	int pwrites;
+
+	pid = start_node(&c, "300");
+	view_target(pid, &v);
+	ATF_REQUIRE(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+	low = rl;
+	low.rlim_cur = 64;		/* inherited by strace and pfiles */
+	ATF_REQUIRE(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	pwrites = agent_same_as_pidfd("node-300-fd64", pid);
+	ATF_REQUIRE(setrlimit(RLIMIT_NOFILE, &rl) == 0);
+	/*
+	 * One round (one write) passes 607 fds when nothing is cut short;
+	 * here more rounds, but far fewer than sockets.
+	 */
+	ATF_CHECK_MSG(pwrites >= 2 && pwrites < v.tv_nsock / 4, "%d writes "
+	    "to the target's memory for %d sockets", pwrites, v.tv_nsock);
+	free(v.tv_fds);
+	stop_node(&c);
+}
+
+/*
+ * A child of ours holding 80 sockets and, among them, an io_uring fd,
+ * which SCM_RIGHTS refuses (EINVAL): the message is split down to it,
+ * and the sockets around it are still passed.
+ */
+#define	URING_PAIRS	40
+
+static void
+uring_child(int ready, int hold)
+{
+	struct { uint32_t a[10]; uint32_t rest[20]; } params;
+	int sv[2];
+	char b;
+
+	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+	(void) alarm(120);
+	for (int i = 0; i < URING_PAIRS; i++) {
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+			_exit(1);
+		if (i == URING_PAIRS / 2) {
+			memset(&params, 0, sizeof (params));
+			if (syscall(SYS_io_uring_setup, 4, &params) < 0) {
+				b = 'n';
+				(void) write(ready, &b, 1);
+				_exit(0);
+			}
+		}
+	}
+	b = 'y';
+	(void) write(ready, &b, 1);
+	(void) read(hold, &b, 1);	/* end of file: the test is done */
+	_exit(0);
+}
+
+ATF_TC(pass_unpassable_fd);
+ATF_TC_HEAD(pass_unpassable_fd, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "strace");
+	atf_tc_set_md_var(tc, "descr", "An fd that cannot be passed (io_uring) "
+	    "among 80 sockets: split around, the same output");
+}
+ATF_TC_BODY(pass_unpassable_fd, tc)
+{
+	int rp[2], hp[2], pwrites, st;
+	target_view_t v;
+	char b = 0;
+	pid_t pid;
+
+	ATF_REQUIRE(pipe2(rp, O_CLOEXEC) == 0 && pipe2(hp, O_CLOEXEC) == 0);
+	ATF_REQUIRE((pid = fork()) >= 0);
+	if (pid == 0) {
+		(void) close(rp[0]);
+		(void) close(hp[1]);
+		uring_child(rp[1], hp[0]);
+	}
+	(void) close(rp[1]);
+	(void) close(hp[0]);
+	{
+		struct pollfd pfd = { rp[0], POLLIN, 0 };
+
+		if (poll(&pfd, 1, AU_LINE_MS) == 1)
+			(void) read(rp[0], &b, 1);
+	}
+	if (b != 'y') {
+		(void) kill(pid, SIGKILL);
+		(void) waitpid(pid, &st, 0);
+		if (b == 'n')
+			atf_tc_skip("io_uring_setup is not available here");
+		atf_tc_fail("the child did not get ready");
+	}
+	view_target(pid, &v);
+	pwrites = agent_same_as_pidfd("uring", pid);
+	ATF_CHECK_MSG(pwrites > 1 && pwrites < v.tv_nsock / 2, "%d writes "
+	    "to the target's memory for %d sockets: not split around the "
+	    "io_uring fd", pwrites, v.tv_nsock);
+	free(v.tv_fds);
+	(void) close(hp[1]);		/* the child's end of file */
+	(void) close(rp[0]);
+	ATF_CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0);
+}
+
+/*
+ * SIGTERM to pfiles at random moments of its walk: it dies by it, and
+ * the target is left with exactly its fds and mappings, neither stopped
+ * nor traced.
+ */
+static long
+elapsed_us(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &t1);
+	return ((t1.tv_sec - t0->tv_sec) * 1000000 +
+	    (t1.tv_nsec - t0->tv_nsec) / 1000);
+}
+
+/* Start pfiles --via=agent on pid, its stdout to /dev/null. */
+static pid_t
+spawn_pfiles_quiet(pid_t pid)
+{
+	char pidarg[16];
+	pid_t child;
+	int fd;
+
+	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)pid);
+	ATF_REQUIRE((child = fork()) >= 0);
+	if (child == 0) {
+		(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if ((fd = open("/dev/null", O_WRONLY)) >= 0)
+			(void) dup2(fd, 1);
+		(void) execl(TU_PFILES, TU_PFILES, "--via=agent", pidarg,
+		    (char *)NULL);
+		_exit(127);
+	}
+	return (child);
+}
+
+/* Wait for child within ms, or kill it; its status. */
+static int
+wait_bounded(pid_t child, int ms)
+{
+	int st = 0;
+
+	for (int i = 0; i < ms; i++) {
+		if (waitpid(child, &st, WNOHANG) == child)
+			return (st);
+		(void) usleep(1000);
+	}
+	(void) kill(child, SIGKILL);
+	(void) waitpid(child, &st, 0);
+	atf_tc_fail("pfiles did not end within %d ms", ms);
+	return (st);
+}
+
+ATF_TC(pass_sigterm);
+ATF_TC_HEAD(pass_sigterm, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "node");
+	atf_tc_set_md_var(tc, "descr", "SIGTERM to pfiles --via=agent at "
+	    "random moments on node with 1000 connections: the target keeps "
+	    "exactly its fds and mappings");
+}
+ATF_TC_BODY(pass_sigterm, tc)
+{
+	struct timespec t0;
+	target_view_t before;
+	tu_child_t c;
+	pid_t pid, pf;
+	long walk_us;
+	int st, killed = 0;
+
+	pid = start_node(&c, "1000");
+	view_target(pid, &before);
+
+	/* How long a whole walk takes here. */
+	(void) clock_gettime(CLOCK_MONOTONIC, &t0);
+	pf = spawn_pfiles_quiet(pid);
+	st = wait_bounded(pf, TU_TIMEOUT_MS);
+	walk_us = elapsed_us(&t0);
+	ATF_REQUIRE_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "pfiles: status 0x%x", st);
+	require_view(pid, &before, "a whole walk");
+
+	srandom((unsigned)getpid());
+	for (int i = 0; i < 16; i++) {
+		char when[32];
+
+		pf = spawn_pfiles_quiet(pid);
+		(void) usleep((useconds_t)(random() % walk_us));
+		(void) kill(pf, SIGTERM);
+		st = wait_bounded(pf, TU_TIMEOUT_MS);
+		ATF_CHECK_MSG((WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) ||
+		    (WIFEXITED(st) && WEXITSTATUS(st) == 0), "round %d: "
+		    "pfiles ended with status 0x%x", i, st);
+		killed += WIFSIGNALED(st);
+		(void) snprintf(when, sizeof (when), "round %d", i);
+		require_view(pid, &before, when);
+	}
+	printf("a walk takes %ld us; %d of 16 runs were cut by SIGTERM\n",
+	    walk_us, killed);
+	ATF_CHECK_MSG(killed >= 4, "only %d of 16 runs were cut short: the "
+	    "test did not test", killed);
+	free(before.tv_fds);
+	stop_node(&c);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, pass_sockfix);
+	ATF_TP_ADD_TC(tp, pass_node);
+	ATF_TP_ADD_TC(tp, pass_fallback_netns);
+	ATF_TP_ADD_TC(tp, pass_fallback_emfile);
+	ATF_TP_ADD_TC(tp, pass_short_of_fds);
+	ATF_TP_ADD_TC(tp, pass_unpassable_fd);
+	ATF_TP_ADD_TC(tp, pass_sigterm);
+	return (atf_no_error());
+}

@@ -1,0 +1,167 @@
+/*
+ * t_pr_calls: the pr_* wrappers of the agent (libproc-patch/libproc/
+ * agent.c), each call against the target's own view of its fds.
+ *
+ * The target, fixtures/agent_target, tells its own view of its fds (its
+ * own fstat, fcntl, lseek, getsockopt, getsockname...) and the tests
+ * compare what the agent finds inside it with that view, with the target
+ * single-threaded and with more threads (one of which must go on
+ * answering while the main one is borrowed).  Then pr_open and pr_close
+ * as the target sees them, a pr_* call without an agent held, and the
+ * target's view of itself after all that.
+ */
+#include <atf-c.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agentutil.h"
+#include "libproc.h"
+#include "testutil.h"
+
+/* ------------------------------------------------------------------ */
+/* Every pr_* call against the target's own view. */
+
+static void
+compare_all(struct ps_prochandle *P, const au_manifest_t *m)
+{
+	int sockets = 0;
+
+	for (int i = 0; i < m->nrl; i++) {
+		struct rlimit rl;
+
+		ATF_REQUIRE_EQ(pr_getrlimit(P, m->rl[i].res, &rl), 0);
+		ATF_CHECK_EQ((unsigned long long)rl.rlim_cur, m->rl[i].cur);
+		ATF_CHECK_EQ((unsigned long long)rl.rlim_max, m->rl[i].max);
+	}
+	for (int i = 0; i < m->nfds; i++) {
+		const au_mfd_t *f = &m->fds[i];
+
+		au_compare_stat(P, f);
+		au_compare_fcntl_lseek(P, f);
+		if (S_ISSOCK(f->mode)) {
+			au_compare_socket(P, f);
+			sockets++;
+		}
+	}
+	ATF_REQUIRE_MSG(sockets >= 6, "only %d sockets in the manifest",
+	    sockets);
+}
+
+/* pr_open and pr_close, seen from the target itself. */
+static void
+check_open_close(struct ps_prochandle *P, tu_child_t *c)
+{
+	char want[64], *l;
+	int fd;
+
+	au_create_agent(P);
+	fd = pr_open(P, "/dev/null", O_RDONLY, 0);
+	ATF_REQUIRE_MSG(fd >= 0, "pr_open: %s", strerror(errno));
+	Pdestroy_agent(P);
+	(void) snprintf(want, sizeof (want), "fdcheck %d", fd);
+	au_send_line(c, want);
+	l = tu_read_line(c->tc_out, AU_LINE_MS);
+	(void) snprintf(want, sizeof (want), "fd %d open /dev/null", fd);
+	ATF_REQUIRE_STREQ(l, want);
+	free(l);
+
+	au_create_agent(P);
+	ATF_REQUIRE_EQ(pr_close(P, fd), 0);
+	errno = 0;
+	ATF_REQUIRE_EQ(pr_close(P, fd), -1);
+	ATF_REQUIRE_EQ(errno, EBADF);
+	Pdestroy_agent(P);
+	(void) snprintf(want, sizeof (want), "fdcheck %d", fd);
+	au_send_line(c, want);
+	l = tu_read_line(c->tc_out, AU_LINE_MS);
+	(void) snprintf(want, sizeof (want), "fd %d closed %d", fd, EBADF);
+	ATF_REQUIRE_STREQ(l, want);
+	free(l);
+}
+
+static void
+check_pr_calls(int nthreads)
+{
+	struct ps_prochandle *P;
+	const au_mfd_t *file, *sock;
+	au_manifest_t m;
+	struct flock fl;
+	tu_child_t c;
+	int lf, len, type;
+
+	au_spawn_fds(&c, nthreads, &m);
+	/* Hold a lock on the target's file, so that F_GETLK has an answer. */
+	lf = open(m.file, O_RDWR);
+	ATF_REQUIRE_MSG(lf >= 0, "open %s: %s", m.file, strerror(errno));
+	memset(&fl, 0, sizeof (fl));
+	fl.l_type = F_WRLCK;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = 2;
+	fl.l_len = 3;
+	ATF_REQUIRE(fcntl(lf, F_SETLK, &fl) == 0);
+	au_free_manifest(&m);
+	au_send_line(&c, "manifest");
+	au_read_manifest(&c, &m);
+	file = au_find_kind(&m, "file");
+	ATF_REQUIRE_EQ(file->lk_pid, getpid());
+
+	P = au_grab(m.pid);
+	au_create_agent(P);
+	au_require_tracer(m.pid, (int)getpid());
+	if (nthreads > 0)
+		au_require_ping_port(m.pingport);
+	compare_all(P, &m);
+	/* An offset moved by the agent is the target's own. */
+	ATF_REQUIRE_EQ(pr_lseek(P, file->fd, 3, SEEK_SET), 3);
+	Pdestroy_agent(P);
+	au_require_free(m.pid);
+
+	check_open_close(P, &c);
+
+	/* Without an agent held, a pr_* call makes one for itself. */
+	sock = au_find_kind(&m, "tcpclient");
+	len = sizeof (type);
+	ATF_REQUIRE_EQ(pr_getsockopt(P, sock->fd, SOL_SOCKET, SO_TYPE, &type,
+	    &len), 0);
+	ATF_CHECK_EQ(type, SOCK_STREAM);
+	ATF_CHECK_EQ(len, sizeof (type));
+	au_require_free(m.pid);
+	Prelease(P, 0);
+
+	au_require_pong(&c);
+	au_free_manifest(&m);
+	au_send_line(&c, "manifest");
+	au_read_manifest(&c, &m);
+	ATF_CHECK_EQ(au_find_kind(&m, "file")->offset, 3);
+	ATF_CHECK_EQ(m.sigmask, 1ULL << (SIGUSR2 - 1));
+	au_free_manifest(&m);
+	au_stop_target(&c);
+	(void) close(lf);
+}
+
+ATF_TC_WITHOUT_HEAD(pr_calls_single_thread);
+ATF_TC_BODY(pr_calls_single_thread, tc)
+{
+	check_pr_calls(0);
+}
+
+ATF_TC_WITHOUT_HEAD(pr_calls_multithreaded);
+ATF_TC_BODY(pr_calls_multithreaded, tc)
+{
+	check_pr_calls(3);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, pr_calls_single_thread);
+	ATF_TP_ADD_TC(tp, pr_calls_multithreaded);
+	return (atf_no_error());
+}

@@ -1,0 +1,128 @@
+/*
+ * Pcontrol.h: the inside of a process handle, and what the files of
+ * libproc share.  Not installed.
+ *
+ * Error conventions.  Said once here, for every function of libproc:
+ *  - Public functions (libproc.h) return -1 with errno set, or NULL with
+ *    errno set, except Pgrab (NULL, and a G_* code in *perr) and
+ *    Psyscall (the call's own errno, or -1 with errno when it could not
+ *    be run).  When a failure has more to say than errno, the handle's
+ *    message says it (Perrmsg); it is set through Pseterr() only.
+ *  - Private functions that "return an errno" return 0 or a positive
+ *    errno value and leave errno alone; the others say so where they
+ *    are declared.  The sources of socket facts (socksrc.h) and the
+ *    agent's internals (agent.h) return errnos.
+ */
+#ifndef	_PCONTROL_H
+#define	_PCONTROL_H
+
+#include <stdio.h>
+
+#include "libproc.h"
+#include "procfs_parse.h"
+
+struct agent;			/* agent.h */
+struct socksrc_ops;		/* socksrc.h */
+
+#define	PERRMSG_MAX	256
+
+/* Where the handle stands with its source of socket facts. */
+typedef enum {
+	SRC_UNSET = 0,		/* not chosen yet: auto chooses at first use */
+	SRC_CHOSEN,		/* P->src serves */
+	SRC_NONE		/* auto found none; Perrmsg says why */
+} srcstate_t;
+
+struct ps_prochandle {
+	pid_t		pid;
+	int		pidfd;		/* held for the grab; -1: none */
+	int		procfd;		/* /proc/PID */
+	int		fddirfd;	/* /proc/PID/fd */
+	int		fdinfofd;	/* /proc/PID/fdinfo, at first use */
+	int		memfd;		/* /proc/PID/mem, opened at first use */
+	psinfo_t	psinfo;
+	procstatus_t	status;		/* /proc/PID/status, read at first use */
+	int		status_read;
+	srcstate_t	src_state;
+	const struct socksrc_ops *src;	/* when SRC_CHOSEN */
+	void		*src_data;	/* the source's; so_release frees it */
+	struct agent	*agent;		/* Pcreate_agent() */
+	char		errmsg[PERRMSG_MAX];
+};
+
+/*
+ * The handle's message (Perror.c).  Pseterr sets it from fmt, sets errno
+ * to err and returns err; it is traced under LIBPROC_DEBUG.
+ */
+extern int Pseterr(struct ps_prochandle *, int, const char *, ...)
+    __attribute__((__format__(__printf__, 3, 4)));
+
+/*
+ * The debug trace: LIBPROC_DEBUG=1 in the environment sends one line per
+ * event (grabs, probes of sources and the choice, the agent's changes of
+ * state) to stderr.  Unset, a trace point costs one load and a branch,
+ * and its arguments are not evaluated.
+ */
+extern int Pdebug_on;		/* -1 until the environment is read */
+extern int Pdebug_init(void);
+extern void Pdebug(const struct ps_prochandle *, const char *, ...)
+    __attribute__((__format__(__printf__, 2, 3)));
+
+#define	PDEBUG(P, ...)							\
+	do {								\
+		if (__atomic_load_n(&Pdebug_on, __ATOMIC_RELAXED) > 0 ||	\
+		    (__atomic_load_n(&Pdebug_on, __ATOMIC_RELAXED) < 0 &&	\
+		    Pdebug_init()))					\
+			Pdebug((P), __VA_ARGS__);			\
+	} while (0)
+
+/*
+ * A record under construction: the prfdinfo_t fixed part and its items in
+ * one growable buffer, reused from one fd to the next (fdrec.c).
+ */
+typedef struct fdrec {
+	uint8_t		*buf;
+	size_t		cap;
+} fdrec_t;
+
+extern prfdinfo_t *fdrec_info(fdrec_t *);
+/* fdrec_reset and fdrec_add: 0, or -1 with errno. */
+extern int fdrec_reset(fdrec_t *, int);
+extern void fdrec_free(fdrec_t *);
+extern int fdrec_add(fdrec_t *, uint_t, const void *, size_t);
+
+/*
+ * Small files of /proc (procfile.c): the whole of dirfd's name into buf,
+ * NUL-ended (at most bufsz - 1 bytes); its length, or -1 with errno.
+ */
+extern ssize_t proc_read_small(int, const char *, char *, size_t);
+
+/* Open /proc/PID/<name> relative to the grab; -1 with errno. */
+extern int Pprocopen(struct ps_prochandle *, const char *, int);
+
+/*
+ * The facts of /proc/PID/status, read at first use and kept for the
+ * grab; NULL with errno when it cannot be read.  Prefresh_status reads
+ * it again (TracerPid changes).
+ */
+extern const procstatus_t *Pstatus_facts(struct ps_prochandle *);
+extern const procstatus_t *Prefresh_status(struct ps_prochandle *);
+
+/* Has the target exited (or been reaped)?  Asks the pidfd. */
+extern int Pexited(struct ps_prochandle *);
+
+/*
+ * The socket items of fd (whose inode the walk saw as ino), from the
+ * handle's source (socksrc.c), chosen by Psetsocksrc or, at first use,
+ * by auto.  Returns an errno: 0, ENOENT (closed since the walk saw it),
+ * ESTALE (replaced since), ESRCH (the target is gone).
+ */
+extern int Psockfacts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
+/* The walk's next batch of fds, told to the source before it is walked. */
+extern void Psockbatch(struct ps_prochandle *, const int *, size_t);
+/* May records be built on several threads?  Only if the source says so. */
+extern int Psock_parallel_ok(struct ps_prochandle *);
+/* Let the source's per-handle state go (Prelease, a new Psetsocksrc). */
+extern void Psockrelease(struct ps_prochandle *);
+
+#endif	/* _PCONTROL_H */

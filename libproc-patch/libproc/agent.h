@@ -1,0 +1,71 @@
+/*
+ * agent.h: the agent's insides, shared by agent.c (its life: seize,
+ * park, release), agent_stop.c (ptrace stops, waits and registers) and
+ * Psyscall.c (running batches of calls).  Not installed.  Linux x86_64.
+ *
+ * Every function here returns an errno (Pcontrol.h), and ESRCH when the
+ * thread or the target is gone.
+ */
+#ifndef	_AGENT_H
+#define	_AGENT_H
+
+#include <signal.h>
+#include <sys/user.h>
+
+#include "Pcontrol.h"
+
+#define	AGENT_STOP_MS	2000		/* bound of one wait for a stop */
+#define	AGENT_MAX_STOPS	32		/* stops passed over in one wait */
+#define	AGENT_SPINS	200		/* waitpid polls before sleeping */
+#define	STACK_BUDGET	(32 * 1024)	/* scratch room below the red zone */
+
+enum agent_state {
+	AG_PARKED = 1,	/* in its parked stop, its own state */
+	AG_BROKEN,	/* seized, not known to be stopped: see ag_dirty */
+	AG_GONE,	/* the thread has exited */
+	AG_RELEASED	/* detached by Prelease_agents() */
+};
+
+struct agent {
+	pid_t		ag_tid;		/* the borrowed thread */
+	pid_t		ag_owner;	/* our thread that traces it */
+	int		ag_state;
+	int		ag_slot;	/* in the live list, or -1 */
+	uint64_t	ag_syscall;	/* address of a syscall instruction */
+	uint64_t	ag_stack_lo;	/* the mapping of the thread's stack, */
+	uint64_t	ag_stack_hi;	/* when it is one we know */
+	int		ag_dirty;	/* regs/mask below must be put back */
+	int		ag_passed;	/* signals passed on while seizing */
+	struct user_regs_struct ag_regs; /* the thread's own, in a batch */
+	uint64_t	ag_mask;
+	uint8_t		*ag_buf;	/* the block's image */
+	size_t		ag_bufsz;
+};
+
+/* What a wait status says. */
+enum stop_kind { ST_GONE, ST_SYSCALL, ST_EVENT, ST_SIGNAL };
+
+/* agent_stop.c */
+extern long agent_now_ms(void);
+extern int agent_wait_event(pid_t, int *, long);
+extern enum stop_kind agent_stop_kind(int, int *);
+extern int agent_wait_for(struct agent *, enum stop_kind, int, int);
+extern int agent_lost(struct agent *);
+extern int agent_get_regs(struct agent *, struct user_regs_struct *);
+extern int agent_set_regs(struct agent *, const struct user_regs_struct *);
+extern int agent_get_mask(struct agent *, uint64_t *);
+extern int agent_set_mask(struct agent *, uint64_t);
+
+/* agent.c */
+/*
+ * Block the calling thread's asynchronous signals for the span in which
+ * the borrowed thread is not in its own state (see libproc.h); the old
+ * mask goes back with agent_restore_signals().
+ */
+extern void agent_block_signals(sigset_t *);
+extern void agent_restore_signals(const sigset_t *);
+/* The live list, for Prelease_agents(). */
+extern void agent_live_set_parked(struct agent *, int);
+extern int agent_live_released(struct agent *);
+
+#endif	/* _AGENT_H */

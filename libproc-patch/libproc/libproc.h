@@ -1,0 +1,361 @@
+/*
+ * libproc.h: the illumos process-control library, for Linux.
+ *
+ * The names, types and signatures follow illumos' <libproc.h> wherever
+ * illumos has them, so that libproc-style tools port with few changes.
+ * Where Linux differs, the difference is documented in libproc.3.
+ *
+ * A grab (Pgrab) never stops the target.  Socket facts come, in order of
+ * preference, from pidfd_getfd(2) (the target is neither stopped nor
+ * read), from the agent (one thread of the target borrowed through
+ * ptrace(2) to run system calls; see Pcreate_agent), or from the kernel's
+ * socket tables (NETLINK_SOCK_DIAG; no permission on the target needed).
+ */
+#ifndef	_LIBPROC_H
+#define	_LIBPROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#ifdef	__cplusplus
+extern "C" {
+#endif
+
+struct ps_prochandle;
+
+typedef unsigned int uint_t;
+typedef unsigned short ushort_t;
+typedef uint32_t major_t;
+typedef uint32_t minor_t;
+
+/* Pgrab() flags.  Accepted for compatibility; a grab never stops. */
+#define	PGRAB_RETAIN	0x01
+#define	PGRAB_FORCE	0x02
+#define	PGRAB_RDONLY	0x04
+#define	PGRAB_NOSTOP	0x08
+
+/* Prelease() flags.  Accepted for compatibility. */
+#define	PRELEASE_CLEAR	0x10
+#define	PRELEASE_RETAIN	0x20
+#define	PRELEASE_HANG	0x40
+#define	PRELEASE_KILL	0x80	/* ignored: libproc never kills a target */
+
+/* Pgrab() error codes, as illumos numbers them where it has them. */
+#define	G_STRANGE	(-1)	/* unanticipated error, errno is meaningful */
+#define	G_NOPROC	1	/* No such process */
+#define	G_ZOMB		4	/* Zombie process */
+#define	G_PERM		5	/* No permission */
+#define	G_BUSY		6	/* Another process has control */
+#define	G_SYS		7	/* System process */
+#define	G_SELF		8	/* Process is self */
+#define	G_INTR		9	/* Interrupt received while grabbing */
+#define	G_LP64		10	/* Process is _LP64, self is ILP32 */
+#define	G_ISAINVAL	16	/* Wrong ISA for this operation */
+#define	G_NOFD		18	/* Too many open files */
+
+extern struct ps_prochandle *Pgrab(pid_t, int, int *);
+extern void Prelease(struct ps_prochandle *, int);
+extern const char *Pgrab_error(int);
+
+extern pid_t Pstatus_pid(struct ps_prochandle *);
+
+/*
+ * Why the last call on this handle that failed, failed, when there is
+ * more to say than errno: a short phrase ("process is already traced by
+ * pid 1234", "pidfd: pidfd_getfd: Operation not permitted; agent: ...").
+ * "" when none has said anything.  Linux extension.
+ */
+extern const char *Perrmsg(struct ps_prochandle *);
+
+/*
+ * What pfiles prints in its header: illumos' psinfo_t, the fields Linux
+ * has.  pr_psargs is /proc/PID/cmdline with NULs made spaces, cut to
+ * PRARGSZ - 1 bytes; pr_fname is /proc/PID/comm (illumos has 16 bytes
+ * here; Linux shows kernel threads' full names, longer than that).
+ */
+#define	PRARGSZ		80
+#define	PRFNSZ		64	/* kernel threads' names may pass 15 bytes */
+
+#define	SSYS		0x00000001	/* pr_flag: kernel thread */
+
+typedef struct psinfo {
+	int	pr_flag;
+	pid_t	pr_pid;
+	pid_t	pr_ppid;
+	uid_t	pr_uid;
+	gid_t	pr_gid;
+	char	pr_fname[PRFNSZ];
+	char	pr_psargs[PRARGSZ];
+} psinfo_t;
+
+extern const psinfo_t *Ppsinfo(struct ps_prochandle *);
+extern int proc_get_psinfo(pid_t, psinfo_t *);
+
+/*
+ * Resource limits of the target, from /proc/PID/limits (no permission on
+ * the target needed).  Returns 0, or -1 with errno set.
+ */
+extern int Plimit(struct ps_prochandle *, int, struct rlimit *);
+
+/*
+ * Memory of the target, through /proc/PID/mem: one pread(2) or pwrite(2)
+ * each.  The file is opened at first use, never by a walk through pidfd.
+ */
+extern ssize_t Pread(struct ps_prochandle *, void *, size_t, uintptr_t);
+extern ssize_t Pwrite(struct ps_prochandle *, const void *, size_t,
+    uintptr_t);
+
+/*
+ * Open files.  Pfdinfo_iter() calls func once for every open fd of the
+ * target, in increasing fd order, with one record: a fixed part followed
+ * by self-describing items, read through proc_fdinfo_misc().  The record
+ * is only valid during the call.  A nonzero return from func ends the walk
+ * and is returned.  Otherwise 0 is returned, or -1 with errno set when the
+ * walk could not be completed (ESRCH: the target exited).
+ */
+typedef struct prfdinfo {
+	int		pr_fd;
+	mode_t		pr_mode;	/* st_mode */
+	uint64_t	pr_ino;
+	int64_t		pr_size;
+	int64_t		pr_offset;	/* fdinfo pos:, -1 when not known */
+	uid_t		pr_uid;
+	gid_t		pr_gid;
+	major_t		pr_major;	/* of st_dev */
+	minor_t		pr_minor;
+	major_t		pr_rmajor;	/* of st_rdev */
+	minor_t		pr_rminor;
+	int		pr_fileflags;	/* fdinfo flags:, less O_CLOEXEC */
+	int		pr_fdflags;	/* FD_CLOEXEC or 0 */
+	int		pr_mnt_id;	/* fdinfo mnt_id:, -1 when not known */
+	uint_t		pr_misc_size;	/* bytes of items in pr_misc */
+	uint8_t		pr_misc[];	/* items, each 8-byte aligned */
+} prfdinfo_t;
+
+typedef struct pr_misc_header {
+	uint_t		pr_misc_size;	/* header and payload, unpadded */
+	uint_t		pr_misc_type;
+} pr_misc_header_t;
+
+/* Item types.  Every item appears at most once per record. */
+#define	PR_PATHNAME		1	/* char[]: link target, NUL-ended */
+#define	PR_SOCKETNAME		2	/* struct sockaddr, its length */
+#define	PR_PEERSOCKNAME		3	/* struct sockaddr, its length */
+#define	PR_SOCKOPTS_BOOL_OPTS	4	/* prsockbool_t */
+#define	PR_SOCKOPT_LINGER	5	/* struct linger */
+#define	PR_SOCKOPT_SNDBUF	6	/* int */
+#define	PR_SOCKOPT_RCVBUF	7	/* int */
+#define	PR_SOCKOPT_TYPE		8	/* int: SOCK_STREAM, ... */
+#define	PR_SOCKOPT_PROTOCOL	9	/* int: SO_PROTOCOL */
+#define	PR_SOCKOPT_DOMAIN	10	/* int: SO_DOMAIN */
+#define	PR_PEERCRED		11	/* struct ucred: SO_PEERCRED */
+#define	PR_LOCKS		12	/* prfdlock_t[] */
+#define	PR_SOCKERR		13	/* char[]: why socket facts are missing */
+#define	PR_LOCKS_DROPPED	14	/* uint_t: locks beyond those in PR_LOCKS */
+
+/* Bits of prsockbool_t, in the order pfiles prints them. */
+#define	PR_SO_DEBUG		0x0001
+#define	PR_SO_REUSEADDR		0x0002
+#define	PR_SO_KEEPALIVE		0x0004
+#define	PR_SO_DONTROUTE		0x0008
+#define	PR_SO_BROADCAST		0x0010
+#define	PR_SO_OOBINLINE		0x0020
+#define	PR_SO_REUSEPORT		0x0040
+#define	PR_SO_PASSCRED		0x0080
+#define	PR_SO_ACCEPTCONN	0x0100
+#define	PR_TCP_NODELAY		0x0200
+#define	PR_SO_NBOOL		10
+
+typedef struct prsockbool {
+	uint_t		pr_known;	/* bits whose value is known */
+	uint_t		pr_set;		/* of those, the ones that are on */
+} prsockbool_t;
+
+/* One lock held through an fd, from the lock: lines of fdinfo. */
+#define	PR_LOCK_POSIX	1
+#define	PR_LOCK_OFD	2
+#define	PR_LOCK_FLOCK	3
+#define	PR_LOCK_OTHER	4
+
+typedef struct prfdlock {
+	short		pr_kind;	/* PR_LOCK_* */
+	short		pr_type;	/* F_RDLCK, F_WRLCK */
+	int		pr_mandatory;	/* 1 for MANDATORY, else 0 */
+	pid_t		pr_pid;		/* owner, 0 when none */
+} prfdlock_t;
+
+typedef int proc_fdinfo_f(void *, const prfdinfo_t *);
+
+extern int Pfdinfo_iter(struct ps_prochandle *, proc_fdinfo_f *, void *);
+extern const void *proc_fdinfo_misc(const prfdinfo_t *, uint_t, size_t *);
+
+/*
+ * Linux extensions.  Pfdinfo_iter_flags(PFDI_STATONLY) gives records with
+ * the stat fields and PR_PATHNAME only, and opens no fd of the target.
+ */
+#define	PFDI_STATONLY	0x1
+
+extern int Pfdinfo_iter_flags(struct ps_prochandle *, int, proc_fdinfo_f *,
+    void *);
+
+/* Where socket facts come from; see pfiles(1) --via. */
+typedef enum {
+	PSOCK_AUTO = 0,
+	PSOCK_PIDFD,
+	PSOCK_AGENT,
+	PSOCK_DIAG
+} psocksrc_t;
+
+/*
+ * Choose the source of socket facts, and make sure it can work for this
+ * target.  Returns 0, or -1 with errno set and a message in the handle
+ * (Perrmsg) when the source cannot serve.  With PSOCK_AUTO the
+ * first source that works is chosen; Psocksrc() then says which.
+ */
+extern int Psetsocksrc(struct ps_prochandle *, psocksrc_t);
+extern psocksrc_t Psocksrc(struct ps_prochandle *);
+extern const char *Psocksrc_name(psocksrc_t);
+
+/*
+ * The agent: one thread of the target, borrowed through ptrace(2) to run
+ * system calls in the target (illumos' agent LWP).  Pcreate_agent() seizes
+ * and interrupts one thread, saves its registers and signal mask and
+ * blocks its signals; Pdestroy_agent() gives all of it back.  The other
+ * threads keep running.  No code is written into the target.
+ */
+#define	MAXARGS		8	/* most arguments of one system call */
+#define	MAXARGL		4096	/* largest by-reference argument */
+
+/* argdes_t arg_type */
+#define	AT_BYVAL	1
+#define	AT_BYREF	2
+
+/* argdes_t arg_inout */
+#define	AI_INPUT	1
+#define	AI_OUTPUT	2
+#define	AI_INOUT	3
+
+typedef struct argdes {
+	long		arg_value;	/* value (BYVAL), or set for BYREF */
+	void		*arg_object;	/* the object (BYREF) */
+	char		arg_type;	/* AT_BYVAL, AT_BYREF */
+	char		arg_inout;	/* AI_INPUT, AI_OUTPUT, AI_INOUT */
+	ushort_t	arg_size;	/* size of the object (BYREF) */
+} argdes_t;
+
+typedef struct sysret {
+	long		sys_rval1;
+	long		sys_rval2;
+} sysret_t;
+
+/* Filling in argument descriptions and calls (Linux extensions). */
+static inline void
+argdes_byval(argdes_t *a, long value)
+{
+	a->arg_value = value;
+	a->arg_object = (void *)0;
+	a->arg_type = AT_BYVAL;
+	a->arg_inout = 0;
+	a->arg_size = 0;
+}
+
+static inline void
+argdes_byref(argdes_t *a, void *object, size_t size, int inout)
+{
+	a->arg_value = 0;
+	a->arg_object = object;
+	a->arg_type = AT_BYREF;
+	a->arg_inout = (char)inout;
+	a->arg_size = (ushort_t)size;	/* Psyscall refuses > MAXARGL */
+}
+
+extern int Pcreate_agent(struct ps_prochandle *);
+extern void Pdestroy_agent(struct ps_prochandle *);
+extern int Psyscall(struct ps_prochandle *, sysret_t *, int, uint_t,
+    argdes_t *);
+
+/*
+ * A batch: up to 64 system calls run in one borrow of the agent, with
+ * the by-reference objects of all of them moved in one write and one read
+ * of the target's memory.  Each call's result lands in its psyscall_t.
+ * Like Psyscall(), it makes an agent for the batch when the caller holds
+ * none, and destroys it after.
+ */
+typedef struct psyscall {
+	int		ps_sysindex;	/* system call number */
+	uint_t		ps_nargs;
+	argdes_t	*ps_argp;
+	sysret_t	ps_rval;	/* out: return values */
+	int		ps_errno;	/* out: 0, or the call's errno */
+} psyscall_t;
+
+extern int Psyscall_batch(struct ps_prochandle *, psyscall_t *, uint_t);
+
+static inline void
+psyscall_set(psyscall_t *c, int sysindex, argdes_t *argp, uint_t nargs)
+{
+	c->ps_sysindex = sysindex;
+	c->ps_nargs = nargs;
+	c->ps_argp = argp;
+	c->ps_rval.sys_rval1 = 0;
+	c->ps_rval.sys_rval2 = 0;
+	c->ps_errno = 0;
+}
+
+
+/*
+ * Signals and the agent.
+ *
+ * Outside a batch, a borrowed thread sits in a ptrace stop with its own
+ * registers and signal mask: if the controlling process dies then, by
+ * any signal, SIGKILL included, the kernel detaches the thread and it
+ * carries on exactly as if Pdestroy_agent() had been called (a system
+ * call it was blocked in is restarted).  Only during a batch are its
+ * registers and mask altered; so while a batch runs, libproc blocks
+ * every asynchronous signal of the calling thread (SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT, SIGTSTP, SIGCHLD, ...), and restores the caller's
+ * mask when the thread's own registers and mask are back.  A signal that
+ * arrived meanwhile is then delivered as usual: with the default action
+ * the program dies and the kernel gives the thread back; a handler runs
+ * between batches.  So pfiles needs no handler at all.  The window in
+ * which a SIGKILL of the controlling process leaves the thread altered
+ * is the batch itself (tens of microseconds per call).
+ *
+ * A program that catches SIGINT/SIGTERM/SIGHUP and wants the threads
+ * back before it goes on (or before _exit) may call Prelease_agents()
+ * from its handler: it is async-signal-safe, detaches every thread that
+ * any handle of this process has borrowed, and leaves the handles to be
+ * freed by Pdestroy_agent()/Prelease() later (their calls then fail
+ * with ESRCH).  A handler can only run between batches, so every
+ * borrowed thread is then in its own state.
+ */
+extern void Prelease_agents(void);
+
+
+/*
+ * illumos' pr_* wrappers: a system call run in the target through the
+ * agent (made for the call, when the caller holds none).  With a NULL
+ * handle they act on the calling process.  -1 with errno on failure.
+ */
+extern int pr_getsockopt(struct ps_prochandle *, int, int, int, void *,
+    int *);
+extern int pr_getsockname(struct ps_prochandle *, int, struct sockaddr *,
+    socklen_t *);
+extern int pr_getpeername(struct ps_prochandle *, int, struct sockaddr *,
+    socklen_t *);
+extern int pr_fcntl(struct ps_prochandle *, int, int, void *);
+extern int pr_fstat(struct ps_prochandle *, int, struct stat *);
+extern off_t pr_lseek(struct ps_prochandle *, int, off_t, int);
+extern int pr_open(struct ps_prochandle *, const char *, int, mode_t);
+extern int pr_close(struct ps_prochandle *, int);
+extern int pr_getrlimit(struct ps_prochandle *, int, struct rlimit *);
+
+#ifdef	__cplusplus
+}
+#endif
+
+#endif	/* _LIBPROC_H */

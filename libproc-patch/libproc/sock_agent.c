@@ -1,0 +1,207 @@
+/*
+ * sock_agent.c: socket facts through the agent (agent.c), for kernels
+ * and sandboxes without pidfd_getfd(2).
+ *
+ * The agent is made once, when the source is probed, and kept for the
+ * whole walk (Prelease gives the thread back).  First the target is
+ * asked to pass its sockets to us, 253 in one message (sock_pass.c), and
+ * their facts are asked of the duplicates, as the pidfd source does.
+ *
+ * The fallback, for the sockets that cannot be passed or every socket of
+ * a grab in which passing cannot work: ONE batch of system calls per
+ * socket run in the target -- fstat (to be sure the fd is still the
+ * socket the walk saw), SO_TYPE, SO_PROTOCOL, SO_DOMAIN, SO_PEERCRED,
+ * every option of the table (sockopts.h), getsockname, getpeername -- so
+ * one write and one read of the target's memory.  Every call is made
+ * whatever the socket's family, which is only known once the batch has
+ * run; sockrec.c then keeps what applies, as for every source.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "sock_pass.h"
+
+/* The facts other than the options, asked with getsockopt. */
+enum { F_TYPE, F_PROTOCOL, F_DOMAIN, F_PEERCRED, F_N };
+
+static const int fact_optname[F_N] = {
+	[F_TYPE] = SO_TYPE, [F_PROTOCOL] = SO_PROTOCOL,
+	[F_DOMAIN] = SO_DOMAIN, [F_PEERCRED] = SO_PEERCRED,
+};
+
+/* The calls of the batch. */
+enum {
+	C_FSTAT,
+	C_FACT0,
+	C_OPT0 = C_FACT0 + F_N,
+	C_SOCKNAME = C_OPT0 + SOCKOPT_N,
+	C_PEERNAME,
+	C_N
+};
+
+typedef union {
+	int		i;
+	struct linger	lg;
+	struct ucred	cred;
+} optval_t;
+
+/* One socket's batch: the calls, their arguments and their objects. */
+typedef struct sock_batch {
+	psyscall_t	sb_calls[C_N];
+	argdes_t	sb_args[C_N][5];
+	struct stat	sb_st;
+	optval_t	sb_val[C_N];	/* by call index */
+	int		sb_len[C_N];
+	struct sockaddr_storage sb_name[2];
+	socklen_t	sb_namelen[2];
+} sock_batch_t;
+
+static void
+add_getsockopt(sock_batch_t *b, int c, int fd, int level, int name,
+    size_t size)
+{
+	argdes_t *a = b->sb_args[c];
+
+	b->sb_len[c] = (int)size;
+	argdes_byval(&a[0], fd);
+	argdes_byval(&a[1], level);
+	argdes_byval(&a[2], name);
+	argdes_byref(&a[3], &b->sb_val[c], size, AI_OUTPUT);
+	argdes_byref(&a[4], &b->sb_len[c], sizeof (int), AI_INOUT);
+	psyscall_set(&b->sb_calls[c], SYS_getsockopt, a, 5);
+}
+
+static void
+build_batch(sock_batch_t *b, int fd)
+{
+	const sockopt_t *opts = sockopt_table();
+
+	memset(b, 0, sizeof (*b));
+	argdes_byval(&b->sb_args[C_FSTAT][0], fd);
+	argdes_byref(&b->sb_args[C_FSTAT][1], &b->sb_st, sizeof (b->sb_st),
+	    AI_OUTPUT);
+	psyscall_set(&b->sb_calls[C_FSTAT], SYS_fstat, b->sb_args[C_FSTAT],
+	    2);
+
+	for (int f = 0; f < F_N; f++)
+		add_getsockopt(b, C_FACT0 + f, fd, SOL_SOCKET,
+		    fact_optname[f], f == F_PEERCRED ? sizeof (struct ucred) :
+		    sizeof (int));
+	for (int row = 0; row < SOCKOPT_N; row++)
+		add_getsockopt(b, C_OPT0 + row, fd, opts[row].so_level,
+		    opts[row].so_optname, sockopt_size(&opts[row]));
+
+	for (int k = 0; k < 2; k++) {
+		int c = k == 0 ? C_SOCKNAME : C_PEERNAME;
+		argdes_t *a = b->sb_args[c];
+
+		b->sb_namelen[k] = sizeof (b->sb_name[k]);
+		argdes_byval(&a[0], fd);
+		argdes_byref(&a[1], &b->sb_name[k], sizeof (b->sb_name[k]),
+		    AI_OUTPUT);
+		argdes_byref(&a[2], &b->sb_namelen[k], sizeof (socklen_t),
+		    AI_INOUT);
+		psyscall_set(&b->sb_calls[c], k == 0 ? SYS_getsockname :
+		    SYS_getpeername, a, 3);
+	}
+}
+
+/* The value of getsockopt call c, when it succeeded with the size asked. */
+static const optval_t *
+value_of(const sock_batch_t *b, int c, size_t size)
+{
+	if (b->sb_calls[c].ps_errno != 0 || b->sb_len[c] != (int)size)
+		return (NULL);
+	return (&b->sb_val[c]);
+}
+
+static void
+set_fact(sockfacts_t *sf, const sock_batch_t *b, int f, int *field,
+    uint_t bit)
+{
+	const optval_t *v = value_of(b, C_FACT0 + f, sizeof (int));
+
+	if (v != NULL) {
+		*field = v->i;
+		sf->sf_have |= bit;
+	}
+}
+
+static void
+set_name(const sock_batch_t *b, int k, struct sockaddr_storage *ss,
+    socklen_t *lenp, sockfacts_t *sf, uint_t bit)
+{
+	if (b->sb_calls[k == 0 ? C_SOCKNAME : C_PEERNAME].ps_errno != 0)
+		return;
+	*ss = b->sb_name[k];
+	*lenp = b->sb_namelen[k] > sizeof (*ss) ? sizeof (*ss) :
+	    b->sb_namelen[k];
+	sf->sf_have |= bit;
+}
+
+static void
+batch_facts(const sock_batch_t *b, sockfacts_t *sf)
+{
+	const sockopt_t *opts = sockopt_table();
+	const optval_t *v;
+
+	set_fact(sf, b, F_TYPE, &sf->sf_type, SF_TYPE);
+	set_fact(sf, b, F_PROTOCOL, &sf->sf_protocol, SF_PROTOCOL);
+	set_fact(sf, b, F_DOMAIN, &sf->sf_domain, SF_DOMAIN);
+	if ((v = value_of(b, C_FACT0 + F_PEERCRED,
+	    sizeof (struct ucred))) != NULL) {
+		sf->sf_cred = v->cred;
+		sf->sf_have |= SF_CRED;
+	}
+	for (int row = 0; row < SOCKOPT_N; row++) {
+		if ((v = value_of(b, C_OPT0 + row,
+		    sockopt_size(&opts[row]))) != NULL)
+			sockfacts_set_opt(sf, &opts[row], v);
+	}
+	set_name(b, 0, &sf->sf_name, &sf->sf_namelen, sf, SF_NAME);
+	set_name(b, 1, &sf->sf_peer, &sf->sf_peerlen, sf, SF_PEER);
+}
+
+static int
+agent_probe(struct ps_prochandle *P)
+{
+	if (P->agent != NULL || Pcreate_agent(P) == 0)
+		return (0);
+	return (errno);		/* Pcreate_agent set the message */
+}
+
+static int
+agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
+{
+	sock_batch_t b;
+	int err;
+
+	if ((err = sock_pass_facts(P, fd, ino, sf)) != SOCK_PASS_NO)
+		return (err);
+	build_batch(&b, fd);
+	if (Psyscall_batch(P, b.sb_calls, C_N) != 0) {
+		if ((err = errno) == ESRCH)
+			return (ESRCH);
+		sockfacts_error(sf, "agent: %s", P->errmsg[0] != '\0' ?
+		    P->errmsg : strerror(err));
+		return (0);
+	}
+	if (b.sb_calls[C_FSTAT].ps_errno == EBADF)
+		return (ENOENT);	/* closed since the walk saw it */
+	if (b.sb_calls[C_FSTAT].ps_errno != 0 ||
+	    (uint64_t)b.sb_st.st_ino != ino || !S_ISSOCK(b.sb_st.st_mode))
+		return (ESTALE);	/* replaced since the walk saw it */
+	batch_facts(&b, sf);
+	return (0);
+}
+
+const socksrc_ops_t sock_agent_ops = {
+	.so_id = PSOCK_AGENT,
+	.so_name = "agent",
+	.so_probe = agent_probe,
+	.so_batch = sock_pass_batch,
+	.so_facts = agent_facts,
+	.so_release = sock_pass_release,
+};

@@ -1,0 +1,502 @@
+/*
+ * pfiles_fmt.c: what pfiles prints for a process and each of its fds.
+ * The layout is illumos pfiles' own; the contract is pfiles.1.
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include "pfiles_fmt.h"
+#include "sockopts.h"
+
+/* The kernel's open flags on x86_64, whatever libc defines them as. */
+#define	K_O_ACCMODE	00000003
+#define	K_O_APPEND	00002000
+#define	K_O_NONBLOCK	00004000
+#define	K_O_DSYNC	00010000
+#define	K_O_ASYNC	00020000
+#define	K_O_DIRECT	00040000
+#define	K_O_LARGEFILE	00100000
+#define	K_O_DIRECTORY	00200000
+#define	K_O_NOFOLLOW	00400000
+#define	K_O_NOATIME	01000000
+#define	K_O_CLOEXEC	02000000
+#define	K_O_SYNC_BIT	04000000	/* __O_SYNC */
+#define	K_O_PATH	010000000
+#define	K_O_TMPFILE_BIT	020000000	/* __O_TMPFILE */
+
+#define	NELEM(a)	(sizeof (a) / sizeof ((a)[0]))
+
+void
+pf_header(FILE *out, const psinfo_t *psp, const struct rlimit *rl)
+{
+	/* No arguments (a process exec'd with an empty argv): its name. */
+	(void) fprintf(out, "%d:\t%.70s\n", (int)psp->pr_pid,
+	    psp->pr_psargs[0] != '\0' ? psp->pr_psargs : psp->pr_fname);
+	if (rl == NULL)
+		return;
+	if (rl->rlim_cur == RLIM_INFINITY)
+		(void) fprintf(out, "  Current rlimit: unlimited "
+		    "file descriptors\n");
+	else
+		(void) fprintf(out, "  Current rlimit: %llu file descriptors\n",
+		    (unsigned long long)rl->rlim_cur);
+}
+
+void
+pf_sysproc(FILE *out, const psinfo_t *psp)
+{
+	(void) fprintf(out, "%d:\t%s\n  [system process]\n", (int)psp->pr_pid,
+	    psp->pr_fname);
+}
+
+/* "anon_inode:[NAME]" or "anon_inode:NAME": NAME, or NULL. */
+static const char *
+anon_name(const char *path, size_t *lenp)
+{
+	static const char pfx[] = "anon_inode:";
+	const char *name;
+	size_t len;
+
+	if (path == NULL || strncmp(path, pfx, sizeof (pfx) - 1) != 0)
+		return (NULL);
+	name = path + sizeof (pfx) - 1;
+	len = strlen(name);
+	if (len >= 2 && name[0] == '[' && name[len - 1] == ']') {
+		name++;
+		len -= 2;
+	}
+	*lenp = len;
+	return (name);
+}
+
+const char *
+pf_typeword(mode_t mode, const char *path, char *buf, size_t bufsz)
+{
+	const char *name;
+	size_t len;
+
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return ("S_IFREG");
+	case S_IFDIR:
+		return ("S_IFDIR");
+	case S_IFCHR:
+		return ("S_IFCHR");
+	case S_IFBLK:
+		return ("S_IFBLK");
+	case S_IFIFO:
+		return ("S_IFIFO");
+	case S_IFLNK:
+		return ("S_IFLNK");
+	case S_IFSOCK:
+		return ("S_IFSOCK");
+	case 0:
+		if ((name = anon_name(path, &len)) != NULL) {
+			(void) snprintf(buf, bufsz, "anon_inode(%.*s)",
+			    (int)len, name);
+			return (buf);
+		}
+		break;
+	}
+	(void) snprintf(buf, bufsz, "0x%.4x", (unsigned)(mode & S_IFMT));
+	return (buf);
+}
+
+static void
+stat_line(FILE *out, const prfdinfo_t *info, const char *path)
+{
+	char tbuf[64];
+	mode_t fmt = info->pr_mode & S_IFMT;
+
+	(void) fprintf(out, "%4d: %s mode:0%.3o dev:%u,%u ino:%llu uid:%u "
+	    "gid:%u", info->pr_fd, pf_typeword(info->pr_mode, path, tbuf,
+	    sizeof (tbuf)), (unsigned)(info->pr_mode & 07777),
+	    info->pr_major, info->pr_minor,
+	    (unsigned long long)info->pr_ino, (unsigned)info->pr_uid,
+	    (unsigned)info->pr_gid);
+	if (fmt == S_IFCHR || fmt == S_IFBLK || fmt == S_IFSOCK)
+		(void) fprintf(out, " rdev:%u,%u\n", info->pr_rmajor,
+		    info->pr_rminor);
+	else
+		(void) fprintf(out, " size:%lld\n", (long long)info->pr_size);
+}
+
+void
+pf_fileflags(FILE *out, int fileflags, int fdflags)
+{
+	static const struct {
+		unsigned	bits;	/* consumed when printed */
+		unsigned	test;	/* printed when all of these are set */
+		const char	*name;
+	} flags[] = {
+		{ K_O_NONBLOCK, K_O_NONBLOCK, "O_NONBLOCK" },
+		{ K_O_APPEND, K_O_APPEND, "O_APPEND" },
+		{ K_O_SYNC_BIT | K_O_DSYNC, K_O_SYNC_BIT, "O_SYNC" },
+		{ K_O_DSYNC, K_O_DSYNC, "O_DSYNC" },
+		{ K_O_ASYNC, K_O_ASYNC, "O_ASYNC" },
+		{ K_O_DIRECT, K_O_DIRECT, "O_DIRECT" },
+		{ K_O_LARGEFILE, K_O_LARGEFILE, "O_LARGEFILE" },
+		{ K_O_DIRECTORY, K_O_DIRECTORY, "O_DIRECTORY" },
+		{ K_O_NOFOLLOW, K_O_NOFOLLOW, "O_NOFOLLOW" },
+		{ K_O_NOATIME, K_O_NOATIME, "O_NOATIME" },
+		{ K_O_TMPFILE_BIT, K_O_TMPFILE_BIT, "O_TMPFILE" },
+	};
+	unsigned left = (unsigned)fileflags & ~(unsigned)K_O_CLOEXEC;
+
+	if (left & K_O_PATH) {
+		(void) fputs("O_PATH", out);
+		left &= ~(unsigned)(K_O_PATH | K_O_ACCMODE);
+	} else {
+		switch (left & K_O_ACCMODE) {
+		case O_RDONLY:
+			(void) fputs("O_RDONLY", out);
+			break;
+		case O_WRONLY:
+			(void) fputs("O_WRONLY", out);
+			break;
+		case O_RDWR:
+			(void) fputs("O_RDWR", out);
+			break;
+		default:
+			(void) fprintf(out, "0x%x", left & K_O_ACCMODE);
+			break;
+		}
+		left &= ~(unsigned)K_O_ACCMODE;
+	}
+	for (size_t i = 0; i < NELEM(flags); i++) {
+		if ((left & flags[i].test) == flags[i].test) {
+			(void) fprintf(out, "|%s", flags[i].name);
+			left &= ~flags[i].bits;
+		}
+	}
+	if ((fdflags & FD_CLOEXEC) || (fileflags & K_O_CLOEXEC))
+		(void) fputs("|O_CLOEXEC", out);
+	if (left != 0)
+		(void) fprintf(out, "|0x%x", left);
+}
+
+static void
+lock_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
+{
+	FILE *out = ctx->pf_out;
+	const prfdlock_t *lk;
+	prfdlock_t l;
+	size_t len;
+
+	if (proc_fdinfo_misc(info, PR_LOCKS_DROPPED, NULL) != NULL)
+		ctx->pf_nlockdrop++;
+	if ((lk = proc_fdinfo_misc(info, PR_LOCKS, &len)) == NULL)
+		return;
+	for (size_t i = 0; i < len / sizeof (l); i++) {
+		memcpy(&l, (const char *)lk + i * sizeof (l), sizeof (l));
+		(void) fprintf(out, "      %s %s lock set",
+		    l.pr_mandatory ? "mandatory" : "advisory",
+		    l.pr_type == F_WRLCK ? "write" :
+		    l.pr_type == F_RDLCK ? "read" : "unlock");
+		if (l.pr_pid > 0)
+			(void) fprintf(out, " by process %d", (int)l.pr_pid);
+		(void) fputc('\n', out);
+	}
+}
+
+/* An int item, or def when the record has none. */
+static int
+int_item(const prfdinfo_t *info, uint_t type, int def)
+{
+	const void *p;
+	size_t len;
+	int v;
+
+	if ((p = proc_fdinfo_misc(info, type, &len)) == NULL ||
+	    len != sizeof (v))
+		return (def);
+	memcpy(&v, p, sizeof (v));
+	return (v);
+}
+
+static void
+socktype_line(FILE *out, int type)
+{
+	static const char *const names[] = {
+		[SOCK_STREAM] = "STREAM", [SOCK_DGRAM] = "DGRAM",
+		[SOCK_RAW] = "RAW", [SOCK_RDM] = "RDM",
+		[SOCK_SEQPACKET] = "SEQPACKET", [SOCK_DCCP] = "DCCP",
+		[SOCK_PACKET] = "PACKET",
+	};
+
+	if (type >= 0 && (size_t)type < NELEM(names) && names[type] != NULL)
+		(void) fprintf(out, "\tSOCK_%s\n", names[type]);
+	else
+		(void) fprintf(out, "\tunknown socket type %d\n", type);
+}
+
+/*
+ * The options line, from the option table (sockopts.h), in its order:
+ * the booleans that are known to be on, SO_LINGER when l_onoff is set,
+ * then the values.  Nothing at all when none is shown.
+ */
+static void
+sockopts_line(FILE *out, const prfdinfo_t *info)
+{
+	const sockopt_t *opts = sockopt_table();
+	const char *sep = "\t";
+	prsockbool_t b = { 0, 0 };
+	struct linger lg;
+	const void *p;
+	size_t len;
+	int v;
+
+	if ((p = proc_fdinfo_misc(info, PR_SOCKOPTS_BOOL_OPTS, &len)) != NULL &&
+	    len == sizeof (b))
+		memcpy(&b, p, sizeof (b));
+	for (int row = 0; row < SOCKOPT_N; row++) {
+		const sockopt_t *o = &opts[row];
+
+		if (o->so_kind == SOK_BOOL) {
+			if (!(b.pr_known & b.pr_set & o->so_bit))
+				continue;
+			(void) fprintf(out, "%s%s", sep, o->so_name);
+		} else if ((p = proc_fdinfo_misc(info, o->so_item, &len)) ==
+		    NULL || len != sockopt_size(o)) {
+			continue;
+		} else if (o->so_kind == SOK_LINGER) {
+			memcpy(&lg, p, sizeof (lg));
+			if (!lg.l_onoff)
+				continue;
+			(void) fprintf(out, "%s%s(%d)", sep, o->so_name,
+			    lg.l_linger);
+		} else {
+			memcpy(&v, p, sizeof (v));
+			(void) fprintf(out, "%s%s(%d)", sep, o->so_name, v);
+		}
+		sep = ",";
+	}
+	if (*sep == ',')
+		(void) fputc('\n', out);
+}
+
+static const char *
+netlink_proto_name(int proto)
+{
+	static const char *const names[] = {
+		[NETLINK_ROUTE] = "NETLINK_ROUTE",
+		[NETLINK_UNUSED] = "NETLINK_UNUSED",
+		[NETLINK_USERSOCK] = "NETLINK_USERSOCK",
+		[NETLINK_FIREWALL] = "NETLINK_FIREWALL",
+		[NETLINK_SOCK_DIAG] = "NETLINK_SOCK_DIAG",
+		[NETLINK_NFLOG] = "NETLINK_NFLOG",
+		[NETLINK_XFRM] = "NETLINK_XFRM",
+		[NETLINK_SELINUX] = "NETLINK_SELINUX",
+		[NETLINK_ISCSI] = "NETLINK_ISCSI",
+		[NETLINK_AUDIT] = "NETLINK_AUDIT",
+		[NETLINK_FIB_LOOKUP] = "NETLINK_FIB_LOOKUP",
+		[NETLINK_CONNECTOR] = "NETLINK_CONNECTOR",
+		[NETLINK_NETFILTER] = "NETLINK_NETFILTER",
+		[NETLINK_IP6_FW] = "NETLINK_IP6_FW",
+		[NETLINK_DNRTMSG] = "NETLINK_DNRTMSG",
+		[NETLINK_KOBJECT_UEVENT] = "NETLINK_KOBJECT_UEVENT",
+		[NETLINK_GENERIC] = "NETLINK_GENERIC",
+		[NETLINK_SCSITRANSPORT] = "NETLINK_SCSITRANSPORT",
+		[NETLINK_ECRYPTFS] = "NETLINK_ECRYPTFS",
+		[NETLINK_RDMA] = "NETLINK_RDMA",
+		[NETLINK_CRYPTO] = "NETLINK_CRYPTO",
+		[NETLINK_SMC] = "NETLINK_SMC",
+	};
+
+	if (proto >= 0 && (size_t)proto < NELEM(names))
+		return (names[proto]);
+	return (NULL);
+}
+
+static const char *
+family_name(int family)
+{
+	static const char *const names[] = {
+		[AF_UNSPEC] = "AF_UNSPEC", [AF_UNIX] = "AF_UNIX",
+		[AF_INET] = "AF_INET", [AF_AX25] = "AF_AX25",
+		[AF_IPX] = "AF_IPX", [AF_APPLETALK] = "AF_APPLETALK",
+		[AF_NETROM] = "AF_NETROM", [AF_BRIDGE] = "AF_BRIDGE",
+		[AF_ATMPVC] = "AF_ATMPVC", [AF_X25] = "AF_X25",
+		[AF_INET6] = "AF_INET6", [AF_ROSE] = "AF_ROSE",
+		[AF_DECnet] = "AF_DECnet", [AF_NETBEUI] = "AF_NETBEUI",
+		[AF_SECURITY] = "AF_SECURITY", [AF_KEY] = "AF_KEY",
+		[AF_NETLINK] = "AF_NETLINK", [AF_PACKET] = "AF_PACKET",
+		[AF_ASH] = "AF_ASH", [AF_ECONET] = "AF_ECONET",
+		[AF_ATMSVC] = "AF_ATMSVC", [AF_RDS] = "AF_RDS",
+		[AF_SNA] = "AF_SNA", [AF_IRDA] = "AF_IRDA",
+		[AF_PPPOX] = "AF_PPPOX", [AF_WANPIPE] = "AF_WANPIPE",
+		[AF_LLC] = "AF_LLC", [AF_IB] = "AF_IB", [AF_MPLS] = "AF_MPLS",
+		[AF_CAN] = "AF_CAN", [AF_TIPC] = "AF_TIPC",
+		[AF_BLUETOOTH] = "AF_BLUETOOTH", [AF_IUCV] = "AF_IUCV",
+		[AF_RXRPC] = "AF_RXRPC", [AF_ISDN] = "AF_ISDN",
+		[AF_PHONET] = "AF_PHONET", [AF_IEEE802154] = "AF_IEEE802154",
+		[AF_CAIF] = "AF_CAIF", [AF_ALG] = "AF_ALG", [AF_NFC] = "AF_NFC",
+		[AF_VSOCK] = "AF_VSOCK", [AF_KCM] = "AF_KCM",
+		[AF_QIPCRTR] = "AF_QIPCRTR", [AF_SMC] = "AF_SMC",
+		[AF_XDP] = "AF_XDP", [45] = "AF_MCTP",
+	};
+
+	if (family >= 0 && (size_t)family < NELEM(names))
+		return (names[family]);
+	return (NULL);
+}
+
+/* A unix socket's name: path, @abstract (escaped), or unnamed (""). */
+static void
+unix_name(FILE *out, const unsigned char *path, size_t len)
+{
+	size_t i;
+
+	if (len == 0)
+		return;
+	if (path[0] != '\0') {
+		for (i = 0; i < len && path[i] != '\0'; i++)
+			(void) fputc(path[i], out);
+		return;
+	}
+	(void) fputc('@', out);
+	for (i = 1; i < len; i++) {
+		if (path[i] >= 0x20 && path[i] <= 0x7e)
+			(void) fputc(path[i], out);
+		else
+			(void) fprintf(out, "\\x%02x", path[i]);
+	}
+}
+
+void
+pf_sockaddr(FILE *out, const char *label, const void *sa, size_t len,
+    int protocol)
+{
+	char abuf[INET6_ADDRSTRLEN];
+	sa_family_t family;
+	const char *name;
+
+	if (len < sizeof (family))
+		return;
+	memcpy(&family, sa, sizeof (family));
+
+	if (family == AF_INET && len >= sizeof (struct sockaddr_in)) {
+		struct sockaddr_in sin;
+
+		memcpy(&sin, sa, sizeof (sin));
+		(void) fprintf(out, "\t%s: AF_INET %s  port: %u\n", label,
+		    inet_ntop(AF_INET, &sin.sin_addr, abuf, sizeof (abuf)),
+		    (unsigned)ntohs(sin.sin_port));
+	} else if (family == AF_INET6 &&
+	    len >= sizeof (struct sockaddr_in6)) {
+		struct sockaddr_in6 sin6;
+
+		memcpy(&sin6, sa, sizeof (sin6));
+		(void) fprintf(out, "\t%s: AF_INET6 %s  port: %u\n", label,
+		    inet_ntop(AF_INET6, &sin6.sin6_addr, abuf, sizeof (abuf)),
+		    (unsigned)ntohs(sin6.sin6_port));
+	} else if (family == AF_UNIX) {
+		size_t plen = len - offsetof(struct sockaddr_un, sun_path);
+
+		if (plen > sizeof (((struct sockaddr_un *)0)->sun_path))
+			plen = sizeof (((struct sockaddr_un *)0)->sun_path);
+		(void) fprintf(out, "\t%s: AF_UNIX ", label);
+		unix_name(out, (const unsigned char *)sa +
+		    offsetof(struct sockaddr_un, sun_path), plen);
+		(void) fputc('\n', out);
+	} else if (family == AF_NETLINK &&
+	    len >= sizeof (struct sockaddr_nl)) {
+		struct sockaddr_nl snl;
+
+		memcpy(&snl, sa, sizeof (snl));
+		(void) fprintf(out, "\t%s: AF_NETLINK ", label);
+		if ((name = netlink_proto_name(protocol)) != NULL)
+			(void) fputs(name, out);
+		else
+			(void) fprintf(out, "protocol %d", protocol);
+		(void) fprintf(out, "  pid: %u  groups: 0x%08x\n",
+		    (unsigned)snl.nl_pid, (unsigned)snl.nl_groups);
+	} else if ((name = family_name(family)) != NULL) {
+		(void) fprintf(out, "\t%s: %s\n", label, name);
+	} else {
+		(void) fprintf(out, "\t%s: AF_%d\n", label, (int)family);
+	}
+}
+
+static void
+socket_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
+{
+	FILE *out = ctx->pf_out;
+	const void *sa, *err;
+	struct ucred cred;
+	const char *comm;
+	size_t len;
+	int type, protocol, have_peer;
+
+	if ((err = proc_fdinfo_misc(info, PR_SOCKERR, &len)) != NULL) {
+		if (ctx->pf_nsockerr++ == 0)
+			(void) snprintf(ctx->pf_sockerr,
+			    sizeof (ctx->pf_sockerr), "%.*s", (int)len,
+			    (const char *)err);
+	}
+	type = int_item(info, PR_SOCKOPT_TYPE, -1);
+	if (proc_fdinfo_misc(info, PR_SOCKOPT_TYPE, NULL) != NULL)
+		socktype_line(out, type);
+	sockopts_line(out, info);
+
+	protocol = int_item(info, PR_SOCKOPT_PROTOCOL, -1);
+	if ((sa = proc_fdinfo_misc(info, PR_SOCKETNAME, &len)) != NULL)
+		pf_sockaddr(out, "sockname", sa, len, protocol);
+	have_peer = (sa = proc_fdinfo_misc(info, PR_PEERSOCKNAME, &len)) !=
+	    NULL;
+	if (have_peer)
+		pf_sockaddr(out, "peername", sa, len, protocol);
+
+	if (!have_peer || int_item(info, PR_SOCKOPT_DOMAIN, -1) != AF_UNIX ||
+	    (sa = proc_fdinfo_misc(info, PR_PEERCRED, &len)) == NULL ||
+	    len != sizeof (cred))
+		return;
+	memcpy(&cred, sa, sizeof (cred));
+	if (cred.pid == 0)
+		return;
+	comm = ctx->pf_comm != NULL ? ctx->pf_comm(ctx->pf_comm_arg,
+	    cred.pid) : NULL;
+	(void) fprintf(out, "\tpeer: %s[%d]\n", comm != NULL ? comm : "?",
+	    (int)cred.pid);
+}
+
+int
+pf_file(pf_ctx_t *ctx, const prfdinfo_t *info)
+{
+	FILE *out = ctx->pf_out;
+	const char *path;
+	mode_t fmt = info->pr_mode & S_IFMT;
+	size_t len;
+	int anon;
+
+	path = proc_fdinfo_misc(info, PR_PATHNAME, &len);
+	if (path != NULL && (len == 0 || path[len - 1] != '\0'))
+		path = NULL;		/* not a string: do not use it */
+	stat_line(out, info, path);
+	if (ctx->pf_statonly)
+		return (0);
+
+	(void) fputs("      ", out);
+	pf_fileflags(out, info->pr_fileflags, info->pr_fdflags);
+	(void) fputc('\n', out);
+	lock_lines(ctx, info);
+
+	anon = fmt == 0 && anon_name(path, &len) != NULL;
+	if (fmt == S_IFSOCK)
+		socket_lines(ctx, info);
+	else if (path != NULL && !anon)
+		(void) fprintf(out, "      %s\n", path);
+
+	if ((fmt == S_IFREG || fmt == S_IFDIR || fmt == S_IFCHR ||
+	    fmt == S_IFBLK) && info->pr_offset >= 0)
+		(void) fprintf(out, "      offset:%lld\n",
+		    (long long)info->pr_offset);
+	return (0);
+}
