@@ -42,6 +42,14 @@ add_name(names_t *n, const char *s, size_t len)
 	n->n_name[n->n_count++] = tu_asprintf("%.*s", (int)len, s);
 }
 
+static void
+free_names(names_t *n)
+{
+	for (int i = 0; i < n->n_count; i++)
+		free(n->n_name[i]);
+	n->n_count = 0;
+}
+
 static int
 has_name(const names_t *n, const char *s)
 {
@@ -138,6 +146,8 @@ ATF_TC_BODY(exports_are_the_header, tc)
 	for (int i = 0; i < lib.n_count; i++)
 		ATF_CHECK_MSG(has_name(&hdr, lib.n_name[i]), "exported, not "
 		    "declared in libproc.h: %s", lib.n_name[i]);
+	free_names(&hdr);
+	free_names(&lib);
 }
 
 /* A program of the library's users: it grabs itself and walks its fds. */
