@@ -249,7 +249,7 @@ ATF_TC_BODY(installed_library_links, tc)
 
 		tu_run(argv, env, RUN_MS, &r);
 		tu_require_exit("./user", &r, 0);
-		/* stdin, stdout and stderr at least; a string of the library. */
+		/* stdin, stdout, stderr at least; a string of the library. */
 		ATF_CHECK_MSG(sscanf(r.tr_out, "pid %d: %d fds;", &pid,
 		    &nfds) == 2 && pid > 0 && nfds >= 3 &&
 		    strstr(r.tr_out, " fds; no such process\n") != NULL,

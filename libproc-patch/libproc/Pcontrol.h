@@ -41,7 +41,7 @@ struct ps_prochandle {
 	int		fdinfofd;	/* /proc/PID/fdinfo, at first use */
 	int		memfd;		/* /proc/PID/mem, opened at first use */
 	psinfo_t	psinfo;
-	procstatus_t	status;		/* /proc/PID/status, read at first use */
+	procstatus_t	status;		/* /proc/PID/status, at first use */
 	int		status_read;
 	srcstate_t	src_state;
 	const struct socksrc_ops *src;	/* when SRC_CHOSEN */
@@ -68,11 +68,10 @@ extern int Pdebug_init(void);
 extern void Pdebug(const struct ps_prochandle *, const char *, ...)
     __attribute__((__format__(__printf__, 2, 3)));
 
+#define	PDEBUG_ON()	__atomic_load_n(&Pdebug_on, __ATOMIC_RELAXED)
 #define	PDEBUG(P, ...)							\
 	do {								\
-		if (__atomic_load_n(&Pdebug_on, __ATOMIC_RELAXED) > 0 ||	\
-		    (__atomic_load_n(&Pdebug_on, __ATOMIC_RELAXED) < 0 &&	\
-		    Pdebug_init()))					\
+		if (PDEBUG_ON() > 0 || (PDEBUG_ON() < 0 && Pdebug_init())) \
 			Pdebug((P), __VA_ARGS__);			\
 	} while (0)
 

@@ -29,6 +29,20 @@ byref(argdes_t *a, void *obj, size_t size, int inout)
 	argdes_byref(a, obj, size > MAXARGL ? MAXARGL : size, inout);
 }
 
+/*
+ * An object the caller may leave out: by reference when there is one,
+ * else a null pointer (the call then fails in the target as it would
+ * here, with EFAULT where the object is required).
+ */
+static void
+objarg(argdes_t *a, void *obj, size_t size, int inout)
+{
+	if (obj != NULL)
+		byref(a, obj, size, inout);
+	else
+		argdes_byval(a, 0);
+}
+
 /* Run the call; its return value, or -1 with errno. */
 static long
 call(struct ps_prochandle *P, int nr, uint_t nargs, argdes_t *args)
@@ -67,14 +81,9 @@ pr_getsockopt(struct ps_prochandle *P, int sock, int level, int optname,
 	argdes_byval(&a[0], sock);
 	argdes_byval(&a[1], level);
 	argdes_byval(&a[2], optname);
-	if (optval != NULL && optlen != NULL)
-		byref(&a[3], optval, (size_t)*optlen, AI_OUTPUT);
-	else
-		argdes_byval(&a[3], (long)optval);
-	if (optlen != NULL)
-		byref(&a[4], optlen, sizeof (*optlen), AI_INOUT);
-	else
-		argdes_byval(&a[4], 0);
+	objarg(&a[3], optlen != NULL ? optval : NULL,
+	    optlen != NULL ? (size_t)*optlen : 0, AI_OUTPUT);
+	objarg(&a[4], optlen, sizeof (*optlen), AI_INOUT);
 	return ((int)call(P, SYS_getsockopt, 5, a));
 }
 
@@ -89,14 +98,9 @@ sockname(struct ps_prochandle *P, int nr, local_name_f *local, int sock,
 	if (P == NULL)
 		return (local(sock, name, namelen));
 	argdes_byval(&a[0], sock);
-	if (name != NULL && namelen != NULL)
-		byref(&a[1], name, *namelen, AI_OUTPUT);
-	else
-		argdes_byval(&a[1], (long)name);
-	if (namelen != NULL)
-		byref(&a[2], namelen, sizeof (*namelen), AI_INOUT);
-	else
-		argdes_byval(&a[2], 0);
+	objarg(&a[1], namelen != NULL ? name : NULL,
+	    namelen != NULL ? *namelen : 0, AI_OUTPUT);
+	objarg(&a[2], namelen, sizeof (*namelen), AI_INOUT);
 	return ((int)call(P, nr, 3, a));
 }
 
@@ -168,10 +172,7 @@ pr_fstat(struct ps_prochandle *P, int fd, struct stat *sb)
 	if (P == NULL)
 		return (fstat(fd, sb));
 	argdes_byval(&a[0], fd);
-	if (sb != NULL)
-		byref(&a[1], sb, sizeof (*sb), AI_OUTPUT);
-	else
-		argdes_byval(&a[1], 0);
+	objarg(&a[1], sb, sizeof (*sb), AI_OUTPUT);
 	return ((int)call(P, SYS_fstat, 2, a));
 }
 
@@ -231,9 +232,6 @@ pr_getrlimit(struct ps_prochandle *P, int resource, struct rlimit *rlp)
 	if (P == NULL)
 		return (getrlimit(resource, rlp));
 	argdes_byval(&a[0], resource);
-	if (rlp != NULL)
-		byref(&a[1], rlp, sizeof (*rlp), AI_OUTPUT);
-	else
-		argdes_byval(&a[1], 0);
+	objarg(&a[1], rlp, sizeof (*rlp), AI_OUTPUT);
 	return ((int)call(P, SYS_getrlimit, 2, a));
 }

@@ -48,7 +48,7 @@ extern int procfs_parse_limits(const char *, size_t, int, struct rlimit *);
 typedef struct procstatus {
 	char		pst_state;	/* State: letter; '?' when unknown */
 	pid_t		pst_tracer;	/* TracerPid:; 0 when none or unknown */
-	int		pst_seccomp;	/* Seccomp: 0, 1 or 2; -1 when unknown */
+	int		pst_seccomp;	/* Seccomp: 0, 1, 2; -1: unknown */
 } procstatus_t;
 
 extern void procfs_parse_status(const char *, size_t, procstatus_t *);
@@ -67,7 +67,7 @@ extern void procfs_parse_status(const char *, size_t, procstatus_t *);
 typedef struct maps_line {
 	uint64_t	ml_lo, ml_hi;
 	char		ml_perms[5];	/* "r-xp", NUL-ended */
-	const char	*ml_name;	/* "" when anonymous; points into the line */
+	const char	*ml_name;	/* "" if anonymous; in the line */
 } maps_line_t;
 
 /*
@@ -79,13 +79,13 @@ extern int procfs_parse_maps_line(char *, maps_line_t *);
 
 typedef struct procmaps {
 	/* What was found. */
-	uint64_t	pm_vdso_lo, pm_vdso_hi;		/* [vdso]; 0 when none */
-	uint64_t	pm_stack_lo, pm_stack_hi;	/* the mapping holding sp */
-	int		pm_stack_known;	/* [stack], or rw anon over a ---p guard */
+	uint64_t	pm_vdso_lo, pm_vdso_hi;	/* [vdso]; 0: none */
+	uint64_t	pm_stack_lo, pm_stack_hi;	/* holding sp */
+	int		pm_stack_known;	/* [stack], or rw over a ---p guard */
 	int		pm_pc_exec;	/* pc..pc+2 lies in an executable map */
 	/* The scan. */
 	uint64_t	pm_sp, pm_pc;
-	uint64_t	pm_prev_hi;	/* the previous line's, when pm_have_prev */
+	uint64_t	pm_prev_hi;	/* the previous line's hi */
 	char		pm_prev_perms[5];
 	int		pm_have_prev;
 	size_t		pm_len;

@@ -56,7 +56,7 @@ pidfd_facts(struct ps_prochandle *P, int fd, uint64_t ino,
 
 	if ((s = pidfd_getfd(P->pidfd, fd)) < 0) {
 		if ((err = errno) == EBADF)
-			return (ENOENT);	/* closed since the walk saw it */
+			return (ENOENT);	/* closed since the walk */
 		if (Pexited(P))
 			return (ESRCH);
 		sockfacts_error(sf, "pidfd_getfd: %s", strerror(err));
