@@ -36,10 +36,13 @@ typedef enum {
 struct ps_prochandle {
 	pid_t		pid;
 	int		pidfd;		/* held for the grab; -1: none */
+	pid_t		tid;		/* examined through this thread; 0: pid */
+	int		thrpidfd;	/* a pidfd of tid, or -1 */
 	int		procfd;		/* /proc/PID */
 	int		fddirfd;	/* /proc/PID/fd */
 	int		fdinfofd;	/* /proc/PID/fdinfo, at first use */
 	int		memfd;		/* /proc/PID/mem, opened at first use */
+	int		selffdfd;	/* our /proc/self/fd, at first use */
 	psinfo_t	psinfo;
 	procstatus_t	status;		/* /proc/PID/status, at first use */
 	int		status_read;
@@ -107,8 +110,23 @@ extern int Pprocopen(struct ps_prochandle *, const char *, int);
 extern const procstatus_t *Pstatus_facts(struct ps_prochandle *);
 extern const procstatus_t *Prefresh_status(struct ps_prochandle *);
 
+/*
+ * A live thread of the process other than its main thread, or 0 (Pgrab.c):
+ * for a process whose main thread has exited.
+ */
+extern pid_t Plive_thread(struct ps_prochandle *);
+
+/* The pidfd through which the target's fds are taken: its thread's. */
+#define	PFD_PIDFD(P)	((P)->thrpidfd >= 0 ? (P)->thrpidfd : (P)->pidfd)
+
 /* Has the target exited (or been reaped)?  Asks the pidfd. */
 extern int Pexited(struct ps_prochandle *);
+/*
+ * Is it exiting, or gone?  The kernel closes a dying process's fds before
+ * its pidfd says it has exited, so a walk that saw fds vanish must ask
+ * this too: the task's PF_EXITING flag is set before its fds close.
+ */
+extern int Pexiting(struct ps_prochandle *);
 
 /*
  * The socket items of fd (whose inode the walk saw as ino), from the

@@ -22,7 +22,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "fdwalk.h"
@@ -75,18 +74,42 @@ read_fdinfo(struct ps_prochandle *P, const char *name, fdscratch_t *fs)
 	return (err);
 }
 
-static void
-fill_stat(prfdinfo_t *info, const struct stat *st)
+/*
+ * The stat of what fd N holds.  AT_STATX_DONT_SYNC: the kernel answers
+ * from what it has, and never waits on the file's filesystem (a FUSE or
+ * NFS server that does not answer would hang us in an uninterruptible
+ * sleep).  0 or an errno.
+ */
+static int
+stat_at(int dirfd, const char *name, int flags, struct statx *stx)
 {
-	info->pr_mode = st->st_mode;
-	info->pr_ino = st->st_ino;
-	info->pr_size = st->st_size;
-	info->pr_uid = st->st_uid;
-	info->pr_gid = st->st_gid;
-	info->pr_major = major(st->st_dev);
-	info->pr_minor = minor(st->st_dev);
-	info->pr_rmajor = major(st->st_rdev);
-	info->pr_rminor = minor(st->st_rdev);
+	if (statx(dirfd, name, flags | AT_STATX_DONT_SYNC, STATX_BASIC_STATS,
+	    stx) != 0)
+		return (errno);
+	return (0);
+}
+
+/* Do two stats name the same file? */
+static int
+same_file(const struct statx *a, const struct statx *b)
+{
+	return (a->stx_ino == b->stx_ino && a->stx_dev_major ==
+	    b->stx_dev_major && a->stx_dev_minor == b->stx_dev_minor &&
+	    (a->stx_mode & S_IFMT) == (b->stx_mode & S_IFMT));
+}
+
+static void
+fill_stat(prfdinfo_t *info, const struct statx *stx)
+{
+	info->pr_mode = stx->stx_mode;
+	info->pr_ino = stx->stx_ino;
+	info->pr_size = (int64_t)stx->stx_size;
+	info->pr_uid = stx->stx_uid;
+	info->pr_gid = stx->stx_gid;
+	info->pr_major = stx->stx_dev_major;
+	info->pr_minor = stx->stx_dev_minor;
+	info->pr_rmajor = stx->stx_rdev_major;
+	info->pr_rminor = stx->stx_rdev_minor;
 }
 
 static void
@@ -111,51 +134,125 @@ fill_fdinfo(fdrec_t *rec, const fdinfo_t *fi)
 }
 
 /*
+ * The path of fd N, from the very file whose stat is stx: fd N's link is
+ * opened (O_PATH: the file's own path, no open of the file itself, no
+ * call to its filesystem), and the stat and the link of OUR descriptor
+ * are of one file by construction.  A fd switched to another file meanwhile
+ * is ESTALE.  A link that cannot be read (a path longer than PATH_MAX) is
+ * a note in the record, not an error of the walk.  0 or an errno.
+ */
+static int
+add_path(struct ps_prochandle *P, const char *name, const struct statx *stx,
+    fdscratch_t *fs, fdrec_t *rec)
+{
+	struct statx mine;
+	char me[16];
+	ssize_t n;
+	int f, err;
+
+	if ((f = openat(P->fddirfd, name, O_PATH | O_CLOEXEC)) < 0)
+		return (errno);
+	(void) snprintf(me, sizeof (me), "%d", f);
+	if ((err = stat_at(f, "", AT_EMPTY_PATH, &mine)) == 0 &&
+	    !same_file(&mine, stx))
+		err = ESTALE;
+	if (err == 0 && P->selffdfd < 0 && (P->selffdfd = open("/proc/self/fd",
+	    O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		err = errno;
+	if (err == 0) {
+		n = readlinkat(P->selffdfd, me, fs->fs_path,
+		    sizeof (fs->fs_path) - 1);
+		if (n >= 0) {
+			fs->fs_path[n] = '\0';
+			(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path,
+			    (size_t)n + 1);
+		} else {
+			const char *why = errno == ENAMETOOLONG ?
+			    "file name too long" : strerror(errno);
+
+			(void) fdrec_add(rec, PR_PATHERR, why,
+			    strlen(why) + 1);
+		}
+	}
+	(void) close(f);
+	return (err);
+}
+
+/*
+ * The path of fd N for a walk that must open nothing of the target's
+ * (PFDI_STATONLY): its link, read between two stats that must agree.
+ */
+static int
+add_path_statonly(struct ps_prochandle *P, const char *name,
+    const struct statx *stx, fdscratch_t *fs, fdrec_t *rec)
+{
+	struct statx again;
+	ssize_t n;
+	int err;
+
+	n = readlinkat(P->fddirfd, name, fs->fs_path, sizeof (fs->fs_path) - 1);
+	if (n < 0 && errno != ENAMETOOLONG)
+		return (errno);
+	if ((err = stat_at(P->fddirfd, name, 0, &again)) != 0)
+		return (err);
+	if (!same_file(&again, stx))
+		return (ESTALE);
+	if (n >= 0) {
+		fs->fs_path[n] = '\0';
+		(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
+	}
+	return (0);
+}
+
+/*
  * One attempt at the record of fd; ESTALE when the fd was replaced while
- * being read.  A socket's link says only "socket:[INO]", which the stat
- * already tells, so it is not read: readlink of a socket costs the kernel
- * a path walk and a name made up on the spot.  The inode of the stat, of
- * the source's own look at the socket, and of fdinfo must agree.
+ * being read.  Every fact of the record must come from one open file:
+ * the stat, the path (add_path), fdinfo (its ino: must be the stat's)
+ * and the socket facts (each source checks the inode of what it asks).
+ *
+ * A socket's link says only "socket:[INO]", which the stat already
+ * tells, so it is not read.  An O_PATH descriptor of a socket file is a
+ * path, not a socket endpoint: fdinfo's flags say which.
  */
 static int
 build_once(struct ps_prochandle *P, int flags, fdscratch_t *fs,
     fdrec_t *rec, int fd)
 {
 	char name[16];
-	struct stat st;
-	ssize_t n;
-	int err;
+	struct statx stx;
+	int err, endpoint;
 
 	(void) snprintf(name, sizeof (name), "%d", fd);
 	if (fdrec_reset(rec, fd) != 0)
 		return (errno);
-	if (fstatat(P->fddirfd, name, &st, 0) != 0)
-		return (errno);
-	fill_stat(fdrec_info(rec), &st);
-
-	if (S_ISSOCK(st.st_mode)) {
-		n = snprintf(fs->fs_path, sizeof (fs->fs_path), "socket:[%llu]",
-		    (unsigned long long)st.st_ino);
-	} else {
-		n = readlinkat(P->fddirfd, name, fs->fs_path,
-		    sizeof (fs->fs_path) - 1);
-		if (n < 0)
-			return (errno);
-		fs->fs_path[n] = '\0';
-	}
-	(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
-
-	if (flags & PFDI_STATONLY)
-		return (0);
-
-	if (S_ISSOCK(st.st_mode) &&
-	    (err = Psockfacts(P, fd, (uint64_t)st.st_ino, rec)) != 0)
+	if ((err = stat_at(P->fddirfd, name, 0, &stx)) != 0)
 		return (err);
+	fill_stat(fdrec_info(rec), &stx);
+
+	if (flags & PFDI_STATONLY) {
+		if (S_ISSOCK(stx.stx_mode))
+			return (0);
+		return (add_path_statonly(P, name, &stx, fs, rec));
+	}
+
 	if ((err = read_fdinfo(P, name, fs)) != 0)
 		return (err);
 	if ((fs->fs_fdinfo.fi_have & FDI_INO) &&
-	    fs->fs_fdinfo.fi_ino != (uint64_t)st.st_ino)
+	    fs->fs_fdinfo.fi_ino != (uint64_t)stx.stx_ino)
 		return (ESTALE);
+	endpoint = S_ISSOCK(stx.stx_mode) &&
+	    !((fs->fs_fdinfo.fi_have & FDI_FLAGS) &&
+	    (fs->fs_fdinfo.fi_flags & O_PATH));
+	if (endpoint) {
+		int n = snprintf(fs->fs_path, sizeof (fs->fs_path),
+		    "socket:[%llu]", (unsigned long long)stx.stx_ino);
+
+		(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
+		if ((err = Psockfacts(P, fd, (uint64_t)stx.stx_ino, rec)) != 0)
+			return (err);
+	} else if ((err = add_path(P, name, &stx, fs, rec)) != 0) {
+		return (err);
+	}
 	fill_fdinfo(rec, &fs->fs_fdinfo);
 	return (0);
 }
@@ -298,8 +395,13 @@ Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
 	e = errno;
 	if (nfds < 0)
 		rv = -1;
-	/* A target that exited part-way is not a complete walk. */
-	if (rv == 0 && Pexited(P)) {
+	/*
+	 * A target that exited part-way is not a complete walk: its fds
+	 * vanish one by one before its pidfd says so, which looks like fds
+	 * being closed.  Whether it is exiting is asked after the walk, so
+	 * that every fd it closed while exiting was already gone.
+	 */
+	if (rv == 0 && Pexiting(P)) {
 		rv = -1;
 		e = ESRCH;
 	}

@@ -4,12 +4,22 @@
  *
  * A grab holds a pidfd for its whole life.  /proc/PID is opened after the
  * pidfd, and the pidfd is then asked whether the process has exited: if it
- * has not, the pid cannot have been recycled, so /proc/PID is the process
- * the pidfd names.  Every later lookup goes through the /proc/PID
- * directory fd, never through the pid again.  A grab never stops the
- * target and never reads its memory.
+ * has not, the pid cannot have been recycled.  That the two name the same
+ * process is proven, not assumed: in a pid namespace other than that of
+ * /proc, a number is one process to pidfd_open(2) and another in /proc,
+ * and the pidfd's own fdinfo says which pid it holds as /proc sees it.
+ * Every later lookup goes through the /proc/PID directory fd, never
+ * through the pid again.  A grab never stops the target and never reads
+ * its memory.
+ *
+ * A process whose main thread has exited (pthread_exit) while others run
+ * is alive, but /proc/PID shows the main thread's state: a zombie with no
+ * files and no memory.  It is examined through /proc/PID/task/TID of a
+ * live thread instead, which shows the process's files and memory.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -23,6 +33,9 @@
 
 #ifndef	SYS_pidfd_open
 #define	SYS_pidfd_open	434
+#endif
+#ifndef	PIDFD_THREAD
+#define	PIDFD_THREAD	O_EXCL		/* Linux 6.9 */
 #endif
 
 /* The psinfo of the process whose /proc directory is procfd. */
@@ -59,6 +72,98 @@ fill_psinfo(int procfd, pid_t pid, psinfo_t *psp, procstat_t *stp)
 	if ((n = proc_read_small(procfd, "cmdline", buf, sizeof (buf))) > 0)
 		(void) procfs_cmdline_to_args(buf, (size_t)n, psp->pr_psargs,
 		    sizeof (psp->pr_psargs));
+	return (0);
+}
+
+/*
+ * Is the process the pidfd names the one /proc shows as pid?  Without a
+ * pidfd, at least /proc must be of our own pid namespace.
+ */
+static int
+same_process(int pidfd, pid_t pid)
+{
+	char path[48], buf[1024];
+	ssize_t n;
+	pid_t seen;
+
+	if (pidfd >= 0) {
+		(void) snprintf(path, sizeof (path), "/proc/self/fdinfo/%d",
+		    pidfd);
+		if ((n = proc_read_small(AT_FDCWD, path, buf,
+		    sizeof (buf))) > 0 &&
+		    (seen = procfs_parse_pidfd(buf, (size_t)n)) >= 0)
+			return (seen == pid);
+	}
+	if ((n = readlink("/proc/self", buf, sizeof (buf) - 1)) <= 0)
+		return (0);
+	buf[n] = '\0';
+	(void) snprintf(path, sizeof (path), "%d", (int)getpid());
+	return (strcmp(buf, path) == 0);
+}
+
+/*
+ * A live thread of a process whose main thread is a zombie: its tid, or
+ * 0 when there is none (the whole process is exiting or dead).
+ */
+pid_t
+Plive_thread(struct ps_prochandle *P)
+{
+	char buf[4096], name[32];
+	struct dirent *d;
+	procstat_t st;
+	pid_t tid = 0;
+	DIR *dir;
+	ssize_t n;
+	int fd;
+
+	if ((fd = Pprocopen(P, "task", O_RDONLY | O_DIRECTORY)) < 0 ||
+	    (dir = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			(void) close(fd);
+		return (0);
+	}
+	while (tid == 0 && (d = readdir(dir)) != NULL) {
+		long t = strtol(d->d_name, NULL, 10);
+
+		if (t <= 0 || t == P->pid || t > INT_MAX)
+			continue;
+		(void) snprintf(name, sizeof (name), "task/%ld/stat", t);
+		if ((n = proc_read_small(P->procfd, name, buf,
+		    sizeof (buf))) > 0 &&
+		    procfs_parse_stat(buf, (size_t)n, &st) == 0 &&
+		    st.ps_state != 'Z' && st.ps_state != 'X')
+			tid = (pid_t)t;
+	}
+	(void) closedir(dir);
+	return (tid);
+}
+
+/*
+ * Examine the process through thread tid from now on: its task directory
+ * shows the process's files, memory and command line.  The name stays
+ * the process's (the main thread's comm).
+ */
+static int
+use_thread(struct ps_prochandle *P, pid_t tid, procstat_t *stp)
+{
+	char name[32], fname[PRFNSZ];
+	int fd;
+
+	(void) snprintf(name, sizeof (name), "task/%d", (int)tid);
+	if ((fd = openat(P->procfd, name, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return (-1);
+	(void) close(P->procfd);
+	P->procfd = fd;
+	P->tid = tid;
+	/* pidfd_getfd takes a thread's files: this thread's. */
+	P->thrpidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	(void) memcpy(fname, P->psinfo.pr_fname, sizeof (fname));
+	if (fill_psinfo(P->procfd, P->pid, &P->psinfo, stp) != 0)
+		return (-1);
+	(void) memcpy(P->psinfo.pr_fname, fname, sizeof (fname));
+	PDEBUG(P, "main thread has exited: examined through thread %d",
+	    (int)tid);
 	return (0);
 }
 
@@ -107,6 +212,22 @@ Pexited(struct ps_prochandle *P)
 	return (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN));
 }
 
+int
+Pexiting(struct ps_prochandle *P)
+{
+	char buf[4096];
+	procstat_t st;
+	ssize_t n;
+
+	if (Pexited(P))
+		return (1);
+	if ((n = proc_read_small(P->procfd, "stat", buf, sizeof (buf))) <= 0 ||
+	    procfs_parse_stat(buf, (size_t)n, &st) != 0)
+		return (1);	/* /proc/PID went with it */
+	return ((st.ps_flags & PF_EXITING_FLAG) != 0 || st.ps_state == 'Z' ||
+	    st.ps_state == 'X');
+}
+
 static int
 errno_to_gerr(int e)
 {
@@ -129,8 +250,8 @@ errno_to_gerr(int e)
 static void
 Pfree(struct ps_prochandle *P)
 {
-	int *fds[] = { &P->pidfd, &P->procfd, &P->fddirfd, &P->fdinfofd,
-	    &P->memfd };
+	int *fds[] = { &P->pidfd, &P->thrpidfd, &P->procfd, &P->fddirfd,
+	    &P->fdinfofd, &P->memfd, &P->selffdfd };
 
 	for (size_t i = 0; i < sizeof (fds) / sizeof (fds[0]); i++) {
 		if (*fds[i] >= 0)
@@ -144,6 +265,7 @@ Pgrab(pid_t pid, int flags, int *perr)
 {
 	struct ps_prochandle *P;
 	procstat_t st;
+	pid_t tid;
 	int gerr;
 
 	(void) flags;
@@ -156,7 +278,8 @@ Pgrab(pid_t pid, int flags, int *perr)
 		return (NULL);
 	}
 	P->pid = pid;
-	P->procfd = P->fddirfd = P->fdinfofd = P->memfd = -1;
+	P->procfd = P->fddirfd = P->fdinfofd = P->memfd = P->thrpidfd = -1;
+	P->selffdfd = -1;
 
 	/* The pidfd first: it names the process for the rest of the grab. */
 	P->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -164,9 +287,15 @@ Pgrab(pid_t pid, int flags, int *perr)
 		goto fail;
 	if ((P->procfd = open_procdir(pid)) < 0)
 		goto fail;
+	if (!same_process(P->pidfd, pid)) {
+		gerr = Pexited(P) ? G_NOPROC : G_NOTSAME;
+		goto fail_gerr;
+	}
 	if (fill_psinfo(P->procfd, pid, &P->psinfo, &st) != 0)
 		goto fail;
-	if (st.ps_state == 'Z' || st.ps_state == 'X') {
+	if (st.ps_state == 'X' || (st.ps_state == 'Z' &&
+	    ((tid = Plive_thread(P)) == 0 ||
+	    use_thread(P, tid, &st) != 0))) {
 		gerr = G_ZOMB;
 		goto fail_gerr;
 	}
@@ -236,6 +365,9 @@ Pgrab_error(int error)
 		return ("wrong architecture");
 	case G_NOFD:
 		return ("too many open files");
+	case G_NOTSAME:
+		return ("the pid is another process in /proc (pid namespaces "
+		    "differ)");
 	default:
 		return ("unanticipated system error");
 	}

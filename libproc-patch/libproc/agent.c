@@ -175,43 +175,6 @@ exe_is_x86_64(struct ps_prochandle *P)
 	    (eh[EI_NIDENT + 2] | eh[EI_NIDENT + 3] << 8) == EM_X86_64);
 }
 
-/* A live thread other than the main one (which is a zombie), or 0. */
-static pid_t
-other_thread(struct ps_prochandle *P)
-{
-	pid_t tid = 0;
-	int fd;
-
-	/* /proc/PID/task lists tids; the first that is not PID will do. */
-	if ((fd = Pprocopen(P, "task", O_RDONLY | O_DIRECTORY)) < 0)
-		return (0);
-	for (;;) {
-		char dents[1024];
-		long n = syscall(SYS_getdents64, fd, dents, sizeof (dents));
-
-		if (n <= 0)
-			break;
-		for (long off = 0; off < n; ) {
-			struct {
-				uint64_t	d_ino;
-				int64_t		d_off;
-				unsigned short	d_reclen;
-				unsigned char	d_type;
-				char		d_name[];
-			} *d = (void *)(dents + off);
-			pid_t t = (pid_t)strtol(d->d_name, NULL, 10);
-
-			if (t > 0 && t != P->pid && tid == 0)
-				tid = t;
-			off += d->d_reclen;
-		}
-		if (tid != 0)
-			break;
-	}
-	(void) close(fd);
-	return (tid);
-}
-
 /* Read /proc/PID/maps once, through the pure scanner (procfs_parse.c). */
 static int
 read_maps(struct ps_prochandle *P, uint64_t sp, uint64_t pc2,
@@ -478,8 +441,9 @@ Pcreate_agent(struct ps_prochandle *P)
 		(void) Pseterr(P, ENOEXEC, "not a 64-bit x86_64 process");
 		return (-1);
 	}
-	tid = P->pid;
-	if (ps->pst_state == 'Z' && (tid = other_thread(P)) == 0) {
+	/* The thread Pgrab examines through, or a live one of a zombie. */
+	tid = P->tid != 0 ? P->tid : P->pid;
+	if (ps->pst_state == 'Z' && (tid = Plive_thread(P)) == 0) {
 		(void) Pseterr(P, ESRCH, "process is defunct");
 		return (-1);
 	}

@@ -56,6 +56,7 @@ typedef uint32_t minor_t;
 #define	G_LP64		10	/* Process is _LP64, self is ILP32 */
 #define	G_ISAINVAL	16	/* Wrong ISA for this operation */
 #define	G_NOFD		18	/* Too many open files */
+#define	G_NOTSAME	40	/* Linux: the pid is another process in /proc */
 
 extern struct ps_prochandle *Pgrab(pid_t, int, int *);
 extern void Prelease(struct ps_prochandle *, int);
@@ -155,7 +156,8 @@ typedef struct pr_misc_header {
 #define	PR_PEERCRED		11	/* struct ucred: SO_PEERCRED */
 #define	PR_LOCKS		12	/* prfdlock_t[] */
 #define	PR_SOCKERR		13	/* char[]: why socket facts are missing */
-#define	PR_LOCKS_DROPPED	14	/* uint_t: locks beyond those in PR_LOCKS */
+#define	PR_LOCKS_DROPPED	14	/* uint_t: locks beyond PR_LOCKS' */
+#define	PR_PATHERR		15	/* char[]: why PR_PATHNAME is missing */
 
 /* Bits of prsockbool_t, in the order pfiles prints them. */
 #define	PR_SO_DEBUG		0x0001

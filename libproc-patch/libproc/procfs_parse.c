@@ -242,6 +242,25 @@ procfs_parse_status(const char *buf, size_t len, procstatus_t *pst)
 	}
 }
 
+pid_t
+procfs_parse_pidfd(const char *buf, size_t len)
+{
+	const char *end = buf + len, *line, *nl, *p;
+	unsigned long long v;
+
+	for (line = buf; line < end; line = nl < end ? nl + 1 : end) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		if (nl == NULL)
+			nl = end;
+		if ((p = status_value(line, nl, "Pid:")) == NULL)
+			continue;
+		if (parse_ulong(&p, nl, &v) == 0 && p == nl && v <= INT_MAX)
+			return ((pid_t)v);
+		return (-1);
+	}
+	return (-1);
+}
+
 /*
  * One hexadecimal number at *pp of a NUL-terminated line.  A value that
  * does not fit 64 bits is an error, not UINT64_MAX: an address the

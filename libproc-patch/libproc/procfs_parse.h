@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#define	PF_EXITING_FLAG	0x00000004	/* the kernel's PF_EXITING */
 #define	PF_KTHREAD_FLAG	0x00200000	/* the kernel's PF_KTHREAD */
 
 typedef struct procstat {
@@ -52,6 +53,13 @@ typedef struct procstatus {
 } procstatus_t;
 
 extern void procfs_parse_status(const char *, size_t, procstatus_t *);
+
+/*
+ * The fdinfo of a pidfd: the "Pid:" of the process it names, as the
+ * reader's /proc sees it (0 when that /proc does not see it at all, as
+ * the kernel says); -1 when there is no such line or it is malformed.
+ */
+extern pid_t procfs_parse_pidfd(const char *, size_t);
 
 /*
  * /proc/PID/maps, streamed: what the agent needs to know of the address

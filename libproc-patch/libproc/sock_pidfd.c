@@ -37,7 +37,7 @@ pidfd_probe(struct ps_prochandle *P)
 
 	if (P->pidfd < 0)
 		return (Pseterr(P, ENOSYS, "pidfd_open is not available"));
-	if ((fd = pidfd_getfd(P->pidfd, -1)) >= 0) {
+	if ((fd = pidfd_getfd(PFD_PIDFD(P), -1)) >= 0) {
 		(void) close(fd);	/* cannot happen; do not leak it */
 		return (0);
 	}
@@ -54,7 +54,7 @@ pidfd_facts(struct ps_prochandle *P, int fd, uint64_t ino,
 {
 	int s, err;
 
-	if ((s = pidfd_getfd(P->pidfd, fd)) < 0) {
+	if ((s = pidfd_getfd(PFD_PIDFD(P), fd)) < 0) {
 		if ((err = errno) == EBADF)
 			return (ENOENT);	/* closed since the walk */
 		if (Pexited(P))
