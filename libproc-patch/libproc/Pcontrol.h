@@ -46,6 +46,7 @@ struct ps_prochandle {
 	psinfo_t	psinfo;
 	procstatus_t	status;		/* /proc/PID/status, at first use */
 	int		status_read;
+	int		pidns;		/* 0 unknown, 1 ours, 2 another */
 	srcstate_t	src_state;
 	const struct socksrc_ops *src;	/* when SRC_CHOSEN */
 	void		*src_data;	/* the source's; so_release frees it */
@@ -118,6 +119,9 @@ extern pid_t Plive_thread(struct ps_prochandle *);
 
 /* The pidfd through which the target's fds are taken: its thread's. */
 #define	PFD_PIDFD(P)	((P)->thrpidfd >= 0 ? (P)->thrpidfd : (P)->pidfd)
+
+/* Is the target in our pid namespace?  Read once per grab. */
+extern int Psame_pidns(struct ps_prochandle *);
 
 /* Has the target exited (or been reaped)?  Asks the pidfd. */
 extern int Pexited(struct ps_prochandle *);

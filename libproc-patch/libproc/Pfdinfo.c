@@ -28,7 +28,7 @@
 
 #define	DENTS_BUFSZ	32768
 #define	BATCH_MAX	(DENTS_BUFSZ / 24)	/* fds one getdents can give */
-#define	FD_RETRIES	3	/* an fd replaced while being read, again */
+#define	FD_RETRIES	8	/* an fd replaced while being read, again */
 
 static int
 open_fdinfo_dir(struct ps_prochandle *P)
@@ -257,6 +257,23 @@ build_once(struct ps_prochandle *P, int flags, fdscratch_t *fs,
 	return (0);
 }
 
+static int
+build_changed(struct ps_prochandle *P, fdrec_t *rec, int fd)
+{
+	struct statx stx;
+	char name[16];
+	int err;
+
+	(void) snprintf(name, sizeof (name), "%d", fd);
+	if (fdrec_reset(rec, fd) != 0)
+		return (errno);
+	if ((err = stat_at(P->fddirfd, name, 0, &stx)) != 0)
+		return (err);
+	fill_stat(fdrec_info(rec), &stx);
+	(void) fdrec_add(rec, PR_CHANGED, NULL, 0);
+	return (0);
+}
+
 int
 fdwalk_build(struct ps_prochandle *P, int flags, fdscratch_t *fs,
     fdrec_t *rec, int fd)
@@ -265,13 +282,19 @@ fdwalk_build(struct ps_prochandle *P, int flags, fdscratch_t *fs,
 
 	for (int i = 0; i < FD_RETRIES && err == ESTALE; i++)
 		err = build_once(P, flags, fs, rec, fd);
+	/*
+	 * It never held still: what it holds is changing all the time.  It
+	 * is shown, with the stat of one moment and nothing that would need
+	 * a second look to be sure of, and marked so.
+	 */
+	if (err == ESTALE)
+		err = build_changed(P, rec, fd);
 	switch (err) {
 	case 0:
 		return (0);
 	case ENOENT:
 	case EBADF:
-	case ESTALE:
-		return (ENOENT);	/* closed, or never still: skip it */
+		return (ENOENT);	/* closed: skip it */
 	default:
 		return (err == ESRCH || Pexited(P) ? ESRCH : err);
 	}

@@ -213,6 +213,19 @@ Pexited(struct ps_prochandle *P)
 }
 
 int
+Psame_pidns(struct ps_prochandle *P)
+{
+	struct stat mine, theirs;
+
+	if (P->pidns == 0)
+		P->pidns = stat("/proc/self/ns/pid", &mine) == 0 &&
+		    fstatat(P->procfd, "ns/pid", &theirs, 0) == 0 &&
+		    mine.st_dev == theirs.st_dev &&
+		    mine.st_ino == theirs.st_ino ? 1 : 2;
+	return (P->pidns == 1);
+}
+
+int
 Pexiting(struct ps_prochandle *P)
 {
 	char buf[4096];

@@ -158,6 +158,8 @@ typedef struct pr_misc_header {
 #define	PR_SOCKERR		13	/* char[]: why socket facts are missing */
 #define	PR_LOCKS_DROPPED	14	/* uint_t: locks beyond PR_LOCKS' */
 #define	PR_PATHERR		15	/* char[]: why PR_PATHNAME is missing */
+#define	PR_CHANGED		16	/* empty: the fd changed under every
+					   try; only the stat fields hold */
 
 /* Bits of prsockbool_t, in the order pfiles prints them. */
 #define	PR_SO_DEBUG		0x0001

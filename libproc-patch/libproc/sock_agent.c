@@ -164,6 +164,27 @@ batch_facts(const sock_batch_t *b, sockfacts_t *sf)
 	set_name(b, 1, &sf->sf_peer, &sf->sf_peerlen, sf, SF_PEER);
 }
 
+/*
+ * The first call of the batch that the target's sandbox refused (a
+ * seccomp filter's EPERM or ENOSYS, an LSM's EACCES): its facts are
+ * missing, and the reason is said.
+ */
+static void
+note_refused(const sock_batch_t *b, sockfacts_t *sf)
+{
+	for (int c = C_FACT0; c < C_N; c++) {
+		int e = b->sb_calls[c].ps_errno;
+
+		if (e == EPERM || e == EACCES || e == ENOSYS) {
+			sockfacts_error(sf, "agent: %s: %s",
+			    c == C_SOCKNAME ? "getsockname" :
+			    c == C_PEERNAME ? "getpeername" : "getsockopt",
+			    strerror(e));
+			return;
+		}
+	}
+}
+
 static int
 agent_probe(struct ps_prochandle *P)
 {
@@ -188,12 +209,23 @@ agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 		    P->errmsg : strerror(err));
 		return (0);
 	}
-	if (b.sb_calls[C_FSTAT].ps_errno == EBADF)
+	if ((err = b.sb_calls[C_FSTAT].ps_errno) == EBADF)
 		return (ENOENT);	/* closed since the walk saw it */
-	if (b.sb_calls[C_FSTAT].ps_errno != 0 ||
-	    (uint64_t)b.sb_st.st_ino != ino || !S_ISSOCK(b.sb_st.st_mode))
+	if (err != 0) {
+		/* Facts not known to be this socket's are no facts. */
+		sockfacts_error(sf, "agent: fstat: %s", strerror(err));
+		return (0);
+	}
+	if ((uint64_t)b.sb_st.st_ino != ino || !S_ISSOCK(b.sb_st.st_mode))
 		return (ESTALE);	/* replaced since the walk saw it */
 	batch_facts(&b, sf);
+	note_refused(&b, sf);
+	/*
+	 * SO_PEERCRED's pid, asked inside the target, is a pid of its pid
+	 * namespace: in ours it may name another process.  Not shown.
+	 */
+	if (!Psame_pidns(P))
+		sf->sf_have &= ~SF_CRED;
 	return (0);
 }
 

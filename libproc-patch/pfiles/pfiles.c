@@ -62,10 +62,85 @@ comm_of(void *arg, pid_t pid)
 	return (cc->cc_comm[slot]);
 }
 
+/* One process being shown. */
+typedef struct shown {
+	pf_ctx_t	sh_ctx;
+	const psinfo_t	*sh_psinfo;
+	struct rlimit	sh_rl;
+	int		sh_have_rl;
+	int		sh_header;	/* printed */
+	uint_t		sh_npatherr;	/* fds whose path could not be read */
+	uint_t		sh_nchanged;	/* fds that never held still */
+	char		sh_patherr[64];	/* the first reason */
+} shown_t;
+
+/*
+ * The header goes out with the first fd (or at the end of a walk of a
+ * process with none), so that a process that cannot be examined at all
+ * prints nothing on stdout.
+ */
+static void
+show_header(shown_t *sh)
+{
+	if (sh->sh_header)
+		return;
+	sh->sh_header = 1;
+	pf_header(stdout, sh->sh_psinfo, sh->sh_have_rl ? &sh->sh_rl : NULL);
+}
+
 static int
 show_file(void *arg, const prfdinfo_t *info)
 {
-	return (pf_file(arg, info));
+	shown_t *sh = arg;
+	const char *why;
+	size_t len;
+
+	show_header(sh);
+	if ((why = proc_fdinfo_misc(info, PR_PATHERR, &len)) != NULL &&
+	    sh->sh_npatherr++ == 0)
+		(void) snprintf(sh->sh_patherr, sizeof (sh->sh_patherr),
+		    "%.*s", (int)len, why);
+	if (proc_fdinfo_misc(info, PR_CHANGED, NULL) != NULL) {
+		/* Only its stat line is sure. */
+		pf_ctx_t stat_only = sh->sh_ctx;
+
+		sh->sh_nchanged++;
+		stat_only.pf_statonly = 1;
+		return (pf_file(&stat_only, info));
+	}
+	return (pf_file(&sh->sh_ctx, info));
+}
+
+/*
+ * The reasons pfiles gives for an errno, lower case as the contract's;
+ * Pgrab_error() has those of a grab.  Anything else: strerror's text,
+ * its first letter lowered.
+ */
+static const char *
+reason(int err)
+{
+	static const struct {
+		int		r_err;
+		const char	*r_text;
+	} reasons[] = {
+		{ ESRCH, "process exited during examination" },
+		{ EACCES, "permission denied" },
+		{ EPERM, "permission denied" },
+		{ EMFILE, "too many open files" },
+		{ ENFILE, "too many open files" },
+		{ ENOMEM, "out of memory" },
+		{ ENAMETOOLONG, "file name too long" },
+	};
+	static char other[128];
+
+	for (size_t i = 0; i < sizeof (reasons) / sizeof (reasons[0]); i++) {
+		if (reasons[i].r_err == err)
+			return (reasons[i].r_text);
+	}
+	(void) snprintf(other, sizeof (other), "%s", strerror(err));
+	if (other[0] >= 'A' && other[0] <= 'Z')
+		other[0] = (char)(other[0] - 'A' + 'a');
+	return (other);
 }
 
 static void
@@ -88,7 +163,8 @@ parse_pid(const char *arg)
 	if (*p == '\0')
 		return (-1);
 	for (; *p != '\0'; p++) {
-		if (*p < '0' || *p > '9' || v > (INT_MAX - 9) / 10)
+		if (*p < '0' || *p > '9' ||
+		    v > (INT_MAX - (*p - '0')) / 10)
 			return (-1);
 		v = v * 10 + (*p - '0');
 	}
@@ -111,11 +187,25 @@ show_sysproc(const char *arg, pid_t pid)
 
 /* Print what could not be found out about this pid, once. */
 static void
-report_gaps(const char *arg, const pf_ctx_t *ctx)
+report_gaps(const char *arg, const shown_t *sh)
 {
-	if (ctx->pf_nsockerr == 0 && ctx->pf_nlockdrop == 0)
+	const pf_ctx_t *ctx = &sh->sh_ctx;
+
+	if (ctx->pf_nsockerr == 0 && ctx->pf_nlockdrop == 0 &&
+	    sh->sh_npatherr == 0 && sh->sh_nchanged == 0)
 		return;
 	(void) fflush(stdout);
+	if (sh->sh_nchanged > 0)
+		(void) fprintf(stderr, "%s: %s: %u fd%s changed all the while "
+		    "%s examined: only %s stat line%s shown\n", command,
+		    arg, sh->sh_nchanged, sh->sh_nchanged == 1 ? "" : "s",
+		    sh->sh_nchanged == 1 ? "it was" : "they were",
+		    sh->sh_nchanged == 1 ? "its" : "their",
+		    sh->sh_nchanged == 1 ? " is" : "s are");
+	if (sh->sh_npatherr > 0)
+		(void) fprintf(stderr, "%s: %s: path of %u fd%s unavailable: "
+		    "%s\n", command, arg, sh->sh_npatherr,
+		    sh->sh_npatherr == 1 ? "" : "s", sh->sh_patherr);
 	if (ctx->pf_nsockerr > 0)
 		(void) fprintf(stderr, "%s: %s: details of %u socket%s "
 		    "unavailable: %s\n", command, arg, ctx->pf_nsockerr,
@@ -131,8 +221,7 @@ show_process(const char *arg, int statonly, psocksrc_t via,
     comm_cache_t *cc)
 {
 	struct ps_prochandle *P;
-	struct rlimit rl;
-	pf_ctx_t ctx;
+	shown_t sh;
 	pid_t pid;
 	int gerr, rv;
 
@@ -157,20 +246,21 @@ show_process(const char *arg, int statonly, psocksrc_t via,
 		return (1);
 	}
 
-	memset(&ctx, 0, sizeof (ctx));
-	ctx.pf_out = stdout;
-	ctx.pf_statonly = statonly;
-	ctx.pf_comm = comm_of;
-	ctx.pf_comm_arg = cc;
+	memset(&sh, 0, sizeof (sh));
+	sh.sh_ctx.pf_out = stdout;
+	sh.sh_ctx.pf_statonly = statonly;
+	sh.sh_ctx.pf_comm = comm_of;
+	sh.sh_ctx.pf_comm_arg = cc;
+	sh.sh_psinfo = Ppsinfo(P);
+	sh.sh_have_rl = Plimit(P, RLIMIT_NOFILE, &sh.sh_rl) == 0;
 
-	pf_header(stdout, Ppsinfo(P),
-	    Plimit(P, RLIMIT_NOFILE, &rl) == 0 ? &rl : NULL);
 	rv = Pfdinfo_iter_flags(P, statonly ? PFDI_STATONLY : 0, show_file,
-	    &ctx);
-	report_gaps(arg, &ctx);
+	    &sh);
+	if (rv == 0)
+		show_header(&sh);
+	report_gaps(arg, &sh);
 	if (rv != 0)
-		complain(arg, errno == ESRCH ?
-		    "process exited during examination" : strerror(errno));
+		complain(arg, reason(errno));
 	Prelease(P, 0);
 	return (rv != 0);
 }

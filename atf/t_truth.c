@@ -1,0 +1,637 @@
+/*
+ * t_truth: pfiles never prints a false fact, and never drops an fd
+ * without saying so.  Each case reproduces one situation in which it
+ * once did, with a target of atf/truth_helper.c that says what it made:
+ *
+ *  killed_during_walk	a target killed at a random moment of the walk:
+ *			never exit 0 with a listing cut short (pidfd, -n,
+ *			the agent)
+ *  torn_records	an fd switched between two files all the time: it is
+ *			always shown, its inode, flags and path of one file,
+ *			or its stat line alone, marked as changing
+ *  pid_namespace	pfiles in a pid namespace that sees another /proc:
+ *			an error, not another process's fds
+ *  path_too_long	files open at paths longer than PATH_MAX: every
+ *			fd printed, those without a path, a note on stderr
+ *  agent_refused	the agent under a target's seccomp filter that
+ *			fails fstat or getsockopt with EPERM: every fd
+ *			printed, the missing facts named on stderr
+ *  agent_peer_pidns	SO_PEERCRED asked through the agent in another
+ *			pid namespace never names an unrelated process
+ *  main_thread_exited	a process whose main thread exited is examined
+ *  opath_socket	an O_PATH fd on a socket file is a path
+ *  reasons		messages in the contract's words; valid pid numbers
+ *			beyond pid_max are "no such process"; no header for
+ *			a process that cannot be examined
+ */
+#include <atf-c.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define	HELPER		BUILD_DIR "/atf/truth_helper"
+#define	LINE_MS		10000
+#define	KILL_RUNS	100
+#define	KILL_FDS	4000
+#define	CHURN_RUNS	300
+
+/* A helper, started, and what it said before "ready". */
+typedef struct helper {
+	tu_child_t	h_child;
+	char		h_pid[16];
+	char		*h_said;	/* its lines before "ready" */
+} helper_t;
+
+static void
+helper_start(helper_t *h, const char *const argv[])
+{
+	int found;
+
+	tu_spawn(&h->h_child, argv, 0);
+	(void) snprintf(h->h_pid, sizeof (h->h_pid), "%d",
+	    (int)h->h_child.tc_pid);
+	h->h_said = tu_read_until(h->h_child.tc_out, "ready", LINE_MS,
+	    &found);
+	ATF_REQUIRE_MSG(found, "%s %s did not get ready: %s", argv[0],
+	    argv[1], h->h_said);
+}
+
+static void
+helper_stop(helper_t *h)
+{
+	(void) tu_stop(&h->h_child, LINE_MS);
+	free(h->h_said);
+}
+
+/* The first value after "key " in what the helper said, or fail. */
+static const char *
+said(const helper_t *h, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *l = h->h_said; l != NULL && *l != '\0';
+	    l = strchr(l, '\n') != NULL ? strchr(l, '\n') + 1 : NULL) {
+		if (strncmp(l, key, n) == 0 && l[n] == ' ')
+			return (l + n + 1);
+	}
+	atf_tc_fail("the helper did not say %s: %s", key, h->h_said);
+	return (NULL);
+}
+
+static void
+run_pfiles(const char *const args[], const char *const env[],
+    tu_result_t *r)
+{
+	const char *argv[8];
+	int n = 0;
+
+	argv[n++] = TU_PFILES;
+	for (int i = 0; args[i] != NULL && n < 7; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	tu_run(argv, env, TU_TIMEOUT_MS, r);
+}
+
+/*
+ * Does a line start an fd block ("%4d: TYPE")?  The header's first line
+ * has a TAB after its colon.
+ */
+static int
+is_fd_line(const char *l)
+{
+	char colon, space;
+	int fd;
+
+	return (sscanf(l, "%d%c%c", &fd, &colon, &space) == 3 &&
+	    colon == ':' && space == ' ');
+}
+
+static int
+count_fd_lines(const char *text)
+{
+	int n = 0;
+
+	for (const char *l = text; l != NULL && *l != '\0';
+	    l = strchr(l, '\n') != NULL ? strchr(l, '\n') + 1 : NULL) {
+		if (is_fd_line(l))
+			n++;
+	}
+	return (n);
+}
+
+/* The block of fd in pfiles' output (up to the next fd), malloc'd. */
+static char *
+fd_block(const char *out, int fd)
+{
+	char *head = tu_asprintf("\n%4d: ", fd), *b, *end;
+	const char *p = strstr(out, head);
+
+	free(head);
+	if (p == NULL)
+		return (NULL);
+	p++;
+	b = tu_asprintf("%s", p);
+	for (end = strchr(b, '\n'); end != NULL; end = strchr(end + 1, '\n')) {
+		if (is_fd_line(end + 1)) {
+			end[1] = '\0';
+			break;
+		}
+	}
+	return (b);
+}
+
+/* Start pfiles with its output in files; its pid. */
+static pid_t
+spawn_pfiles(const char *const argv[], const char *out, const char *err)
+{
+	pid_t pid = fork();
+
+	ATF_REQUIRE(pid >= 0);
+	if (pid == 0) {
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(127);
+		(void) execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return (pid);
+}
+
+static int
+wait_bounded(pid_t pid, int ms)
+{
+	int st;
+
+	for (int i = 0; i < ms; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return (st);
+		(void) usleep(1000);
+	}
+	(void) kill(pid, SIGKILL);
+	(void) waitpid(pid, &st, 0);
+	atf_tc_fail("pfiles did not end within %d ms", ms);
+	return (st);
+}
+
+ATF_TC(killed_during_walk);
+ATF_TC_HEAD(killed_during_walk, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A target with 4000 fds killed at a "
+	    "random moment of the walk: pfiles never exits 0 with a listing "
+	    "cut short; with -n and the agent too");
+	atf_tc_set_md_var(tc, "timeout", "600");
+}
+ATF_TC_BODY(killed_during_walk, tc)
+{
+	static const char *const modes[] = { "--via=pidfd", "-n",
+	    "--via=agent" };
+	int complete = 0, exited = 0;
+	char nfds[16];
+
+	(void) snprintf(nfds, sizeof (nfds), "%d", KILL_FDS);
+	srandom((unsigned)time(NULL));
+	for (int run = 0; run < KILL_RUNS; run++) {
+		const char *hargv[] = { HELPER, "fds", nfds, NULL };
+		const char *mode = modes[run % 3];
+		helper_t h;
+		char *out, *err;
+		int st, want;
+
+		helper_start(&h, hargv);
+		want = atoi(said(&h, "count"));
+		{
+			const char *argv[] = { TU_PFILES, mode, h.h_pid,
+			    NULL };
+			pid_t p = spawn_pfiles(argv, "out", "err");
+
+			(void) usleep((useconds_t)(random() % 40000));
+			(void) kill(h.h_child.tc_pid, SIGKILL);
+			st = wait_bounded(p, TU_TIMEOUT_MS);
+		}
+		helper_stop(&h);
+		out = tu_read_file("out", NULL);
+		err = tu_read_file("err", NULL);
+		ATF_REQUIRE_MSG(WIFEXITED(st) && (WEXITSTATUS(st) == 0 ||
+		    WEXITSTATUS(st) == 1), "%s: pfiles ended with status "
+		    "0x%x: %s", mode, st, err);
+		if (WEXITSTATUS(st) == 0) {
+			ATF_REQUIRE_MSG(count_fd_lines(out) == want,
+			    "%s: exit 0 with %d of %d fds (run %d)", mode,
+			    count_fd_lines(out), want, run);
+			complete++;
+		} else {
+			ATF_REQUIRE_MSG(strstr(err, "process exited during "
+			    "examination") != NULL || strstr(err,
+			    "no such process") != NULL, "%s: %s", mode, err);
+			exited++;
+		}
+		free(out);
+		free(err);
+	}
+	printf("%d runs: %d complete listings, %d said the process exited\n",
+	    KILL_RUNS, complete, exited);
+}
+
+ATF_TC(torn_records);
+ATF_TC_HEAD(torn_records, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "fd 20 switched between two files by "
+	    "a thread: every printed block has the inode, flags and path of "
+	    "one and the same file");
+	atf_tc_set_md_var(tc, "timeout", "600");
+}
+ATF_TC_BODY(torn_records, tc)
+{
+	const char *hargv[] = { HELPER, "churn", ".", NULL };
+	char *path_a, *path_b, *cwd, *tag_a, *tag_b;
+	int whole = 0, changed = 0;
+	helper_t h;
+
+	cwd = getcwd(NULL, 0);
+	ATF_REQUIRE(cwd != NULL);
+	hargv[2] = cwd;
+	helper_start(&h, hargv);
+	tag_a = tu_asprintf(" ino:%llu ", strtoull(said(&h, "rdonly"), NULL,
+	    10));
+	tag_b = tu_asprintf(" ino:%llu ", strtoull(said(&h, "append"), NULL,
+	    10));
+	path_a = tu_asprintf("%s/churn-a", cwd);
+	path_b = tu_asprintf("%s/churn-b", cwd);
+	for (int run = 0; run < CHURN_RUNS; run++) {
+		const char *args[] = { h.h_pid, NULL };
+		char *b, *want;
+		tu_result_t r;
+
+		run_pfiles(args, NULL, &r);
+		tu_require_exit("pfiles", &r, 0);
+		ATF_REQUIRE_MSG((b = fd_block(r.tr_out, 20)) != NULL,
+		    "fd 20 not shown (run %d):\n%s", run, r.tr_out);
+		if (strstr(r.tr_err, "1 fd changed all the while it was "
+		    "examined: only its stat line is shown\n") != NULL) {
+			/* Marked: its stat line, one file's, and no more. */
+			ATF_REQUIRE_MSG(strchr(b, '\n') == strrchr(b, '\n') &&
+			    (strstr(b, tag_a) != NULL) !=
+			    (strstr(b, tag_b) != NULL), "a changed fd: %s", b);
+			changed++;
+		} else {
+			int is_a = strstr(b, tag_a) != NULL;
+			int is_b = strstr(b, tag_b) != NULL;
+
+			tu_require_same_str("stderr", "", r.tr_err);
+			ATF_REQUIRE_MSG(is_a != is_b, "neither file: %s", b);
+			/* The flags line, then the path line, of that file. */
+			want = tu_asprintf("\n      %s", is_a ? "O_RDONLY" :
+			    "O_WRONLY|O_APPEND|");
+			ATF_REQUIRE_MSG(strstr(b, want) != NULL,
+			    "flags of the other file (run %d):\n%s", run, b);
+			free(want);
+			want = tu_asprintf("\n      %s\n", is_a ? path_a :
+			    path_b);
+			ATF_REQUIRE_MSG(strstr(b, want) != NULL,
+			    "path of the other file (run %d):\n%s", run, b);
+			free(want);
+			whole++;
+		}
+		free(b);
+		tu_result_free(&r);
+	}
+	printf("%d runs: fd 20 whole and of one file %d times, marked as "
+	    "changing %d times\n", CHURN_RUNS, whole, changed);
+	helper_stop(&h);
+	free(tag_a);
+	free(tag_b);
+	free(path_a);
+	free(path_b);
+	free(cwd);
+}
+
+ATF_TC(pid_namespace);
+ATF_TC_HEAD(pid_namespace, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles in a new pid namespace that "
+	    "still sees the host's /proc: pid 1 is not examined as the "
+	    "host's pid 1, it is an error");
+	atf_tc_set_md_var(tc, "require.progs", "unshare");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(pid_namespace, tc)
+{
+	const char *argv[] = { "unshare", "-p", "-f", TU_PFILES, "1", NULL };
+	tu_result_t r;
+
+	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	if (WIFEXITED(r.tr_status) && strstr(r.tr_err, "unshare:") != NULL)
+		atf_tc_skip("no pid namespace here: %s", r.tr_err);
+	tu_require_exit("unshare -p -f pfiles 1", &r, 1);
+	tu_require_same_str("stdout", "", r.tr_out);
+	tu_require_same_str("stderr", "pfiles: cannot examine 1: the pid is "
+	    "another process in /proc (pid namespaces differ)\n", r.tr_err);
+	tu_result_free(&r);
+}
+
+ATF_TC(path_too_long);
+ATF_TC_HEAD(path_too_long, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A file open at a path longer than "
+	    "PATH_MAX: every fd is printed, that one without a path line, "
+	    "and stderr says why; -n prints every fd too");
+}
+ATF_TC_BODY(path_too_long, tc)
+{
+	const char *hargv[] = { HELPER, "deep", ".", NULL };
+	char *cwd = getcwd(NULL, 0), *b, *want;
+	int deep, count, nlong;
+	helper_t h;
+
+	ATF_REQUIRE(cwd != NULL);
+	hargv[2] = cwd;
+	helper_start(&h, hargv);
+	deep = atoi(said(&h, "deep"));
+	count = atoi(said(&h, "count"));
+	nlong = atoi(said(&h, "long"));
+	ATF_REQUIRE(nlong >= 1);
+	{
+		const char *args[] = { h.h_pid, NULL };
+		tu_result_t r;
+
+		run_pfiles(args, NULL, &r);
+		tu_require_exit("pfiles", &r, 0);
+		ATF_CHECK_EQ(count_fd_lines(r.tr_out), count);
+		ATF_REQUIRE((b = fd_block(r.tr_out, deep)) != NULL);
+		/* The stat line, the flags line and the offset: no path. */
+		ATF_CHECK_MSG(strstr(b, "\n      /") == NULL, "a path: %s", b);
+		ATF_CHECK_MSG(strstr(b, "      O_RDWR") != NULL, "%s", b);
+		want = tu_asprintf("pfiles: %s: path of %d fd%s unavailable: "
+		    "file name too long\n", h.h_pid, nlong, nlong == 1 ? "" :
+		    "s");
+		tu_require_same_str("stderr", want, r.tr_err);
+		free(want);
+		free(b);
+		tu_result_free(&r);
+	}
+	{
+		const char *args[] = { "-n", h.h_pid, NULL };
+		tu_result_t r;
+
+		run_pfiles(args, NULL, &r);
+		tu_require_exit("pfiles -n", &r, 0);
+		ATF_CHECK_EQ(count_fd_lines(r.tr_out), count);
+		tu_require_same_str("stderr -n", "", r.tr_err);
+		tu_result_free(&r);
+	}
+	helper_stop(&h);
+	free(cwd);
+}
+
+/* pfiles --via=agent on a target whose filter refuses nr with EPERM. */
+static void
+agent_refused(const char *nr, const char *why)
+{
+	const char *hargv[] = { HELPER, "seccomp", nr, NULL };
+	char l[16], p0[16], p1[16], *want;
+	int count;
+	helper_t h;
+	tu_result_t r;
+
+	helper_start(&h, hargv);
+	ATF_REQUIRE(sscanf(said(&h, "sockets"), "%15s %15s %15s", l, p0,
+	    p1) == 3);
+	count = atoi(said(&h, "count"));
+	{
+		const char *args[] = { "--via=agent", h.h_pid, NULL };
+
+		run_pfiles(args, NULL, &r);
+	}
+	tu_require_exit("pfiles --via=agent", &r, 0);
+	ATF_CHECK_EQ(count_fd_lines(r.tr_out), count);
+	want = tu_asprintf("pfiles: %s: details of 3 sockets unavailable: "
+	    "agent: %s: Operation not permitted\n", h.h_pid, why);
+	tu_require_same_str("stderr", want, r.tr_err);
+	free(want);
+	for (int i = 0; i < 3; i++) {
+		char *b = fd_block(r.tr_out, atoi(i == 0 ? l : i == 1 ? p0 :
+		    p1));
+
+		ATF_REQUIRE_MSG(b != NULL, "fd %d not shown", i);
+		/* getsockopt refused: no type, no options; fstat: nothing. */
+		ATF_CHECK_MSG(strstr(b, "\tSOCK_") == NULL, "%s", b);
+		ATF_CHECK_MSG(strstr(b, "SO_") == NULL, "%s", b);
+		if (strcmp(why, "fstat") == 0)
+			ATF_CHECK_MSG(strstr(b, "name:") == NULL, "%s", b);
+		else if (i == 0)
+			ATF_CHECK_MSG(strstr(b, "\tsockname: AF_INET "
+			    "127.0.0.1  port: ") != NULL, "%s", b);
+		free(b);
+	}
+	tu_result_free(&r);
+	helper_stop(&h);
+}
+
+ATF_TC(agent_refused);
+ATF_TC_HEAD(agent_refused, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The agent under a target's seccomp "
+	    "filter that fails fstat, or getsockopt, with EPERM: every fd "
+	    "is printed, the missing facts are named on stderr");
+}
+ATF_TC_BODY(agent_refused, tc)
+{
+	char nr[16];
+
+	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_fstat);
+	agent_refused(nr, "fstat");
+	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_getsockopt);
+	agent_refused(nr, "getsockopt");
+}
+
+ATF_TC(agent_peer_pidns);
+ATF_TC_HEAD(agent_peer_pidns, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A socketpair of a process in its own "
+	    "pid and network namespaces: the agent's peer: line never names "
+	    "a process by its pid of the other namespace; pidfd names the "
+	    "holder as we see it");
+	atf_tc_set_md_var(tc, "require.progs", "unshare");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(agent_peer_pidns, tc)
+{
+	const char *hargv[] = { "unshare", "-p", "-n", "-f", "--mount-proc",
+	    HELPER, "pair", NULL };
+	char path[64], *kids, *want;
+	const char *vias[] = { "--via=agent", "--via=pidfd" };
+	helper_t h;
+	pid_t inner;
+
+	helper_start(&h, hargv);
+	/* The helper is unshare's child; its pid as we see it. */
+	(void) snprintf(path, sizeof (path), "/proc/%s/task/%s/children",
+	    h.h_pid, h.h_pid);
+	kids = tu_read_file(path, NULL);
+	inner = (pid_t)atoi(kids);
+	ATF_REQUIRE_MSG(inner > 0, "no child of unshare: %s", kids);
+	for (int i = 0; i < 2; i++) {
+		char pid[16];
+		tu_result_t r;
+		const char *p;
+
+		(void) snprintf(pid, sizeof (pid), "%d", (int)inner);
+		{
+			const char *args[] = { vias[i], pid, NULL };
+
+			run_pfiles(args, NULL, &r);
+		}
+		tu_require_exit(vias[i], &r, 0);
+		want = tu_asprintf("\tpeer: truth_helper[%d]\n", (int)inner);
+		for (p = strstr(r.tr_out, "\tpeer: "); p != NULL;
+		    p = strstr(p + 1, "\tpeer: "))
+			ATF_CHECK_MSG(strncmp(p, want, strlen(want)) == 0,
+			    "%s names another process: %.60s", vias[i], p);
+		if (i == 1)
+			ATF_CHECK_MSG(strstr(r.tr_out, want) != NULL,
+			    "pidfd names no peer:\n%s", r.tr_out);
+		free(want);
+		tu_result_free(&r);
+	}
+	free(kids);
+	helper_stop(&h);
+}
+
+ATF_TC(main_thread_exited);
+ATF_TC_HEAD(main_thread_exited, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A process whose main thread has "
+	    "exited while another runs is examined, with pidfd and the "
+	    "agent");
+}
+ATF_TC_BODY(main_thread_exited, tc)
+{
+	const char *hargv[] = { HELPER, "mainexit", "/dev/zero", NULL };
+	const char *vias[] = { "--via=pidfd", "--via=agent", "-n" };
+	helper_t h;
+	int fd;
+
+	helper_start(&h, hargv);
+	fd = atoi(said(&h, "file"));
+	for (int i = 0; i < 3; i++) {
+		const char *args[] = { vias[i], h.h_pid, NULL };
+		tu_result_t r;
+		char *b;
+
+		run_pfiles(args, NULL, &r);
+		tu_require_exit(vias[i], &r, 0);
+		ATF_REQUIRE_MSG((b = fd_block(r.tr_out, fd)) != NULL,
+		    "%s: fd %d not shown:\n%s", vias[i], fd, r.tr_out);
+		if (i < 2)
+			ATF_CHECK_MSG(strstr(b, "      /dev/zero\n") != NULL,
+			    "%s: %s", vias[i], b);
+		free(b);
+		tu_result_free(&r);
+	}
+	helper_stop(&h);
+}
+
+ATF_TC(opath_socket);
+ATF_TC_HEAD(opath_socket, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "An O_PATH fd on a unix socket file "
+	    "is a path, not a socket endpoint: its path is printed and no "
+	    "socket lines");
+}
+ATF_TC_BODY(opath_socket, tc)
+{
+	const char *hargv[] = { HELPER, "opath", ".", NULL };
+	char *cwd = getcwd(NULL, 0), *b, *want, path[PATH_MAX];
+	unsigned long long ino;
+	helper_t h;
+	int fd;
+
+	ATF_REQUIRE(cwd != NULL);
+	hargv[2] = cwd;
+	helper_start(&h, hargv);
+	ATF_REQUIRE(sscanf(said(&h, "opath"), "%d %llu %4095s", &fd, &ino,
+	    path) == 3);
+	{
+		const char *args[] = { h.h_pid, NULL };
+		tu_result_t r;
+
+		run_pfiles(args, NULL, &r);
+		tu_require_exit("pfiles", &r, 0);
+		ATF_REQUIRE((b = fd_block(r.tr_out, fd)) != NULL);
+		want = tu_asprintf("%4d: S_IFSOCK mode:", fd);
+		ATF_CHECK_MSG(strncmp(b, want, strlen(want)) == 0, "%s", b);
+		free(want);
+		want = tu_asprintf("      O_PATH\n      %s\n", path);
+		ATF_CHECK_MSG(strstr(b, want) != NULL, "no path: %s", b);
+		ATF_CHECK_MSG(strchr(b, '\t') == NULL, "socket lines: %s", b);
+		free(want);
+		free(b);
+		tu_result_free(&r);
+	}
+	helper_stop(&h);
+	free(cwd);
+}
+
+ATF_TC(reasons);
+ATF_TC_HEAD(reasons, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Reasons in the contract's lower-case "
+	    "words; pid numbers up to INT_MAX are process ids; nothing on "
+	    "stdout for a process that cannot be examined");
+}
+ATF_TC_BODY(reasons, tc)
+{
+	tu_result_t r;
+
+	{
+		const char *args[] = { "2147483647", "2147483648", NULL };
+
+		run_pfiles(args, NULL, &r);
+		tu_require_exit("pfiles", &r, 1);
+		tu_require_same_str("stderr", "pfiles: cannot examine "
+		    "2147483647: no such process\npfiles: cannot examine "
+		    "2147483648: not a process id\n", r.tr_err);
+		tu_result_free(&r);
+	}
+	{
+		/* Too few fds left for the walk: the grab or the walk fails. */
+		char *cmd = tu_asprintf("ulimit -n 7 && exec %s $$", TU_PFILES);
+		const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_require_exit(cmd, &r, 1);
+		tu_require_same_str("stdout", "", r.tr_out);
+		ATF_CHECK_MSG(strstr(r.tr_err, ": too many open files\n") !=
+		    NULL, "%s", r.tr_err);
+		tu_result_free(&r);
+		free(cmd);
+	}
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, killed_during_walk);
+	ATF_TP_ADD_TC(tp, torn_records);
+	ATF_TP_ADD_TC(tp, pid_namespace);
+	ATF_TP_ADD_TC(tp, path_too_long);
+	ATF_TP_ADD_TC(tp, agent_refused);
+	ATF_TP_ADD_TC(tp, agent_peer_pidns);
+	ATF_TP_ADD_TC(tp, main_thread_exited);
+	ATF_TP_ADD_TC(tp, opath_socket);
+	ATF_TP_ADD_TC(tp, reasons);
+	return (atf_no_error());
+}
