@@ -20,6 +20,8 @@
  *			pid namespace never names an unrelated process
  *  main_thread_exited	a process whose main thread exited is examined
  *  opath_socket	an O_PATH fd on a socket file is a path
+ *  hung_fuse		a file open on a FUSE filesystem whose server no
+ *			longer answers: pfiles does not wait on it
  *  reasons		messages in the contract's words; valid pid numbers
  *			beyond pid_max are "no such process"; no header for
  *			a process that cannot be examined
@@ -32,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -42,6 +45,8 @@
 #include "testutil.h"
 
 #define	HELPER		BUILD_DIR "/atf/truth_helper"
+#define	FUSE_HELPER	BUILD_DIR "/atf/fuse_helper"
+#define	FUSE_MS		10000
 #define	LINE_MS		10000
 #define	KILL_RUNS	100
 #define	KILL_FDS	4000
@@ -586,6 +591,107 @@ ATF_TC_BODY(opath_socket, tc)
 	free(cwd);
 }
 
+/*
+ * End every wait on FUSE connection conn: what a hung server leaves
+ * behind is in an uninterruptible sleep, which not even SIGKILL ends.
+ */
+static void
+abort_fuse(unsigned conn)
+{
+	static const char ctl[] = "/sys/fs/fuse/connections";
+	char *path = tu_asprintf("%s/%u/abort", ctl, conn);
+	int fd;
+
+	if (access(path, W_OK) != 0)
+		(void) mount("fusectl", ctl, "fusectl", 0, NULL);
+	if ((fd = open(path, O_WRONLY)) >= 0) {
+		(void) write(fd, "1", 1);
+		(void) close(fd);
+	}
+	free(path);
+}
+
+ATF_TC(hung_fuse);
+ATF_TC_HEAD(hung_fuse, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A file open on a FUSE filesystem "
+	    "whose server answers nothing any more: pfiles and pfiles -n "
+	    "finish, and show the file, without a request to the server");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(hung_fuse, tc)
+{
+	const char *modes[] = { "--via=pidfd", "-n" };
+	char *cwd = getcwd(NULL, 0), *mnt, *text, *b;
+	tu_child_t c;
+	unsigned conn;
+	int found, fd, st;
+
+	ATF_REQUIRE(cwd != NULL);
+	mnt = tu_asprintf("%s/mnt", cwd);
+	ATF_REQUIRE(mkdir(mnt, 0755) == 0);
+	{
+		const char *argv[] = { FUSE_HELPER, mnt, NULL };
+
+		tu_spawn(&c, argv, 0);
+	}
+	text = tu_read_until(c.tc_out, "ready", LINE_MS, &found);
+	/* Nothing stays mounted, whatever happens next. */
+	(void) umount2(mnt, MNT_DETACH);
+	if (!found) {
+		(void) tu_stop(&c, LINE_MS);
+		if (strncmp(text, "skip ", 5) == 0)
+			atf_tc_skip("no FUSE here: %s", text + 5);
+		atf_tc_fail("fuse_helper did not get ready: %s", text);
+	}
+	ATF_REQUIRE(sscanf(text, "file %d\nconn %u", &fd, &conn) == 2);
+	for (int i = 0; i < 2; i++) {
+		char pid[16];
+		pid_t p;
+		int ms;
+
+		(void) snprintf(pid, sizeof (pid), "%d", (int)c.tc_pid);
+		{
+			const char *argv[] = { TU_PFILES, modes[i], pid,
+			    NULL };
+
+			p = spawn_pfiles(argv, "out", "err");
+		}
+		for (ms = 0; ms < FUSE_MS; ms++) {
+			if (waitpid(p, &st, WNOHANG) == p)
+				break;
+			(void) usleep(1000);
+		}
+		if (ms == FUSE_MS) {
+			/*
+			 * pfiles waits on a request the server read and will
+			 * never answer, in a sleep SIGKILL does not end: the
+			 * connection is aborted first.
+			 */
+			abort_fuse(conn);
+			(void) kill(p, SIGKILL);
+			(void) waitpid(p, &st, 0);
+			(void) tu_stop(&c, LINE_MS);
+			atf_tc_fail("pfiles %s waited on the FUSE server",
+			    modes[i]);
+		}
+		ATF_REQUIRE_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		    "pfiles %s: status 0x%x", modes[i], st);
+		free(text);
+		text = tu_read_file("out", NULL);
+		ATF_REQUIRE_MSG((b = fd_block(text, fd)) != NULL,
+		    "%s: fd %d not shown:\n%s", modes[i], fd, text);
+		ATF_CHECK_MSG(strstr(b, ": S_IFREG mode:0644 ") != NULL &&
+		    strstr(b, " size:5\n") != NULL, "%s: %s", modes[i], b);
+		free(b);
+	}
+	(void) tu_stop(&c, LINE_MS);
+	free(text);
+	free(mnt);
+	free(cwd);
+}
+
 ATF_TC(reasons);
 ATF_TC_HEAD(reasons, tc)
 {
@@ -632,6 +738,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, agent_peer_pidns);
 	ATF_TP_ADD_TC(tp, main_thread_exited);
 	ATF_TP_ADD_TC(tp, opath_socket);
+	ATF_TP_ADD_TC(tp, hung_fuse);
 	ATF_TP_ADD_TC(tp, reasons);
 	return (atf_no_error());
 }

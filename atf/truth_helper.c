@@ -49,10 +49,11 @@ die(const char *what)
 static void
 wait_stdin(void)
 {
+	ssize_t n;
 	char c;
 
 	(void) fflush(stdout);
-	while (read(0, &c, 1) > 0 || errno == EINTR)
+	while ((n = read(0, &c, 1)) > 0 || (n < 0 && errno == EINTR))
 		;
 }
 
