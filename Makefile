@@ -6,6 +6,8 @@
 #   make bench      pfiles against lsof, lsfd and ss (not part of check)
 #   make fuzz       AFL++ on every harness for FUZZ_SECONDS each
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make deps-T     the Debian packages target T needs (demo, check, fuzz,
+#                   bench; each of those runs its own first)
 
 CC	?= cc
 PREFIX	?= /usr/local
@@ -32,7 +34,7 @@ ALL_LDFLAGS := -pthread $(SANFLAGS) $(LDFLAGS)
 ALL	:=
 CLEAN	:=
 
-.PHONY: all check demo bench fuzz install clean deps
+.PHONY: all check demo demo-build bench fuzz install clean deps
 all: build-all
 
 include libproc-patch/Makefile.inc
@@ -50,17 +52,45 @@ $(B)/%.o: $(TOP)/%.c
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
-# The Debian packages the suite needs; deps installs what is missing when
-# run as root, and otherwise names the exact apt-get line.
-DEB_PKGS := kyua libatf-dev nodejs lsof util-linux iproute2 strace mandoc \
-	    procps gcc make
+# The Debian packages each target needs, one list per target: deps-T hands
+# DEPS_T to .ci/deps.sh, which installs the missing ones when run as root
+# and otherwise prints the exact apt-get line and fails.  demo, check, fuzz
+# and bench run theirs before building anything.
+#
+# The compiler's packages follow CC: clang and its sanitizer runtimes when
+# CC names clang (make check CC=clang), gcc otherwise; libc6-dev either way
+# (gcc only recommends it).
+ifneq ($(findstring clang,$(notdir $(firstword $(CC)))),)
+CC_PKGS := clang libclang-rt-dev libc6-dev
+else
+CC_PKGS := gcc libc6-dev
+endif
+# pfiles, libpreadcount.so, node for fixtures/sockets.js (scripts/demo.sh)
+DEPS_demo := make $(CC_PKGS) nodejs
+# the suite: kyua and ATF, node, the tools the tests run (strace, mandoc,
+# setpriv, nm and readelf) or compare with
+DEPS_check := make $(CC_PKGS) kyua libatf-dev nodejs binutils strace \
+	mandoc util-linux lsof iproute2 procps
+# afl-clang-fast and afl-fuzz; clang for fuzz-libfuzzer; CC for mkseeds
+DEPS_fuzz := make $(CC_PKGS) afl++ clang libclang-rt-dev
+# what bench/bench.sh times: lsof, lsfd (util-linux), ss (iproute2); node
+DEPS_bench := make $(CC_PKGS) nodejs lsof util-linux iproute2
 
-deps:
-	@sh $(TOP)/.ci/deps.sh $(DEB_PKGS)
+DEPS_TARGETS := demo check fuzz bench
+.PHONY: $(addprefix deps-,$(DEPS_TARGETS))
+$(addprefix deps-,$(DEPS_TARGETS)): deps-%:
+	@sh $(TOP)/.ci/deps.sh $(DEPS_$*)
+
+# make deps: what the whole suite needs.
+deps: deps-check
+
+# Under make -j, no harness is compiled before afl++ and clang are in.
+$(FUZZ_AFL) $(FUZZ_LIBFUZZER): | deps-fuzz
 
 KYUA_RESULTS := $(B)/kyua-results.db
 
-check: deps
+# The packages first; then the build, which needs them.
+check: deps-check
 	@$(MAKE) --no-print-directory build-all
 	@rm -f $(KYUA_RESULTS)
 	@cd $(TOP) && kyua test --kyuafile=Kyuafile --build-root=$(B) \
@@ -72,5 +102,11 @@ check: deps
 clean:
 	rm -rf $(TOP)/build $(TOP)/build-san $(CLEAN)
 
-demo: build-all
+# The packages first, then only what scripts/demo.sh runs: pfiles and the
+# read counter (node runs fixtures/sockets.js from the tree); no ATF, no fuzz.
+demo: deps-demo
+	@$(MAKE) --no-print-directory demo-build
 	@sh $(TOP)/scripts/demo.sh $(B)
+
+demo-build: $(B)/pfiles $(B)/libpreadcount.so
+	@:
