@@ -406,26 +406,167 @@ gen_fail(gen_t *g, const char *fmt, ...)
 	g->g_failed = 1;
 }
 
+/* ---------------------------------------------------------------------
+ * Text from the target ("Text that comes from the target"): one rule for
+ * the command line, comm, paths, unix socket names and anonymous inode
+ * names.  Written apart from pfiles' own pf_escape.c, and built the
+ * other way round: each character is decoded to its code point first,
+ * and the code point then decides how it is written.
+ */
+
+#define	NOT_UTF8	(-1L)
+
 /*
- * Header: "%d:\t%.70s" with /proc/PID/cmdline's NULs turned into single
- * spaces and the trailing NUL dropped; then "  Current rlimit: %llu file
- * descriptors", "unlimited" for RLIM_INFINITY.
+ * The code point of the UTF-8 character at s (len > 0 bytes), with its
+ * length in *np; NOT_UTF8, with *np = 1, when the bytes at s are not a
+ * well-formed sequence: a stray continuation byte, a lead byte without
+ * its continuation bytes, an overlong form, a surrogate, past U+10FFFF.
+ */
+static long
+decode_utf8(const unsigned char *s, size_t len, size_t *np)
+{
+	static const long least[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+	size_t need;
+	long cp;
+
+	*np = 1;
+	if (s[0] < 0x80)
+		return (s[0]);
+	if ((s[0] & 0xe0) == 0xc0) {
+		need = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		need = 3;
+		cp = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		need = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return (NOT_UTF8);
+	}
+	if (need > len)
+		return (NOT_UTF8);
+	for (size_t i = 1; i < need; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return (NOT_UTF8);
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < least[need] || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return (NOT_UTF8);
+	*np = need;
+	return (cp);
+}
+
+/* May the character cp be written as it is? */
+static int
+shown_as_is(long cp)
+{
+	static const struct { long lo, hi; } hidden[] = {
+		{ 0x00, 0x1f }, { 0x7f, 0x9f },	/* C0, DEL, C1 */
+		{ 0x200b, 0x200f },		/* zero-width, LRM, RLM */
+		{ 0x2028, 0x2029 },		/* line, paragraph separator */
+		{ 0x202a, 0x202e },		/* bidi embeddings, overrides */
+		{ 0x2066, 0x2069 },		/* bidi isolates */
+		{ 0xfeff, 0xfeff },		/* zero-width no-break space */
+	};
+
+	if (cp == '\\')
+		return (0);
+	for (size_t i = 0; i < sizeof (hidden) / sizeof (hidden[0]); i++)
+		if (cp >= hidden[i].lo && cp <= hidden[i].hi)
+			return (0);
+	return (1);
+}
+
+char *
+exp_escape(const void *src, size_t n, size_t width, size_t *lenp)
+{
+	const unsigned char *s = src;
+	unsigned char *cut;	/* cut[i]: a unit of the text ends at i */
+	char *text;
+	size_t len = 0, clen;
+	long cp;
+
+	/* At most 4 bytes out per byte in. */
+	if (n > (SIZE_MAX - 1) / 4 || (text = malloc(4 * n + 1)) == NULL ||
+	    (cut = calloc(4 * n + 1, 1)) == NULL) {
+		(void) fprintf(stderr, "exp_escape: out of memory\n");
+		abort();
+	}
+	cut[0] = 1;
+	for (size_t i = 0; i < n; i += clen) {
+		cp = decode_utf8(s + i, n - i, &clen);
+		if (cp == '\\') {
+			memcpy(text + len, "\\\\", 2);
+			len += 2;
+			cut[len] = 1;
+		} else if (cp != NOT_UTF8 && shown_as_is(cp)) {
+			memcpy(text + len, s + i, clen);
+			len += clen;
+			cut[len] = 1;
+		} else {
+			/* Every byte of what is not shown, on its own. */
+			for (size_t j = 0; j < clen; j++) {
+				(void) snprintf(text + len, 5, "\\x%02x",
+				    s[i + j]);
+				len += 4;
+				cut[len] = 1;
+			}
+		}
+	}
+	/* Cut at width: at the last place a unit ends, not past it. */
+	if (len > width) {
+		len = width;
+		while (!cut[len])
+			len--;
+	}
+	text[len] = '\0';
+	free(cut);
+	if (lenp != NULL)
+		*lenp = len;
+	return (text);
+}
+
+static void
+put_text(gen_t *g, const void *s, size_t n)
+{
+	size_t len;
+	char *text = exp_escape(s, n, SIZE_MAX, &len);
+
+	(void) fwrite(text, 1, len, g->g_fp);
+	free(text);
+}
+
+/*
+ * Header: pid, TAB, and the command line: /proc/PID/cmdline with its
+ * NULs turned into single spaces and the trailing NUL dropped, through
+ * the rule, then cut at 70 bytes; the comm in its place when it is
+ * empty.  Then "  Current rlimit: %llu file descriptors", "unlimited"
+ * for RLIM_INFINITY.
  */
 static void
 put_header(gen_t *g)
 {
 	const manifest_t *m = g->g_m;
-	char args[71];
-	size_t n = m->m_cmdlen;
+	size_t n = m->m_cmdlen, len;
+	char *args, *text;
 
 	if (n > 0 && m->m_cmdline[n - 1] == '\0')
 		n--;
-	if (n > 70)
-		n = 70;
+	if ((args = malloc(n + 1)) == NULL) {
+		gen_fail(g, "out of memory");
+		return;
+	}
 	for (size_t i = 0; i < n; i++)
 		args[i] = m->m_cmdline[i] == '\0' ? ' ' : m->m_cmdline[i];
-	args[n] = '\0';
-	(void) fprintf(g->g_fp, "%d:\t%s\n", (int)m->m_pid, args);
+	if (n == 0)
+		text = exp_escape(m->m_comm, strlen(m->m_comm), 70, &len);
+	else
+		text = exp_escape(args, n, 70, &len);
+	(void) fprintf(g->g_fp, "%d:\t%s\n", (int)m->m_pid, text);
+	free(text);
+	free(args);
 	if (m->m_rlim_cur == (unsigned long long)RLIM_INFINITY)
 		(void) fprintf(g->g_fp,
 		    "  Current rlimit: unlimited file descriptors\n");
@@ -437,25 +578,26 @@ put_header(gen_t *g)
 
 /*
  * The NAME of an anonymous inode: no file type bits and a link that reads
- * "anon_inode:[NAME]" or "anon_inode:NAME".  Returns 0 when f is not one.
+ * "anon_inode:[NAME]" or "anon_inode:NAME".  Returns NULL when f is not
+ * one; the name is not NUL-terminated, *lenp is its length.
  */
-static int
-anon_name(const mf_fd_t *f, char *name, size_t size)
+static const char *
+anon_name(const mf_fd_t *f, size_t *lenp)
 {
 	const char *p;
 	size_t n;
 
 	if ((f->f_mode & S_IFMT) != 0 || f->f_link == NULL ||
 	    strncmp(f->f_link, "anon_inode:", 11) != 0)
-		return (0);
+		return (NULL);
 	p = f->f_link + 11;
 	n = strlen(p);
 	if (n >= 2 && p[0] == '[' && p[n - 1] == ']') {
 		p++;
 		n -= 2;
 	}
-	(void) snprintf(name, size, "%.*s", (int)n, p);
-	return (1);
+	*lenp = n;
+	return (p);
 }
 
 /* The stat line: type word, mode, dev, ino, uid, gid, then size or rdev. */
@@ -469,21 +611,26 @@ put_stat(gen_t *g, const mf_fd_t *f)
 		{ S_IFSOCK, "S_IFSOCK" },
 	};
 	unsigned fmt = f->f_mode & S_IFMT;
-	char type[96], anon[64];
 	int use_rdev = fmt == S_IFCHR || fmt == S_IFBLK || fmt == S_IFSOCK;
-	size_t i;
+	const char *anon;
+	size_t i, alen;
 
 	for (i = 0; i < sizeof (words) / sizeof (words[0]); i++)
 		if (words[i].fmt == fmt)
 			break;
-	if (i < sizeof (words) / sizeof (words[0]))
-		(void) snprintf(type, sizeof (type), "%s", words[i].word);
-	else if (anon_name(f, anon, sizeof (anon)))
-		(void) snprintf(type, sizeof (type), "anon_inode(%s)", anon);
-	else
-		(void) snprintf(type, sizeof (type), "0x%.4x", fmt);
-	(void) fprintf(g->g_fp, "%4d: %s mode:0%.3o dev:%u,%u ino:%llu "
-	    "uid:%u gid:%u ", f->f_fd, type, f->f_mode & 07777, f->f_devmaj,
+	(void) fprintf(g->g_fp, "%4d: ", f->f_fd);
+	if (i < sizeof (words) / sizeof (words[0])) {
+		(void) fputs(words[i].word, g->g_fp);
+	} else if ((anon = anon_name(f, &alen)) != NULL) {
+		/* The name is the target's text. */
+		(void) fputs("anon_inode(", g->g_fp);
+		put_text(g, anon, alen);
+		(void) fputc(')', g->g_fp);
+	} else {
+		(void) fprintf(g->g_fp, "0x%.4x", fmt);
+	}
+	(void) fprintf(g->g_fp, " mode:0%.3o dev:%u,%u ino:%llu "
+	    "uid:%u gid:%u ", f->f_mode & 07777, f->f_devmaj,
 	    f->f_devmin, f->f_ino, f->f_uid, f->f_gid);
 	if (use_rdev)
 		(void) fprintf(g->g_fp, "rdev:%u,%u\n", f->f_rdevmaj,
@@ -647,25 +794,21 @@ get_u32(const unsigned char *p)
 	return (v);
 }
 
+/*
+ * A unix socket's name, the target's text: a path up to its NUL, or an
+ * abstract name as "@" and every byte after the leading NUL.
+ */
 static void
 put_unix_name(gen_t *g, const unsigned char *p, size_t n)
 {
-	FILE *fp = g->g_fp;
-
 	if (n == 0)
 		return;			/* unnamed: "AF_UNIX " */
 	if (p[0] != '\0') {		/* a path, up to its NUL */
-		(void) fprintf(fp, "%.*s", (int)strnlen((const char *)p, n),
-		    (const char *)p);
+		put_text(g, p, strnlen((const char *)p, n));
 		return;
 	}
-	(void) fputc('@', fp);		/* abstract */
-	for (size_t i = 1; i < n; i++) {
-		if (p[i] >= 0x20 && p[i] <= 0x7e)
-			(void) fputc(p[i], fp);
-		else
-			(void) fprintf(fp, "\\x%02x", p[i]);
-	}
+	(void) fputc('@', g->g_fp);	/* abstract */
+	put_text(g, p + 1, n - 1);
 }
 
 /* "\t%s: AF_..." for one address, by the rules of the contract. */
@@ -763,8 +906,9 @@ put_socket(gen_t *g, const mf_fd_t *f)
 			    f->f_fd, f->f_cred_pid);
 			return;
 		}
-		(void) fprintf(g->g_fp, "\tpeer: %s[%d]\n", g->g_m->m_comm,
-		    f->f_cred_pid);
+		(void) fputs("\tpeer: ", g->g_fp);
+		put_text(g, g->g_m->m_comm, strlen(g->g_m->m_comm));
+		(void) fprintf(g->g_fp, "[%d]\n", f->f_cred_pid);
 	}
 }
 
@@ -788,8 +932,8 @@ static void
 put_fd(gen_t *g, const mf_fd_t *f, int flags)
 {
 	unsigned fmt = f->f_mode & S_IFMT;
-	char anon[64];
-	int is_anon = anon_name(f, anon, sizeof (anon));
+	size_t alen;
+	int is_anon = anon_name(f, &alen) != NULL;
 
 	put_stat(g, f);
 	if (flags & EXP_NFLAG)
@@ -799,10 +943,13 @@ put_fd(gen_t *g, const mf_fd_t *f, int flags)
 	if (fmt == S_IFSOCK)
 		put_socket(g, f);
 	if (fmt != S_IFSOCK && !is_anon) {
-		if (f->f_link == NULL)
+		if (f->f_link == NULL) {
 			gen_fail(g, "fd %d: no link target", f->f_fd);
-		else
-			(void) fprintf(g->g_fp, "      %s\n", f->f_link);
+		} else {
+			(void) fputs("      ", g->g_fp);
+			put_text(g, f->f_link, strlen(f->f_link));
+			(void) fputc('\n', g->g_fp);
+		}
 	}
 	if (fmt == S_IFREG || fmt == S_IFDIR || fmt == S_IFCHR ||
 	    fmt == S_IFBLK)

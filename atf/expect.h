@@ -86,6 +86,16 @@ const mf_fd_t	*mf_find_kind(const manifest_t *, const char *kind);
 /* The errno with which set name was skipped, or 0 when it was not. */
 int		mf_skipped(const manifest_t *, const char *name);
 
+/*
+ * Text from the target through the contract's rule ("Text that comes
+ * from the target"), written apart from pfiles' own: the n bytes at src,
+ * cut at width bytes (SIZE_MAX: no cut) where a unit ends.  Returns a
+ * malloc'd NUL-terminated string, its length in *lenp (when not NULL);
+ * aborts when out of memory.
+ */
+char		*exp_escape(const void *src, size_t n, size_t width,
+		    size_t *lenp);
+
 /* expect_pfiles() flags. */
 #define	EXP_NFLAG	0x1	/* pfiles -n */
 

@@ -17,6 +17,7 @@
 
 #include "Pcontrol.h"
 #include "fdinfo_parse.h"
+#include "pf_escape.h"
 #include "pfiles_fmt.h"
 #include "procfs_parse.h"
 
@@ -908,6 +909,215 @@ ATF_TC_BODY(fmt_typeword, tc)
 	    "0xf000");
 }
 
+/*
+ * pf_escape: the rule for text from the target (pfiles-format.md, "Text
+ * that comes from the target"), and every field of pfiles_fmt.c that
+ * goes through it.
+ */
+
+/* pf_escape() of the len bytes at in, whole, as a NUL-ended string. */
+static void
+check_escape(const char *in, size_t len, const char *want)
+{
+	char out[256];
+	size_t n;
+
+	ATF_REQUIRE(len * 4 < sizeof (out));
+	n = pf_escape(out, sizeof (out), in, len, PF_ESC_NOMAX);
+	ATF_CHECK_EQ_MSG(n, strlen(out), "escape of \"%s\": %zu bytes but "
+	    "NUL at %zu", want, n, strlen(out));
+	ATF_CHECK_STREQ_MSG(out, want, "escape of %zu bytes", len);
+}
+
+#define	ESC(in, want)	check_escape(in, sizeof (in) - 1, want)
+
+ATF_TC_WITHOUT_HEAD(esc_ascii);
+ATF_TC_BODY(esc_ascii, tc)
+{
+	ESC("", "");
+	ESC("/srv/plain path (deleted)", "/srv/plain path (deleted)");
+	ESC(" !~[]@", " !~[]@");
+	ESC("\\", "\\\\");
+	ESC("a\\x41\\\\", "a\\\\x41\\\\\\\\");
+	ESC("\x00\x01\x1f\x7f", "\\x00\\x01\\x1f\\x7f");
+	ESC("\t\n\r\x1b[31m", "\\x09\\x0a\\x0d\\x1b[31m");
+	ESC("a\nb", "a\\x0ab");
+}
+
+ATF_TC_WITHOUT_HEAD(esc_utf8_kept);
+ATF_TC_BODY(esc_utf8_kept, tc)
+{
+	ESC("/srv/donn\xc3\xa9" "es", "/srv/donn\xc3\xa9" "es");
+	ESC("\xc2\xa0", "\xc2\xa0");			/* U+00A0 */
+	ESC("\xdf\xbf", "\xdf\xbf");			/* U+07FF */
+	ESC("\xe0\xa0\x80", "\xe0\xa0\x80");		/* U+0800 */
+	ESC("\xe2\x80\x8a", "\xe2\x80\x8a");		/* U+200A */
+	ESC("\xe2\x80\x90", "\xe2\x80\x90");		/* U+2010 */
+	ESC("\xe2\x80\xa7", "\xe2\x80\xa7");		/* U+2027 */
+	ESC("\xe2\x80\xaf", "\xe2\x80\xaf");		/* U+202F */
+	ESC("\xe2\x81\xa5", "\xe2\x81\xa5");		/* U+2065 */
+	ESC("\xe2\x81\xaa", "\xe2\x81\xaa");		/* U+206A */
+	ESC("\xed\x9f\xbf", "\xed\x9f\xbf");		/* U+D7FF */
+	ESC("\xee\x80\x80", "\xee\x80\x80");		/* U+E000 */
+	ESC("\xef\xbb\xbe", "\xef\xbb\xbe");		/* U+FEFE */
+	ESC("\xef\xbf\xbd", "\xef\xbf\xbd");		/* U+FFFD */
+	ESC("\xf0\x90\x80\x80", "\xf0\x90\x80\x80");	/* U+10000 */
+	ESC("\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80");	/* U+1F600 */
+	ESC("\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf");	/* U+10FFFF */
+}
+
+ATF_TC_WITHOUT_HEAD(esc_utf8_hidden);
+ATF_TC_BODY(esc_utf8_hidden, tc)
+{
+	ESC("\xc2\x80", "\\xc2\\x80");			/* C1 */
+	ESC("\xc2\x85", "\\xc2\\x85");
+	ESC("\xc2\x9f", "\\xc2\\x9f");
+	ESC("\xe2\x80\x8b", "\\xe2\\x80\\x8b");		/* U+200B */
+	ESC("\xe2\x80\x8f", "\\xe2\\x80\\x8f");		/* U+200F */
+	ESC("\xe2\x80\xa8", "\\xe2\\x80\\xa8");		/* U+2028 */
+	ESC("\xe2\x80\xa9", "\\xe2\\x80\\xa9");		/* U+2029 */
+	ESC("\xe2\x80\xaa", "\\xe2\\x80\\xaa");		/* U+202A */
+	ESC("\xe2\x80\xae", "\\xe2\\x80\\xae");		/* U+202E */
+	ESC("\xe2\x81\xa6", "\\xe2\\x81\\xa6");		/* U+2066 */
+	ESC("\xe2\x81\xa9", "\\xe2\\x81\\xa9");		/* U+2069 */
+	ESC("\xef\xbb\xbf", "\\xef\\xbb\\xbf");		/* U+FEFF */
+	ESC("a\xe2\x80\xae" "b", "a\\xe2\\x80\\xae" "b");
+}
+
+ATF_TC_WITHOUT_HEAD(esc_utf8_illformed);
+ATF_TC_BODY(esc_utf8_illformed, tc)
+{
+	ESC("\x80", "\\x80");				/* continuation */
+	ESC("\xbf\x80", "\\xbf\\x80");
+	ESC("\xc0\xaf", "\\xc0\\xaf");			/* overlong */
+	ESC("\xc1\xbf", "\\xc1\\xbf");
+	ESC("\xe0\x80\xaf", "\\xe0\\x80\\xaf");
+	ESC("\xe0\x9f\xbf", "\\xe0\\x9f\\xbf");
+	ESC("\xf0\x8f\xbf\xbf", "\\xf0\\x8f\\xbf\\xbf");
+	ESC("\xed\xa0\x80", "\\xed\\xa0\\x80");		/* surrogates */
+	ESC("\xed\xbf\xbf", "\\xed\\xbf\\xbf");
+	ESC("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80");	/* > U+10FFFF */
+	ESC("\xf5\x80\x80\x80", "\\xf5\\x80\\x80\\x80");
+	ESC("\xf8\x88\x80\x80\x80", "\\xf8\\x88\\x80\\x80\\x80");
+	ESC("\xfe\xff", "\\xfe\\xff");
+	ESC("\xe2\x82", "\\xe2\\x82");			/* cut short */
+	ESC("\xe2\x82" "A", "\\xe2\\x82" "A");
+	ESC("\xf0\x9f\x98", "\\xf0\\x9f\\x98");
+	/* A good sequence right after a bad lead byte is kept. */
+	ESC("\xe2\xc3\xa9", "\\xe2\xc3\xa9");
+	ESC("\xc3\xc3\xa9", "\\xc3\xc3\xa9");
+}
+
+ATF_TC_WITHOUT_HEAD(esc_cut);
+ATF_TC_BODY(esc_cut, tc)
+{
+	char out[16];
+
+	/* maxout: whole units only, and as many as fit. */
+	ATF_CHECK_EQ(pf_escape(out, sizeof (out), "ab\x1b", 3, 3), 2);
+	ATF_CHECK_STREQ(out, "ab");
+	ATF_CHECK_EQ(pf_escape(out, sizeof (out), "ab\x1b", 3, 5), 2);
+	ATF_CHECK_EQ(pf_escape(out, sizeof (out), "ab\x1b", 3, 6), 6);
+	ATF_CHECK_STREQ(out, "ab\\x1b");
+	ATF_CHECK_EQ(pf_escape(out, sizeof (out), "a\xc3\xa9", 3, 2), 1);
+	ATF_CHECK_STREQ(out, "a");
+	ATF_CHECK_EQ(pf_escape(out, sizeof (out), "a\xf0\x9f\x98\x80", 5,
+	    4), 1);
+	ATF_CHECK_EQ(pf_escape(out, sizeof (out), "a\\", 2, 2), 1);
+	ATF_CHECK_EQ(pf_escape(out, sizeof (out), "a\\", 2, 3), 3);
+	ATF_CHECK_STREQ(out, "a\\\\");
+	/* Between two escapes of one hidden character is a unit's end. */
+	ATF_CHECK_EQ(pf_escape(out, sizeof (out), "\xe2\x80\xae", 3, 9),
+	    8);
+	ATF_CHECK_STREQ(out, "\\xe2\\x80");
+	ATF_CHECK_EQ(pf_escape(out, sizeof (out), "abc", 3, 0), 0);
+	ATF_CHECK_STREQ(out, "");
+
+	/* The buffer bounds it as maxout does, NUL included. */
+	ATF_CHECK_EQ(pf_escape(out, 4, "abcdef", 6, PF_ESC_NOMAX), 3);
+	ATF_CHECK_STREQ(out, "abc");
+	ATF_CHECK_EQ(pf_escape(out, 6, "a\x01", 2, PF_ESC_NOMAX), 5);
+	ATF_CHECK_EQ(pf_escape(out, 5, "a\x01", 2, PF_ESC_NOMAX), 1);
+	ATF_CHECK_STREQ(out, "a");
+	/* No room at all: nothing written, not even a NUL. */
+	out[0] = 'x';
+	ATF_CHECK_EQ(pf_escape(out, 0, "abc", 3, PF_ESC_NOMAX), 0);
+	ATF_CHECK_EQ(out[0], 'x');
+}
+
+ATF_TC_WITHOUT_HEAD(esc_stream);
+ATF_TC_BODY(esc_stream, tc)
+{
+	static const char piece[] = "\xf0\x9f\x98\x80\x1b\\\xc3\xa9z\xe2\x80";
+	char in[1200], *want, *s;
+	size_t n = 0, wlen;
+
+	/* Long enough to cross pf_fputesc's chunks at every offset. */
+	while (n + sizeof (piece) - 1 <= sizeof (in)) {
+		memcpy(in + n, piece, sizeof (piece) - 1);
+		n += sizeof (piece) - 1;
+	}
+	ATF_REQUIRE((want = malloc(4 * n + 1)) != NULL);
+	wlen = pf_escape(want, 4 * n + 1, in, n, PF_ESC_NOMAX);
+	ATF_CHECK(wlen > n);
+	CAPTURE(pf_fputesc(out, in, n), &s);
+	ATF_CHECK_STREQ(s, want);
+	free(s);
+	free(want);
+}
+
+ATF_TC_WITHOUT_HEAD(fmt_target_text);
+ATF_TC_BODY(fmt_target_text, tc)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct rlimit rl = { 64, 64 };
+	psinfo_t ps;
+	char buf[64], *s;
+
+	/* A unix path: a newline does not end the line. */
+	memcpy(sun.sun_path, "/tmp/s\n  99: x\x1b\xff", 17);
+	CAPTURE(pf_sockaddr(out, "sockname", &sun,
+	    offsetof(struct sockaddr_un, sun_path) + 17, 0), &s);
+	ATF_CHECK_STREQ(s, "\tsockname: AF_UNIX /tmp/s\\x0a  99: x\\x1b"
+	    "\\xff\n");
+	free(s);
+	/* Abstract: an inner NUL and a backslash. */
+	memcpy(sun.sun_path, "\0a\0b\\\xc3\xa9", 7);
+	CAPTURE(pf_sockaddr(out, "peername", &sun,
+	    offsetof(struct sockaddr_un, sun_path) + 7, 0), &s);
+	ATF_CHECK_STREQ(s, "\tpeername: AF_UNIX @a\\x00b\\\\\xc3\xa9\n");
+	free(s);
+
+	ATF_CHECK_STREQ(pf_typeword(0600, "anon_inode:[a\nb]", buf,
+	    sizeof (buf)), "anon_inode(a\\x0ab)");
+	/* Too long for buf: cut where a unit ends, ")" kept. */
+	ATF_CHECK_STREQ(pf_typeword(0600, "anon_inode:abc\x1b", buf, 19),
+	    "anon_inode(abc)");
+	ATF_CHECK_STREQ(pf_typeword(0600, "anon_inode:abc\x1b", buf, 20),
+	    "anon_inode(abc\\x1b)");
+
+	/* The header: escaped, then cut at 70 bytes where a unit ends. */
+	memset(&ps, 0, sizeof (ps));
+	ps.pr_pid = 42;
+	(void) snprintf(ps.pr_psargs, sizeof (ps.pr_psargs), "%s\x1b%s",
+	    "0123456789012345678901234567890123456789012345678901234567890123"
+	    "456", "tail");
+	CAPTURE(pf_header(out, &ps, &rl), &s);
+	ATF_CHECK_STREQ(s, "42:\t0123456789012345678901234567890123456789"
+	    "012345678901234567890123456\n  Current rlimit: 64 file "
+	    "descriptors\n");
+	free(s);
+	/* No arguments: the name, through the same rule. */
+	memset(ps.pr_psargs, 0, sizeof (ps.pr_psargs));
+	(void) snprintf(ps.pr_fname, sizeof (ps.pr_fname), "a\nb");
+	CAPTURE(pf_header(out, &ps, NULL), &s);
+	ATF_CHECK_STREQ(s, "42:\ta\\x0ab\n");
+	free(s);
+	CAPTURE(pf_sysproc(out, &ps), &s);
+	ATF_CHECK_STREQ(s, "42:\ta\\x0ab\n  [system process]\n");
+	free(s);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, fdinfo_fields);
@@ -931,5 +1141,12 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, fmt_fileflags);
 	ATF_TP_ADD_TC(tp, fmt_sockaddr);
 	ATF_TP_ADD_TC(tp, fmt_typeword);
+	ATF_TP_ADD_TC(tp, esc_ascii);
+	ATF_TP_ADD_TC(tp, esc_utf8_kept);
+	ATF_TP_ADD_TC(tp, esc_utf8_hidden);
+	ATF_TP_ADD_TC(tp, esc_utf8_illformed);
+	ATF_TP_ADD_TC(tp, esc_cut);
+	ATF_TP_ADD_TC(tp, esc_stream);
+	ATF_TP_ADD_TC(tp, fmt_target_text);
 	return (atf_no_error());
 }

@@ -3,7 +3,7 @@
  * formatting of a whole fd (pfiles_fmt.c), on records built by fdrec.c.
  *
  * Input:
- *	flags		1 byte: SF_RAW, SF_STATONLY, SF_NOCOMM
+ *	flags		1 byte: SF_RAW, SF_STATONLY, SF_NOCOMM, SF_BADCOMM
  *	salen		1 byte, then protocol (4 bytes) and salen bytes: one
  *			address for pf_sockaddr(), at exactly that length
  *	fixed part	the prfdinfo_t fields before pr_misc_size
@@ -13,10 +13,14 @@
  *			record of exactly its size (a damaged record)
  *
  * Checked: an address line is exactly what the output contract says for
- * AF_INET and AF_UNIX (paths and abstract names with any bytes), and ends
- * as it says for AF_INET6 and AF_NETLINK; proc_fdinfo_misc() finds, for
- * every type, the first item of that type with its exact length and
- * bytes; what pf_file() prints holds no NUL byte and ends with a newline.
+ * AF_INET and AF_UNIX (a path up to its NUL, or "@" and every byte of an
+ * abstract name, through the rule for text from the target, pf_escape()),
+ * and ends as it says for AF_INET6 and AF_NETLINK; proc_fdinfo_misc()
+ * finds, for every type, the first item of that type with its exact
+ * length and bytes; what pf_sockaddr() and pf_file() print (paths, names
+ * and the peer's comm from the record, a hostile comm with SF_BADCOMM)
+ * holds no control byte but TAB and newline, no DEL, and ends with a
+ * newline.
  */
 #include <arpa/inet.h>
 #include <linux/netlink.h>
@@ -27,11 +31,13 @@
 
 #include "Pcontrol.h"
 #include "fuzz.h"
+#include "pf_escape.h"
 #include "pfiles_fmt.h"
 
 #define	SF_RAW		0x01
 #define	SF_STATONLY	0x02
 #define	SF_NOCOMM	0x04
+#define	SF_BADCOMM	0x08	/* a comm with a newline and ESC */
 
 #define	NTYPES		16	/* item types tried: 0-15 */
 #define	FIXED_SIZE	offsetof(prfdinfo_t, pr_misc_size)
@@ -59,29 +65,41 @@ memout_close(memout_t *mo)
 	mo->mo_fp = NULL;
 }
 
-/* What the contract says an AF_UNIX address line is. */
+/*
+ * What the contract says an AF_UNIX address line is.  The rule itself
+ * is the escape harness's to check; this checks which bytes go through
+ * it.
+ */
 static void
 expect_unix(FILE *out, const uint8_t *sa, size_t len)
 {
 	const uint8_t *path = sa + offsetof(struct sockaddr_un, sun_path);
-	size_t plen = len - offsetof(struct sockaddr_un, sun_path);
+	size_t plen = len - offsetof(struct sockaddr_un, sun_path), n;
 
 	if (plen > sizeof (((struct sockaddr_un *)0)->sun_path))
 		plen = sizeof (((struct sockaddr_un *)0)->sun_path);
 	(void) fputs("\tsockname: AF_UNIX ", out);
 	if (plen > 0 && path[0] != '\0') {
-		for (size_t i = 0; i < plen && path[i] != '\0'; i++)
-			(void) fputc(path[i], out);
+		for (n = 0; n < plen && path[n] != '\0'; n++)
+			continue;
+		pf_fputesc(out, path, n);
 	} else if (plen > 0) {
 		(void) fputc('@', out);
-		for (size_t i = 1; i < plen; i++) {
-			if (path[i] >= 0x20 && path[i] <= 0x7e)
-				(void) fputc(path[i], out);
-			else
-				(void) fprintf(out, "\\x%02x", path[i]);
-		}
+		pf_fputesc(out, path + 1, plen - 1);
 	}
 	(void) fputc('\n', out);
+}
+
+/* No control byte but TAB and newline, no DEL: nothing forged. */
+static void
+check_no_controls(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		FUZZ_CHECK((c >= 0x20 && c != 0x7f) || c == '\t' ||
+		    c == '\n');
+	}
 }
 
 static int
@@ -113,6 +131,7 @@ check_sockaddr(const uint8_t *sa, size_t len, int protocol)
 	    memcmp(got.mo_buf, pfx, sizeof (pfx) - 1) == 0);
 	FUZZ_CHECK(got.mo_buf[got.mo_len - 1] == '\n');
 	FUZZ_CHECK(memchr(got.mo_buf, '\0', got.mo_len) == NULL);
+	check_no_controls(got.mo_buf, got.mo_len - 1);
 
 	memout_open(&want);
 	if (family == AF_UNIX) {
@@ -168,12 +187,14 @@ check_file(const prfdinfo_t *info, uint8_t flags)
 	ctx.pf_out = got.mo_fp;
 	ctx.pf_statonly = (flags & SF_STATONLY) != 0;
 	ctx.pf_comm = comm_of;
-	ctx.pf_comm_arg = (flags & SF_NOCOMM) ? NULL : "comm";
+	ctx.pf_comm_arg = (flags & SF_NOCOMM) ? NULL :
+	    (flags & SF_BADCOMM) ? "c\n  9: \x1b[2J\xff" : "comm";
 	FUZZ_CHECK(pf_file(&ctx, info) == 0);
 	memout_close(&got);
 
 	FUZZ_CHECK(got.mo_len > 0 && got.mo_buf[got.mo_len - 1] == '\n');
 	FUZZ_CHECK(memchr(got.mo_buf, '\0', got.mo_len) == NULL);
+	check_no_controls(got.mo_buf, got.mo_len);
 	FUZZ_CHECK(memchr(ctx.pf_sockerr, '\0', sizeof (ctx.pf_sockerr)) !=
 	    NULL);
 	free(got.mo_buf);

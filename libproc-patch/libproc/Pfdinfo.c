@@ -402,6 +402,7 @@ Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
 		e = errno;
 		goto out;
 	}
+	rv = 0;			/* a process may have no fds at all */
 	while ((nfds = next_batch(P, dents, fds)) > 0) {
 		used = 0;
 		if (!(flags & PFDI_STATONLY))

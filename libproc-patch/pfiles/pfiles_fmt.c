@@ -1,6 +1,11 @@
 /*
  * pfiles_fmt.c: what pfiles prints for a process and each of its fds.
  * The layout is illumos pfiles' own; the contract is pfiles.1.
+ *
+ * Text the target controls (its command line, comm, paths, unix socket
+ * names, anonymous inode names) is never printed raw: it goes through
+ * pf_escape.c's rule, so that the target cannot forge lines or fields,
+ * nor send escape sequences to the terminal.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -12,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include "pf_escape.h"
 #include "pfiles_fmt.h"
 #include "sockopts.h"
 
@@ -33,12 +39,29 @@
 
 #define	NELEM(a)	(sizeof (a) / sizeof ((a)[0]))
 
+/* The header's command line: at most this many bytes, once escaped. */
+#define	HEADER_ARGS_MAX	70
+
 void
 pf_header(FILE *out, const psinfo_t *psp, const struct rlimit *rl)
 {
-	/* No arguments (a process exec'd with an empty argv): its name. */
-	(void) fprintf(out, "%d:\t%.70s\n", (int)psp->pr_pid,
-	    psp->pr_psargs[0] != '\0' ? psp->pr_psargs : psp->pr_fname);
+	char args[HEADER_ARGS_MAX + 1];
+
+	/*
+	 * Escaped first, then cut, at a unit's end.  pr_psargs holds more
+	 * than 70 bytes of the command line, and no byte escapes to less
+	 * than itself, so the cut is never short of input.  No arguments
+	 * (a process exec'd with an empty argv): its name.
+	 */
+	if (psp->pr_psargs[0] != '\0')
+		(void) pf_escape(args, sizeof (args), psp->pr_psargs,
+		    strnlen(psp->pr_psargs, sizeof (psp->pr_psargs)),
+		    HEADER_ARGS_MAX);
+	else
+		(void) pf_escape(args, sizeof (args), psp->pr_fname,
+		    strnlen(psp->pr_fname, sizeof (psp->pr_fname)),
+		    HEADER_ARGS_MAX);
+	(void) fprintf(out, "%d:\t%s\n", (int)psp->pr_pid, args);
 	if (rl == NULL)
 		return;
 	if (rl->rlim_cur == RLIM_INFINITY)
@@ -52,8 +75,10 @@ pf_header(FILE *out, const psinfo_t *psp, const struct rlimit *rl)
 void
 pf_sysproc(FILE *out, const psinfo_t *psp)
 {
-	(void) fprintf(out, "%d:\t%s\n  [system process]\n", (int)psp->pr_pid,
-	    psp->pr_fname);
+	(void) fprintf(out, "%d:\t", (int)psp->pr_pid);
+	pf_fputesc(out, psp->pr_fname, strnlen(psp->pr_fname,
+	    sizeof (psp->pr_fname)));
+	(void) fputs("\n  [system process]\n", out);
 }
 
 /* "anon_inode:[NAME]" or "anon_inode:NAME": NAME, or NULL. */
@@ -76,11 +101,17 @@ anon_name(const char *path, size_t *lenp)
 	return (name);
 }
 
+/*
+ * The type word, into buf.  An anonymous inode's name is the target's
+ * text: escaped, and cut where a unit ends when buf is too small for
+ * all of it (the closing parenthesis is always there).
+ */
 const char *
 pf_typeword(mode_t mode, const char *path, char *buf, size_t bufsz)
 {
+	static const char pfx[] = "anon_inode(";
 	const char *name;
-	size_t len;
+	size_t len, n;
 
 	switch (mode & S_IFMT) {
 	case S_IFREG:
@@ -98,9 +129,15 @@ pf_typeword(mode_t mode, const char *path, char *buf, size_t bufsz)
 	case S_IFSOCK:
 		return ("S_IFSOCK");
 	case 0:
-		if ((name = anon_name(path, &len)) != NULL) {
-			(void) snprintf(buf, bufsz, "anon_inode(%.*s)",
-			    (int)len, name);
+		/* Room for "anon_inode(", ")" and the NUL at least. */
+		if ((name = anon_name(path, &len)) != NULL &&
+		    bufsz >= sizeof (pfx) + 1) {
+			memcpy(buf, pfx, sizeof (pfx) - 1);
+			n = sizeof (pfx) - 1;
+			n += pf_escape(buf + n, bufsz - n - 1, name, len,
+			    PF_ESC_NOMAX);
+			buf[n++] = ')';
+			buf[n] = '\0';
 			return (buf);
 		}
 		break;
@@ -112,12 +149,23 @@ pf_typeword(mode_t mode, const char *path, char *buf, size_t bufsz)
 static void
 stat_line(FILE *out, const prfdinfo_t *info, const char *path)
 {
-	char tbuf[64];
+	char tbuf[32];
 	mode_t fmt = info->pr_mode & S_IFMT;
+	const char *name;
+	size_t len;
 
-	(void) fprintf(out, "%4d: %s mode:0%.3o dev:%u,%u ino:%llu uid:%u "
-	    "gid:%u", info->pr_fd, pf_typeword(info->pr_mode, path, tbuf,
-	    sizeof (tbuf)), (unsigned)(info->pr_mode & 07777),
+	(void) fprintf(out, "%4d: ", info->pr_fd);
+	/* An anonymous inode's name may be long: straight to out. */
+	if (fmt == 0 && (name = anon_name(path, &len)) != NULL) {
+		(void) fputs("anon_inode(", out);
+		pf_fputesc(out, name, len);
+		(void) fputc(')', out);
+	} else {
+		(void) fputs(pf_typeword(info->pr_mode, path, tbuf,
+		    sizeof (tbuf)), out);
+	}
+	(void) fprintf(out, " mode:0%.3o dev:%u,%u ino:%llu uid:%u "
+	    "gid:%u", (unsigned)(info->pr_mode & 07777),
 	    info->pr_major, info->pr_minor,
 	    (unsigned long long)info->pr_ino, (unsigned)info->pr_uid,
 	    (unsigned)info->pr_gid);
@@ -348,26 +396,22 @@ family_name(int family)
 	return (NULL);
 }
 
-/* A unix socket's name: path, @abstract (escaped), or unnamed (""). */
+/*
+ * A unix socket's name, the target's text: a path up to its NUL, or
+ * "@" and every byte of an abstract name after its leading NUL (inner
+ * NULs included); nothing for an unnamed socket.
+ */
 static void
 unix_name(FILE *out, const unsigned char *path, size_t len)
 {
-	size_t i;
-
 	if (len == 0)
 		return;
 	if (path[0] != '\0') {
-		for (i = 0; i < len && path[i] != '\0'; i++)
-			(void) fputc(path[i], out);
+		pf_fputesc(out, path, strnlen((const char *)path, len));
 		return;
 	}
 	(void) fputc('@', out);
-	for (i = 1; i < len; i++) {
-		if (path[i] >= 0x20 && path[i] <= 0x7e)
-			(void) fputc(path[i], out);
-		else
-			(void) fprintf(out, "\\x%02x", path[i]);
-	}
+	pf_fputesc(out, path + 1, len - 1);
 }
 
 void
@@ -463,8 +507,12 @@ socket_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
 		return;
 	comm = ctx->pf_comm != NULL ? ctx->pf_comm(ctx->pf_comm_arg,
 	    cred.pid) : NULL;
-	(void) fprintf(out, "\tpeer: %s[%d]\n", comm != NULL ? comm : "?",
-	    (int)cred.pid);
+	(void) fputs("\tpeer: ", out);
+	if (comm != NULL)
+		pf_fputesc(out, comm, strlen(comm));
+	else
+		(void) fputc('?', out);		/* pfiles' own: not escaped */
+	(void) fprintf(out, "[%d]\n", (int)cred.pid);
 }
 
 int
@@ -489,10 +537,14 @@ pf_file(pf_ctx_t *ctx, const prfdinfo_t *info)
 	lock_lines(ctx, info);
 
 	anon = fmt == 0 && anon_name(path, &len) != NULL;
-	if (fmt == S_IFSOCK)
+	/* An O_PATH fd on a socket file is a path, not an endpoint. */
+	if (fmt == S_IFSOCK && !(info->pr_fileflags & K_O_PATH)) {
 		socket_lines(ctx, info);
-	else if (path != NULL && !anon)
-		(void) fprintf(out, "      %s\n", path);
+	} else if (path != NULL && !anon) {
+		(void) fputs("      ", out);
+		pf_fputesc(out, path, strlen(path));
+		(void) fputc('\n', out);
+	}
 
 	if ((fmt == S_IFREG || fmt == S_IFDIR || fmt == S_IFCHR ||
 	    fmt == S_IFBLK) && info->pr_offset >= 0)
