@@ -179,6 +179,31 @@ add_path(struct ps_prochandle *P, const char *name, const struct statx *stx,
 }
 
 /*
+ * A pipe's link, "pipe:[INO]", is made from its inode: when it names the
+ * inode of the stat, the two are of one pipe, and no second look is
+ * needed.  1 when the path was added so; 0 when add_path must look.
+ */
+static int
+link_names_inode(struct ps_prochandle *P, const char *name,
+    const struct statx *stx, fdscratch_t *fs, fdrec_t *rec)
+{
+	char want[40];
+	ssize_t n;
+	int len;
+
+	if (!S_ISFIFO(stx->stx_mode))
+		return (0);
+	len = snprintf(want, sizeof (want), "pipe:[%llu]",
+	    (unsigned long long)stx->stx_ino);
+	n = readlinkat(P->fddirfd, name, fs->fs_path, sizeof (fs->fs_path) - 1);
+	if (n != len || memcmp(fs->fs_path, want, (size_t)len) != 0)
+		return (0);
+	fs->fs_path[n] = '\0';
+	(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
+	return (1);
+}
+
+/*
  * The path of fd N for a walk that must open nothing of the target's
  * (PFDI_STATONLY): its link, read between two stats that must agree.
  */
@@ -250,7 +275,8 @@ build_once(struct ps_prochandle *P, int flags, fdscratch_t *fs,
 		(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
 		if ((err = Psockfacts(P, fd, (uint64_t)stx.stx_ino, rec)) != 0)
 			return (err);
-	} else if ((err = add_path(P, name, &stx, fs, rec)) != 0) {
+	} else if (!link_names_inode(P, name, &stx, fs, rec) &&
+	    (err = add_path(P, name, &stx, fs, rec)) != 0) {
 		return (err);
 	}
 	fill_fdinfo(rec, &fs->fs_fdinfo);
