@@ -16,9 +16,10 @@
  * call (restart_syscall for nanosleep, so it sleeps only what was left).
  * The other threads of the target keep running throughout.
  *
- * One exception to "given back exactly": epoll_wait with no timeout
- * returns EINTR when its thread is merely stopped; the agent turns that
- * into a restart (see restartable_epoll_eintr), which is the same call.
+ * One exception to "given back exactly": a few blocking calls with no
+ * timeout (epoll_wait, semop, sigwaitinfo...) return EINTR when their
+ * thread is merely stopped; the agent turns that into a restart (see
+ * restartable_eintr), which is the same call.
  *
  * No code is ever written into the target: the syscall instruction is
  * one that exists in its vDSO (or the one its parked call came through),
@@ -340,30 +341,48 @@ seize(struct ps_prochandle *P, struct agent *ag)
 #define	ERESTARTNOHAND		514	/* the kernel's, not in <errno.h> */
 
 /*
- * epoll_wait returns EINTR when its thread is interrupted at all, even
- * by a ptrace stop (signal(7) says so of stop signals).  When the wait
- * has no timeout, restarting it is exactly the same call, so the thread
- * is given -ERESTARTNOHAND instead: the kernel then restarts it when the
- * thread is given back, unless a signal handler is to run first, in
- * which case the call returns EINTR as it would have anyway.  Only when
- * the thread came straight from the call into our stop (no signal was
- * delivered on the way), so that rip is still right after the call.
+ * Some blocking calls fail with EINTR when their thread is merely
+ * stopped, ptrace stops included (signal(7) lists them): epoll_wait,
+ * semop and semtimedop, sigtimedwait and sigwaitinfo, recv with a
+ * SO_RCVTIMEO.  Where the call has no timeout, restarting it is exactly
+ * the same call, so the thread is given -ERESTARTNOHAND instead: the
+ * kernel then restarts it when the thread is given back, unless a signal
+ * handler is to run first, in which case the call returns EINTR as it
+ * would have anyway.  Only when the thread came straight from the call
+ * into our stop (no signal was delivered on the way), so that rip is
+ * still right after the call.  A call with a timeout is left alone: the
+ * time left is not known (pfiles.1 says which calls), as after any stop.
  */
+static const struct {
+	long	rs_nr;
+	int	rs_arg;		/* its timeout: 0 rdx, 1 r10; -1 none */
+	int	rs_int;		/* an int, infinite when < 0; else a pointer */
+} restartable[] = {
+	{ SYS_epoll_wait, 1, 1 },	/* (epfd, events, max, int timeout) */
+	{ SYS_epoll_pwait, 1, 1 },
+	{ SYS_epoll_pwait2, 1, 0 },	/* timespec *, NULL: none */
+	{ SYS_semop, -1, 0 },		/* never a timeout */
+	{ SYS_semtimedop, 1, 0 },	/* (id, sops, nsops, timespec *) */
+	{ SYS_rt_sigtimedwait, 0, 0 },	/* (set, info, timespec *, size) */
+};
+
 static int
-restartable_epoll_eintr(const struct agent *ag,
-    const struct user_regs_struct *r)
+restartable_eintr(const struct agent *ag, const struct user_regs_struct *r)
 {
 	if (ag->ag_passed != 0 || (long long)r->rax != -EINTR)
 		return (0);
-	switch ((long long)r->orig_rax) {
-	case SYS_epoll_wait:
-	case SYS_epoll_pwait:
-		return ((int)r->r10 < 0);	/* int timeout: -1 */
-	case SYS_epoll_pwait2:
-		return (r->r10 == 0);		/* no timespec */
-	default:
-		return (0);
+	for (size_t i = 0; i < sizeof (restartable) /
+	    sizeof (restartable[0]); i++) {
+		unsigned long long t;
+
+		if ((long long)r->orig_rax != restartable[i].rs_nr)
+			continue;
+		if (restartable[i].rs_arg < 0)
+			return (1);
+		t = restartable[i].rs_arg == 0 ? r->rdx : r->r10;
+		return (restartable[i].rs_int ? (int)t < 0 : t == 0);
 	}
+	return (0);
 }
 
 /* The parked thread's facts: 64-bit, a syscall instruction, its stack. */
@@ -378,7 +397,7 @@ examine(struct ps_prochandle *P, struct agent *ag)
 		return (Pseterr(P, err, "ptrace getregs: %s", strerror(err)));
 	if (r.cs != USER_CS_64)
 		return (Pseterr(P, ENOEXEC, "not a 64-bit x86_64 process"));
-	if (restartable_epoll_eintr(ag, &r)) {
+	if (restartable_eintr(ag, &r)) {
 		r.rax = (unsigned long long)-ERESTARTNOHAND;
 		if ((err = agent_set_regs(ag, &r)) != 0)
 			return (Pseterr(P, err, "ptrace setregs: %s",
@@ -489,6 +508,28 @@ Pcreate_agent(struct ps_prochandle *P)
  * detach marks a signal pending).  If it never stops, it stays seized
  * until this process exits, when the kernel detaches it.
  */
+/*
+ * The signal a stopped thread would be given were it let go now: that of
+ * a signal-delivery stop; 0 for any other stop (an event stop, such as
+ * our interrupt's; a system-call stop; a group stop, for which
+ * PTRACE_GETSIGINFO fails).  Asked of the kernel, not of our own record
+ * of stops, so that whatever the thread was doing, a signal it was about
+ * to take is delivered when we let go.
+ */
+static int
+stop_signal(pid_t tid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof (si));
+	if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) != 0)
+		return (0);
+	if (si.si_signo == SIGTRAP && ((si.si_code >> 8) != 0 ||
+	    si.si_code == SIGTRAP || si.si_code == (SIGTRAP | 0x80)))
+		return (0);
+	return (si.si_signo);
+}
+
 static void
 recover_and_detach(struct agent *ag)
 {
@@ -505,6 +546,7 @@ recover_and_detach(struct agent *ag)
 			return;
 		}
 	}
+	sig = stop_signal(ag->ag_tid);
 	if (ag->ag_dirty) {
 		(void) ptrace(PTRACE_SETREGS, ag->ag_tid, NULL, &ag->ag_regs);
 		(void) ptrace(PTRACE_SETSIGMASK, ag->ag_tid,

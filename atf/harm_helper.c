@@ -1,0 +1,246 @@
+/*
+ * harm_helper: targets for t_harm, each of which checks, from its own
+ * view, that the agent did it no harm.  It says what it made ("KEY VALUE"
+ * lines, then "ready") and, when its stdin is closed, what it saw
+ * ("result ..."), then exits.
+ *
+ *	harm_helper sigstorm	a thread queues real-time signals at the
+ *				main thread without pause; at the end:
+ *				"result SENT RECEIVED" (they must be equal)
+ *	harm_helper timedwait	the main thread waits in epoll_wait with a
+ *				timeout, over and over; at the end:
+ *				"result WAITS EINTRS"
+ *	harm_helper semop	the main thread blocks in semop, with no
+ *				timeout, until the end; "result EINTRS"
+ *	harm_helper sigwait	the main thread blocks in sigwaitinfo until
+ *				the end; "result EINTRS"
+ *	harm_helper epollwait	the main thread blocks in epoll_wait with no
+ *				timeout until the end; "result EINTRS"
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ipc.h>
+#include <sys/sem.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t received;
+static volatile int stopping;
+static pid_t main_tid;
+static long sent;
+
+static void
+die(const char *what)
+{
+	(void) fprintf(stderr, "harm_helper: %s: %s\n", what,
+	    strerror(errno));
+	exit(1);
+}
+
+static void
+on_signal(int sig)
+{
+	(void) sig;
+	received++;
+}
+
+/* Queue SIGRTMIN at the main thread until told to stop. */
+static void *
+storm(void *arg)
+{
+	siginfo_t si;
+
+	(void) arg;
+	while (!stopping) {
+		memset(&si, 0, sizeof (si));
+		si.si_code = SI_QUEUE;
+		si.si_pid = getpid();
+		si.si_uid = getuid();
+		if (syscall(SYS_rt_tgsigqueueinfo, getpid(), main_tid,
+		    SIGRTMIN, &si) == 0)
+			sent++;
+		else if (errno == EAGAIN)
+			(void) usleep(100);	/* the queue is full */
+	}
+	return (NULL);
+}
+
+/* The stdin watcher: when the test closes it, the run ends. */
+static void *
+watch_stdin(void *arg)
+{
+	char c;
+	ssize_t n;
+
+	(void) arg;
+	while ((n = read(0, &c, 1)) > 0 || (n < 0 && errno == EINTR))
+		;
+	stopping = 1;
+	return (NULL);
+}
+
+static int
+mode_sigstorm(void)
+{
+	struct sigaction sa;
+	pthread_t s, w;
+	sigset_t none;
+
+	memset(&sa, 0, sizeof (sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	if (sigaction(SIGRTMIN, &sa, NULL) != 0)
+		die("sigaction");
+	main_tid = (pid_t)syscall(SYS_gettid);
+	/* Only the main thread takes the signal. */
+	if (pthread_create(&w, NULL, watch_stdin, NULL) != 0 ||
+	    pthread_create(&s, NULL, storm, NULL) != 0)
+		die("pthread_create");
+	(void) printf("ready\n");
+	(void) fflush(stdout);
+	(void) sigemptyset(&none);
+	while (!stopping)
+		(void) sigsuspend(&none);
+	(void) pthread_join(s, NULL);
+	/* Every signal queued before the sender stopped arrives now. */
+	for (int i = 0; i < 1000 && received != sent; i++)
+		(void) usleep(1000);
+	(void) printf("result %ld %ld\n", sent, (long)received);
+	return (0);
+}
+
+static int
+mode_timedwait(void)
+{
+	long waits = 0, eintrs = 0;
+	struct epoll_event ev;
+	pthread_t w;
+	int ep;
+
+	if ((ep = epoll_create1(0)) < 0)
+		die("epoll_create1");
+	if (pthread_create(&w, NULL, watch_stdin, NULL) != 0)
+		die("pthread_create");
+	(void) printf("ready\n");
+	(void) fflush(stdout);
+	while (!stopping) {
+		if (epoll_wait(ep, &ev, 1, 50) < 0 && errno == EINTR)
+			eintrs++;
+		waits++;
+	}
+	(void) printf("result %ld %ld\n", waits, eintrs);
+	return (0);
+}
+
+/*
+ * Block the main thread in one call with no timeout until the end; the
+ * watcher ends it (a semaphore post, a signal, an event).  Count the
+ * calls that failed with EINTR: after a stop, a call with no timeout
+ * must go on waiting.
+ */
+static int semid, evfd[2];
+static pthread_t main_thread;
+
+static void
+end_semop(void)
+{
+	struct sembuf up = { 0, 1, 0 };
+
+	(void) semop(semid, &up, 1);
+}
+
+static void
+end_sigwait(void)
+{
+	(void) pthread_kill(main_thread, SIGUSR1);
+}
+
+static void
+end_epollwait(void)
+{
+	(void) write(evfd[1], "x", 1);
+}
+
+static void (*ender)(void);
+
+static void *
+watch_and_end(void *arg)
+{
+	(void) watch_stdin(arg);
+	ender();
+	return (NULL);
+}
+
+static int
+mode_blocked(const char *how)
+{
+	struct sembuf down = { 0, -1, 0 };
+	struct epoll_event ev;
+	sigset_t set;
+	long eintrs = 0;
+	pthread_t w;
+	int ep = -1, r;
+
+	main_thread = pthread_self();
+	(void) sigemptyset(&set);
+	(void) sigaddset(&set, SIGUSR1);
+	(void) pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (strcmp(how, "semop") == 0) {
+		if ((semid = semget(IPC_PRIVATE, 1, 0600)) < 0)
+			die("semget");
+		ender = end_semop;
+	} else if (strcmp(how, "sigwait") == 0) {
+		ender = end_sigwait;
+	} else {
+		if ((ep = epoll_create1(0)) < 0 || pipe(evfd) != 0)
+			die("epoll");
+		ev.events = EPOLLIN;
+		ev.data.fd = evfd[0];
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, evfd[0], &ev) != 0)
+			die("epoll_ctl");
+		ender = end_epollwait;
+	}
+	if (pthread_create(&w, NULL, watch_and_end, NULL) != 0)
+		die("pthread_create");
+	(void) printf("ready\n");
+	(void) fflush(stdout);
+	for (;;) {
+		if (ender == end_semop)
+			r = semop(semid, &down, 1);
+		else if (ender == end_sigwait)
+			r = sigwaitinfo(&set, NULL);
+		else
+			r = epoll_wait(ep, &ev, 1, -1);
+		if (r < 0 && errno == EINTR) {
+			eintrs++;
+			continue;
+		}
+		break;
+	}
+	(void) printf("result %ld\n", eintrs);
+	if (ender == end_semop)
+		(void) semctl(semid, 0, IPC_RMID);
+	return (0);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	if (strcmp(mode, "sigstorm") == 0)
+		return (mode_sigstorm());
+	if (strcmp(mode, "timedwait") == 0)
+		return (mode_timedwait());
+	if (strcmp(mode, "semop") == 0 || strcmp(mode, "sigwait") == 0 ||
+	    strcmp(mode, "epollwait") == 0)
+		return (mode_blocked(mode));
+	(void) fprintf(stderr, "usage: harm_helper sigstorm|timedwait\n");
+	return (2);
+}

@@ -1,0 +1,148 @@
+/*
+ * t_harm: the agent does its target no harm that the target can see.
+ * Each case runs pfiles --via=agent at a target of atf/harm_helper.c,
+ * which checks itself and reports what it saw:
+ *
+ *  calls_not_interrupted	a thread blocked in semop, sigwaitinfo or
+ *				epoll_wait with no timeout: none of them
+ *				returns EINTR because the agent borrowed it
+ *  no_signal_lost		real-time signals queued at the borrowed
+ *				thread without pause while the agent comes
+ *				and goes: every one sent is received
+ */
+#include <atf-c.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define	HELPER		BUILD_DIR "/atf/harm_helper"
+#define	LINE_MS		10000
+#define	STORM_RUNS	100
+#define	BLOCK_RUNS	3
+
+/* Is the main thread of pid blocked in a system call (not running)? */
+static int
+is_blocked(pid_t pid)
+{
+	char path[64], *text;
+	long nr = -1;
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/syscall", (int)pid);
+	text = tu_read_file(path, NULL);
+	if (text == NULL || sscanf(text, "%ld", &nr) != 1)
+		nr = -1;
+	free(text);
+	return (nr >= 0);
+}
+
+/* Start the helper in mode, and wait for its "ready". */
+static void
+start(tu_child_t *c, const char *mode, char *pid, size_t pidsz)
+{
+	const char *argv[] = { HELPER, mode, NULL };
+	char *line;
+
+	tu_spawn(c, argv, 0);
+	line = tu_read_line(c->tc_out, LINE_MS);
+	ATF_REQUIRE_MSG(line != NULL && strcmp(line, "ready") == 0,
+	    "harm_helper %s: %s", mode, line != NULL ? line : "(nothing)");
+	free(line);
+	(void) snprintf(pid, pidsz, "%d", (int)c->tc_pid);
+}
+
+/* Close its stdin (the end of the run) and read its "result" line. */
+static char *
+finish(tu_child_t *c)
+{
+	char *line;
+	int st;
+
+	(void) close(c->tc_in);
+	c->tc_in = -1;
+	line = tu_read_line(c->tc_out, LINE_MS);
+	st = tu_stop(c, LINE_MS);
+	ATF_REQUIRE_MSG(line != NULL && strncmp(line, "result ", 7) == 0,
+	    "no result: %s", line != NULL ? line : "(nothing)");
+	ATF_REQUIRE_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "the target ended with status 0x%x", st);
+	return (line);
+}
+
+static void
+agent_at(const char *pid)
+{
+	const char *argv[] = { TU_PFILES, "--via=agent", pid, NULL };
+	tu_result_t r;
+
+	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_require_exit("pfiles --via=agent", &r, 0);
+	tu_result_free(&r);
+}
+
+ATF_TC(calls_not_interrupted);
+ATF_TC_HEAD(calls_not_interrupted, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A thread blocked in semop, "
+	    "sigwaitinfo or epoll_wait with no timeout, borrowed three times: "
+	    "the call goes on waiting and never returns EINTR");
+}
+ATF_TC_BODY(calls_not_interrupted, tc)
+{
+	static const char *const modes[] = { "semop", "sigwait",
+	    "epollwait" };
+
+	for (size_t m = 0; m < sizeof (modes) / sizeof (modes[0]); m++) {
+		char pid[16], *result;
+		tu_child_t c;
+		long eintrs;
+
+		start(&c, modes[m], pid, sizeof (pid));
+		for (int i = 0; i < LINE_MS && !is_blocked(c.tc_pid); i++)
+			(void) usleep(1000);
+		for (int i = 0; i < BLOCK_RUNS; i++)
+			agent_at(pid);
+		result = finish(&c);
+		ATF_REQUIRE(sscanf(result, "result %ld", &eintrs) == 1);
+		ATF_CHECK_MSG(eintrs == 0, "%s returned EINTR %ld times",
+		    modes[m], eintrs);
+		free(result);
+	}
+}
+
+ATF_TC(no_signal_lost);
+ATF_TC_HEAD(no_signal_lost, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "Real-time signals queued at the "
+	    "borrowed thread without pause while pfiles --via=agent runs 100 "
+	    "times: every signal sent is received");
+	atf_tc_set_md_var(tc, "timeout", "300");
+}
+ATF_TC_BODY(no_signal_lost, tc)
+{
+	char pid[16], *result;
+	long sent, received;
+	tu_child_t c;
+
+	start(&c, "sigstorm", pid, sizeof (pid));
+	for (int i = 0; i < STORM_RUNS; i++)
+		agent_at(pid);
+	result = finish(&c);
+	ATF_REQUIRE(sscanf(result, "result %ld %ld", &sent, &received) == 2);
+	printf("%d agent runs: %ld signals sent, %ld received\n", STORM_RUNS,
+	    sent, received);
+	ATF_CHECK(sent > 0);
+	ATF_CHECK_EQ(sent, received);
+	free(result);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, calls_not_interrupted);
+	ATF_TP_ADD_TC(tp, no_signal_lost);
+	return (atf_no_error());
+}
