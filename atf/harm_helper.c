@@ -16,6 +16,13 @@
  *				the end; "result EINTRS"
  *	harm_helper epollwait	the main thread blocks in epoll_wait with no
  *				timeout until the end; "result EINTRS"
+ *	harm_helper rseq [N]	(with N socketpairs, so that a walk lasts)
+ *				the main thread runs rseq critical sections
+ *				back to back (glibc's registered area);
+ *				"result COMMITS ABORTS LATE": LATE counts
+ *				sections that committed although they took
+ *				long enough to have been off the CPU, which
+ *				the kernel never lets happen
  */
 #include <errno.h>
 #include <pthread.h>
@@ -23,7 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/epoll.h>
+#include <sys/rseq.h>
 #include <sys/ipc.h>
 #include <sys/sem.h>
 #include <sys/socket.h>
@@ -229,6 +238,95 @@ mode_blocked(const char *how)
 	return (0);
 }
 
+#define	RSEQ_SPINS	300000		/* about a millisecond of work */
+#define	RSEQ_LATE_NS	20000000LL	/* no section runs this long */
+
+static long long
+now_ns(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+}
+
+/*
+ * One critical section: spin, then commit by setting ok as its last
+ * instruction.  Preempted, migrated or signalled inside it, the kernel
+ * sends the thread to the abort handler, which leaves ok 0.
+ */
+static int
+section(struct rseq *rs)
+{
+	long ok;
+
+	__asm__ __volatile__(
+	    "leaq 3f(%%rip), %%rax\n\t"
+	    "movq %%rax, (%[csp])\n\t"
+	    "1:\n\t"
+	    "movq %[n], %%rcx\n"
+	    "2:\n\t"
+	    "decq %%rcx\n\t"
+	    "jnz 2b\n\t"
+	    "movq $1, %[ok]\n"
+	    "4:\n\t"
+	    "jmp 6f\n\t"
+	    ".pushsection __rseq_cs, \"aw\"\n\t"
+	    ".balign 32\n"
+	    "3:\n\t"
+	    ".long 0, 0\n\t"
+	    ".quad 1b, 4b - 1b, 5f\n\t"
+	    ".popsection\n\t"
+	    ".pushsection __rseq_failure, \"ax\"\n\t"
+	    ".long 0x53053053\n"
+	    "5:\n\t"
+	    "movq $0, %[ok]\n\t"
+	    "jmp 6f\n\t"
+	    ".popsection\n"
+	    "6:\n\t"
+	    : [ok] "=&r" (ok)
+	    : [csp] "r" (&rs->rseq_cs), [n] "r" ((long)RSEQ_SPINS)
+	    : "rax", "rcx", "memory", "cc");
+	return ((int)ok);
+}
+
+static int
+mode_rseq(int pairs)
+{
+	long commits = 0, aborts = 0, late = 0;
+	struct rseq *rs;
+	pthread_t w;
+	int sv[2];
+
+	for (int i = 0; i < pairs; i++) {
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+			die("socketpair");
+	}
+	if (__rseq_size == 0) {
+		(void) printf("skip glibc registered no rseq area\n");
+		return (0);
+	}
+	rs = (struct rseq *)(void *)((char *)__builtin_thread_pointer() +
+	    __rseq_offset);
+	if (pthread_create(&w, NULL, watch_stdin, NULL) != 0)
+		die("pthread_create");
+	(void) printf("ready\n");
+	(void) fflush(stdout);
+	while (!stopping) {
+		long long t0 = now_ns();
+
+		if (section(rs)) {
+			commits++;
+			if (now_ns() - t0 > RSEQ_LATE_NS)
+				late++;
+		} else {
+			aborts++;
+		}
+	}
+	(void) printf("result %ld %ld %ld\n", commits, aborts, late);
+	return (0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -238,6 +336,8 @@ main(int argc, char **argv)
 		return (mode_sigstorm());
 	if (strcmp(mode, "timedwait") == 0)
 		return (mode_timedwait());
+	if (strcmp(mode, "rseq") == 0)
+		return (mode_rseq(argc > 2 ? atoi(argv[2]) : 0));
 	if (strcmp(mode, "semop") == 0 || strcmp(mode, "sigwait") == 0 ||
 	    strcmp(mode, "epollwait") == 0)
 		return (mode_blocked(mode));

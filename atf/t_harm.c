@@ -9,6 +9,10 @@
  *  no_signal_lost		real-time signals queued at the borrowed
  *				thread without pause while the agent comes
  *				and goes: every one sent is received
+ *  rseq_section_aborted	a thread borrowed inside an rseq critical
+ *				section is given back at the section's abort
+ *				handler, as after a preemption: no section
+ *				commits after being off the CPU
  */
 #include <atf-c.h>
 #include <errno.h>
@@ -40,19 +44,30 @@ is_blocked(pid_t pid)
 	return (nr >= 0);
 }
 
-/* Start the helper in mode, and wait for its "ready". */
+/* Start the helper in mode (with arg), and wait for its "ready". */
 static void
-start(tu_child_t *c, const char *mode, char *pid, size_t pidsz)
+start_arg(tu_child_t *c, const char *mode, const char *arg, char *pid,
+    size_t pidsz)
 {
-	const char *argv[] = { HELPER, mode, NULL };
+	const char *argv[] = { HELPER, mode, arg, NULL };
 	char *line;
 
 	tu_spawn(c, argv, 0);
 	line = tu_read_line(c->tc_out, LINE_MS);
+	if (line != NULL && strncmp(line, "skip ", 5) == 0) {
+		(void) tu_stop(c, LINE_MS);
+		atf_tc_skip("%s", line + 5);
+	}
 	ATF_REQUIRE_MSG(line != NULL && strcmp(line, "ready") == 0,
 	    "harm_helper %s: %s", mode, line != NULL ? line : "(nothing)");
 	free(line);
 	(void) snprintf(pid, pidsz, "%d", (int)c->tc_pid);
+}
+
+static void
+start(tu_child_t *c, const char *mode, char *pid, size_t pidsz)
+{
+	start_arg(c, mode, NULL, pid, pidsz);
 }
 
 /* Close its stdin (the end of the run) and read its "result" line. */
@@ -140,9 +155,38 @@ ATF_TC_BODY(no_signal_lost, tc)
 	free(result);
 }
 
+ATF_TC(rseq_section_aborted);
+ATF_TC_HEAD(rseq_section_aborted, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A thread that runs rseq critical "
+	    "sections back to back, with 2000 sockets so that each walk "
+	    "holds it for a while, borrowed 10 times: no section commits "
+	    "after the thread was off the CPU; they abort");
+	atf_tc_set_md_var(tc, "timeout", "300");
+}
+ATF_TC_BODY(rseq_section_aborted, tc)
+{
+	long commits, aborts, late;
+	char pid[16], *result;
+	tu_child_t c;
+
+	start_arg(&c, "rseq", "1000", pid, sizeof (pid));
+	for (int i = 0; i < 10; i++)
+		agent_at(pid);
+	result = finish(&c);
+	ATF_REQUIRE(sscanf(result, "result %ld %ld %ld", &commits, &aborts,
+	    &late) == 3);
+	printf("%ld sections committed, %ld aborted, %ld committed late\n",
+	    commits, aborts, late);
+	ATF_CHECK(commits > 0);
+	ATF_CHECK_EQ(late, 0);
+	free(result);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, calls_not_interrupted);
 	ATF_TP_ADD_TC(tp, no_signal_lost);
+	ATF_TP_ADD_TC(tp, rseq_section_aborted);
 	return (atf_no_error());
 }

@@ -265,6 +265,7 @@ run_batch(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
     uint_t n)
 {
 	marshal_t *m;
+	uint64_t rip;
 	size_t size;
 	sigset_t old;
 	int err, on_stack;
@@ -278,10 +279,15 @@ run_batch(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
 	if ((m = malloc(sizeof (*m))) == NULL)
 		return (ENOMEM);
 
-	/* The thread's own state, at its parked stop. */
+	/*
+	 * The thread's own state, at its parked stop; where it was inside an
+	 * rseq critical section, it goes back at the section's abort handler.
+	 */
 	if ((err = agent_get_regs(ag, &ag->ag_regs)) != 0 ||
-	    (err = agent_get_mask(ag, &ag->ag_mask)) != 0)
+	    (err = agent_get_mask(ag, &ag->ag_mask)) != 0 ||
+	    (err = agent_rseq_resume(P, ag, &ag->ag_regs, &rip)) != 0)
 		goto done;
+	ag->ag_regs.rip = rip;
 	(void) marshal_check(calls, n, &size, NULL);
 
 	/* The block's one pwrite, before anything of the thread changes. */

@@ -40,6 +40,8 @@ struct agent {
 	uint64_t	ag_mask;
 	uint8_t		*ag_buf;	/* the block's image */
 	size_t		ag_bufsz;
+	uint64_t	ag_rseq;	/* its rseq area; 0: none registered */
+	uint32_t	ag_rseq_sig;	/* the signature before abort handlers */
 };
 
 /* What a wait status says. */
@@ -64,6 +66,16 @@ extern int agent_set_mask(struct agent *, uint64_t);
  */
 extern void agent_block_signals(sigset_t *);
 extern void agent_restore_signals(const sigset_t *);
+/*
+ * Where a thread whose own registers are r must be given back: at the
+ * abort handler of the rseq critical section it is inside (the kernel
+ * would have sent it there had it been preempted; our injected calls
+ * make the kernel forget the section), else where it was.  0, or an
+ * errno when the section cannot be read or its handler is not signed.
+ */
+extern int agent_rseq_resume(struct ps_prochandle *, struct agent *,
+    const struct user_regs_struct *, uint64_t *);
+
 /* The live list, for Prelease_agents(). */
 extern void agent_live_set_parked(struct agent *, int);
 extern int agent_live_released(struct agent *);
