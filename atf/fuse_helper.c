@@ -3,8 +3,10 @@
  * answering, as a hung FUSE (or NFS) server does.  For t_truth's
  * hung_fuse case.
  *
- *	fuse_helper MNTDIR
+ *	fuse_helper [-s] MNTDIR
  *
+ * With -s, a socketpair is made first, so that the file on FUSE comes
+ * after sockets (the agent passes a target's fds from a socket on).
  * Mounts itself at MNTDIR (a raw /dev/fuse server, no libfuse), opens
  * MNTDIR/f, and from then on reads the kernel's requests and answers
  * none.  Its attributes are never valid in the kernel's cache (attr_valid
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -160,8 +163,16 @@ main(int argc, char **argv)
 	int f;
 	char c;
 
+	int sv[2];
+
+	if (argc == 3 && strcmp(argv[1], "-s") == 0) {
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+			return (1);
+		argv++;
+		argc--;
+	}
 	if (argc != 2) {
-		(void) fprintf(stderr, "usage: fuse_helper MNTDIR\n");
+		(void) fprintf(stderr, "usage: fuse_helper [-s] MNTDIR\n");
 		return (2);
 	}
 	(void) setvbuf(stdout, NULL, _IOLBF, 0);

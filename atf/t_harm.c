@@ -9,6 +9,9 @@
  *  no_signal_lost		real-time signals queued at the borrowed
  *				thread without pause while the agent comes
  *				and goes: every one sent is received
+ *  tracer_not_borrowed	pfiles run under strace -f, pointed at that
+ *				strace: the agent refuses (it would stop the
+ *				tracer that waits on it) instead of hanging
  *  rseq_section_aborted	a thread borrowed inside an rseq critical
  *				section is given back at the section's abort
  *				handler, as after a preemption: no section
@@ -183,10 +186,36 @@ ATF_TC_BODY(rseq_section_aborted, tc)
 	free(result);
 }
 
+ATF_TC(tracer_not_borrowed);
+ATF_TC_HEAD(tracer_not_borrowed, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "strace -f pfiles --via=agent "
+	    "<that strace>: pfiles refuses the agent with a reason, at once, "
+	    "instead of stopping the process that traces it");
+	atf_tc_set_md_var(tc, "require.progs", "strace");
+}
+ATF_TC_BODY(tracer_not_borrowed, tc)
+{
+	char *cmd = tu_asprintf("exec strace -f -o /dev/null %s --via=agent "
+	    "$$", TU_PFILES);
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	tu_result_t r;
+
+	/* Before: both stopped for good (the bound ends it, and the test). */
+	tu_run(argv, NULL, LINE_MS, &r);
+	tu_require_exit("strace -f pfiles --via=agent", &r, 1);
+	ATF_CHECK_MSG(strstr(r.tr_err, ": agent: the process is tracing this "
+	    "one\n") != NULL, "%s", r.tr_err);
+	tu_require_same_str("stdout", "", r.tr_out);
+	tu_result_free(&r);
+	free(cmd);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, calls_not_interrupted);
 	ATF_TP_ADD_TC(tp, no_signal_lost);
+	ATF_TP_ADD_TC(tp, tracer_not_borrowed);
 	ATF_TP_ADD_TC(tp, rseq_section_aborted);
 	return (atf_no_error());
 }

@@ -618,14 +618,15 @@ ATF_TC(hung_fuse);
 ATF_TC_HEAD(hung_fuse, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "A file open on a FUSE filesystem "
-	    "whose server answers nothing any more: pfiles and pfiles -n "
-	    "finish, and show the file, without a request to the server");
+	    "whose server answers nothing any more: pfiles, pfiles -n and "
+	    "pfiles --via=agent (which must not pass the file to itself and "
+	    "flush it on close) finish, and show the file");
 	atf_tc_set_md_var(tc, "require.user", "root");
 	atf_tc_set_md_var(tc, "timeout", "120");
 }
 ATF_TC_BODY(hung_fuse, tc)
 {
-	const char *modes[] = { "--via=pidfd", "-n" };
+	const char *modes[] = { "--via=pidfd", "-n", "--via=agent" };
 	char *cwd = getcwd(NULL, 0), *mnt, *text, *b;
 	tu_child_t c;
 	unsigned conn;
@@ -635,7 +636,8 @@ ATF_TC_BODY(hung_fuse, tc)
 	mnt = tu_asprintf("%s/mnt", cwd);
 	ATF_REQUIRE(mkdir(mnt, 0755) == 0);
 	{
-		const char *argv[] = { FUSE_HELPER, mnt, NULL };
+		/* A socket first: the agent passes fds from a socket on. */
+		const char *argv[] = { FUSE_HELPER, "-s", mnt, NULL };
 
 		tu_spawn(&c, argv, 0);
 	}
@@ -649,7 +651,7 @@ ATF_TC_BODY(hung_fuse, tc)
 		atf_tc_fail("fuse_helper did not get ready: %s", text);
 	}
 	ATF_REQUIRE(sscanf(text, "file %d\nconn %u", &fd, &conn) == 2);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		char pid[16];
 		pid_t p;
 		int ms;

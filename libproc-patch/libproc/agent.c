@@ -501,6 +501,21 @@ detach(struct agent *ag)
 		(void) agent_lost(ag);
 }
 
+/* Does pid trace this process (TracerPid of our own status)? */
+static int
+traces_us(pid_t pid)
+{
+	procstatus_t ps;
+	char buf[4096];
+	ssize_t n;
+
+	if ((n = proc_read_small(AT_FDCWD, "/proc/self/status", buf,
+	    sizeof (buf))) <= 0)
+		return (0);
+	procfs_parse_status(buf, (size_t)n, &ps);
+	return (ps.pst_tracer == pid);
+}
+
 int
 Pcreate_agent(struct ps_prochandle *P)
 {
@@ -517,6 +532,11 @@ Pcreate_agent(struct ps_prochandle *P)
 		return (0);
 	if (P->pid == getpid()) {
 		(void) Pseterr(P, EINVAL, "cannot borrow a thread of itself");
+		return (-1);
+	}
+	if (traces_us(P->pid)) {
+		/* It would wait on us while we wait on it: both stop for good. */
+		(void) Pseterr(P, EDEADLK, "the process is tracing this one");
 		return (-1);
 	}
 	/* Fresh: a tracer may have come or gone since the grab. */

@@ -459,8 +459,22 @@ sock_pass_batch(struct ps_prochandle *P, const int *fds, size_t nfds)
 		sp->sp_batch = nb;
 		sp->sp_batchcap = nfds;
 	}
-	memcpy(sp->sp_batch, fds, nfds * sizeof (int));
-	sp->sp_nbatch = nfds;
+	/*
+	 * Only sockets are passed.  Closing our duplicate of any other file
+	 * may wait on its filesystem (a FUSE or NFS file is flushed on
+	 * close, and a server that no longer answers never lets the close
+	 * return), with the target's thread stopped meanwhile.  The stat
+	 * asks no filesystem (AT_STATX_DONT_SYNC), and sockets have none.
+	 */
+	for (size_t i = 0; i < nfds; i++) {
+		struct statx stx;
+		char name[16];
+
+		(void) snprintf(name, sizeof (name), "%d", fds[i]);
+		if (statx(P->fddirfd, name, AT_STATX_DONT_SYNC, STATX_TYPE,
+		    &stx) == 0 && S_ISSOCK(stx.stx_mode))
+			sp->sp_batch[sp->sp_nbatch++] = fds[i];
+	}
 }
 
 /*

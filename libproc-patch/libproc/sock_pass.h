@@ -51,12 +51,14 @@
  * (MSG_CTRUNC), the fds that did arrive serve, and later messages are
  * made no larger.
  *
- * Which fds: those of the walk's batch (the agent source's so_batch), from the
- * socket the walk asks about on.  Which of them are sockets is known only
- * once they are here: the others are closed at once, and their facts are
- * never asked.  Closing a duplicate has no effect on the target's file
- * (locks are per process, and we hold none), except that filesystems
- * with a flush operation (NFS, FUSE) are told of the close.
+ * Which fds: the sockets of the walk's batch (the agent source's
+ * so_batch; a stat that asks no filesystem says which), from the socket
+ * the walk asks about on.  Only sockets: closing our duplicate of a file
+ * would tell its filesystem (NFS, FUSE flush on close), and a server that
+ * no longer answers would keep us, and the target's thread, waiting.  An
+ * fd replaced by another file since is found out once it is here, and
+ * closed at once, its facts never asked.  Closing a duplicate socket has
+ * no effect on the target's socket (we hold no lock).
  *
  * Failures.  When the first message of a round fails with EBADF (an fd
  * closed since getdents listed it) or EINVAL (an fd that cannot be
