@@ -23,8 +23,15 @@
  *				sections that committed although they took
  *				long enough to have been off the CPU, which
  *				the kernel never lets happen
+ *	harm_helper stress [N]	all at once, with N socketpairs: the main
+ *				thread runs rseq sections and timed semop
+ *				waits in turn while
+ *				a thread queues signals at it and another
+ *				switches fd 20 between two files; "result
+ *				SENT RECEIVED COMMITS LATE WAITS"
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,6 +50,7 @@ static volatile sig_atomic_t received;
 static volatile int stopping;
 static pid_t main_tid;
 static long sent;
+static useconds_t storm_gap;	/* between two signals; 0: none */
 
 static void
 die(const char *what)
@@ -76,6 +84,8 @@ storm(void *arg)
 			sent++;
 		else if (errno == EAGAIN)
 			(void) usleep(100);	/* the queue is full */
+		if (storm_gap != 0)
+			(void) usleep(storm_gap);
 	}
 	return (NULL);
 }
@@ -238,7 +248,7 @@ mode_blocked(const char *how)
 	return (0);
 }
 
-#define	RSEQ_SPINS	300000		/* about a millisecond of work */
+#define	RSEQ_SPINS	30000		/* about 100 microseconds of work */
 #define	RSEQ_LATE_NS	20000000LL	/* no section runs this long */
 
 static long long
@@ -327,6 +337,78 @@ mode_rseq(int pairs)
 	return (0);
 }
 
+static int churn_a, churn_b;
+
+static void *
+churn(void *arg)
+{
+	(void) arg;
+	while (!stopping) {
+		(void) dup2(churn_a, 20);
+		(void) dup2(churn_b, 20);
+	}
+	return (NULL);
+}
+
+static int
+mode_stress(int pairs)
+{
+	struct timespec tmo = { 0, 1000000 };	/* 1 ms */
+	struct sembuf down = { 0, -1, 0 };
+	long commits = 0, late = 0, waits = 0;
+	struct sigaction sa;
+	pthread_t s, w, c;
+	struct rseq *rs = NULL;
+	int sid;
+
+	memset(&sa, 0, sizeof (sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	if (sigaction(SIGRTMIN, &sa, NULL) != 0)
+		die("sigaction");
+	if ((sid = semget(IPC_PRIVATE, 1, 0600)) < 0 ||
+	    (churn_a = open("/dev/null", O_RDONLY)) < 0 ||
+	    (churn_b = open("/dev/zero", O_RDONLY)) < 0)
+		die("setup");
+	for (int i = 0; i < pairs; i++) {
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+			die("socketpair");
+	}
+	if (__rseq_size != 0)
+		rs = (struct rseq *)(void *)((char *)__builtin_thread_pointer() +
+		    __rseq_offset);
+	main_tid = (pid_t)syscall(SYS_gettid);
+	storm_gap = 50;		/* a storm the main thread still gets through */
+	if (pthread_create(&w, NULL, watch_stdin, NULL) != 0 ||
+	    pthread_create(&s, NULL, storm, NULL) != 0 ||
+	    pthread_create(&c, NULL, churn, NULL) != 0)
+		die("pthread_create");
+	(void) printf("ready\n");
+	(void) fflush(stdout);
+	while (!stopping) {
+		long long t0 = now_ns();
+
+		if (rs != NULL && section(rs)) {
+			commits++;
+			if (now_ns() - t0 > RSEQ_LATE_NS)
+				late++;
+		}
+		/* A timed wait: it may end in EINTR (pfiles.1 says so). */
+		(void) semtimedop(sid, &down, 1, &tmo);
+		waits++;
+	}
+	(void) pthread_join(s, NULL);
+	(void) pthread_join(c, NULL);
+	for (int i = 0; i < 1000 && received != sent; i++)
+		(void) usleep(1000);
+	(void) semctl(sid, 0, IPC_RMID);
+	(void) printf("result %ld %ld %ld %ld %ld\n", sent, (long)received,
+	    commits, late, waits);
+	return (0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -336,6 +418,8 @@ main(int argc, char **argv)
 		return (mode_sigstorm());
 	if (strcmp(mode, "timedwait") == 0)
 		return (mode_timedwait());
+	if (strcmp(mode, "stress") == 0)
+		return (mode_stress(argc > 2 ? atoi(argv[2]) : 0));
 	if (strcmp(mode, "rseq") == 0)
 		return (mode_rseq(argc > 2 ? atoi(argv[2]) : 0));
 	if (strcmp(mode, "semop") == 0 || strcmp(mode, "sigwait") == 0 ||

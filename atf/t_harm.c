@@ -12,6 +12,10 @@
  *  tracer_not_borrowed	pfiles run under strace -f, pointed at that
  *				strace: the agent refuses (it would stop the
  *				tracer that waits on it) instead of hanging
+ *  stress			200 borrows of a thread that runs rseq
+ *				sections and timed waits under a signal storm
+ *				while another thread churns an fd: no signal
+ *				lost, no section committed late, alive
  *  rseq_section_aborted	a thread borrowed inside an rseq critical
  *				section is given back at the section's abort
  *				handler, as after a preemption: no section
@@ -211,11 +215,43 @@ ATF_TC_BODY(tracer_not_borrowed, tc)
 	free(cmd);
 }
 
+ATF_TC(stress);
+ATF_TC_HEAD(stress, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=agent 200 times on a "
+	    "target whose borrowed thread runs rseq sections and timed waits "
+	    "under a real-time signal storm, with 2000 sockets and an fd "
+	    "switched between two files: every signal arrives, no section "
+	    "commits late, and the target goes on and exits cleanly");
+	atf_tc_set_md_var(tc, "timeout", "600");
+}
+ATF_TC_BODY(stress, tc)
+{
+	long sent, received, commits, late, waits;
+	char pid[16], *result;
+	tu_child_t c;
+
+	start_arg(&c, "stress", "1000", pid, sizeof (pid));
+	for (int i = 0; i < 200; i++)
+		agent_at(pid);
+	result = finish(&c);
+	ATF_REQUIRE(sscanf(result, "result %ld %ld %ld %ld %ld", &sent,
+	    &received, &commits, &late, &waits) == 5);
+	printf("200 agent runs: %ld signals sent, %ld received; %ld sections "
+	    "committed, %ld late; %ld timed waits\n", sent, received, commits,
+	    late, waits);
+	ATF_CHECK(sent > 0 && waits > 0);
+	ATF_CHECK_EQ(sent, received);
+	ATF_CHECK_EQ(late, 0);
+	free(result);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, calls_not_interrupted);
 	ATF_TP_ADD_TC(tp, no_signal_lost);
 	ATF_TP_ADD_TC(tp, tracer_not_borrowed);
+	ATF_TP_ADD_TC(tp, stress);
 	ATF_TP_ADD_TC(tp, rseq_section_aborted);
 	return (atf_no_error());
 }
