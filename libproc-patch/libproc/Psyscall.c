@@ -36,11 +36,17 @@
 #include <sys/syscall.h>
 
 #include "agent.h"
+#include "agent_seccomp.h"
 #include "marshal.h"
 
 /*
- * Run one call in the stopped thread: set the registers, run it from its
- * entry stop to its exit stop, and get rax.
+ * Run one call in the stopped thread: set the registers (and block every
+ * signal), run it from its entry stop to its exit stop, get rax, and put
+ * the thread's own registers and mask back at once.  The thread holds
+ * injected registers for the call itself only: should we die between two
+ * calls (SIGKILL), the kernel lets go of a thread in its own state, which
+ * goes on as from its parked stop (the restart of a call it was in is
+ * decided on its way out, from its own registers).
  */
 static int
 run_call(struct agent *ag, const struct user_regs_struct *own, int nr,
@@ -49,6 +55,9 @@ run_call(struct agent *ag, const struct user_regs_struct *own, int nr,
 	struct user_regs_struct r = *own;
 	int err;
 
+	/* Never a call the thread's seccomp filters are not proven to allow. */
+	if ((err = agent_seccomp_gate(ag, nr, args)) != 0)
+		return (err);
 	r.rip = ag->ag_syscall;
 	r.rax = (unsigned long long)nr;
 	r.orig_rax = (unsigned long long)-1;	/* no restart handling */
@@ -59,7 +68,9 @@ run_call(struct agent *ag, const struct user_regs_struct *own, int nr,
 	r.r8 = args[4];
 	r.r9 = args[5];
 	r.rsp = sp;
-	if ((err = agent_set_regs(ag, &r)) != 0)
+	ag->ag_dirty = 1;
+	if ((err = agent_set_mask(ag, ~(uint64_t)0)) != 0 ||
+	    (err = agent_set_regs(ag, &r)) != 0)
 		return (err);
 	for (int stop = 0; stop < 2; stop++) {		/* entry, exit */
 		if (ptrace(PTRACE_SYSCALL, ag->ag_tid, NULL, NULL) != 0)
@@ -71,8 +82,11 @@ run_call(struct agent *ag, const struct user_regs_struct *own, int nr,
 			return (err);
 		}
 	}
-	if ((err = agent_get_regs(ag, &r)) != 0)
+	if ((err = agent_get_regs(ag, &r)) != 0 ||
+	    (err = agent_set_regs(ag, own)) != 0 ||
+	    (err = agent_set_mask(ag, ag->ag_mask)) != 0)
 		return (err);
+	ag->ag_dirty = 0;
 	if (r.rip != ag->ag_syscall + 2 || r.orig_rax != (unsigned)nr) {
 		/* Not the stop we expect: do not trust rax. */
 		return (EIO);
@@ -144,6 +158,9 @@ map_scratch(struct agent *ag, const struct user_regs_struct *own,
 	uint64_t rax;
 	int err;
 
+	/* Its mmap and its munmap both proven allowed, or no mapping. */
+	if ((err = agent_seccomp_scratch(ag, len)) != 0)
+		return (err);
 	/* The stack pointer is the thread's own, 16-aligned, less the zone. */
 	if ((err = run_call(ag, own, SYS_mmap, args,
 	    (own->rsp - MARSHAL_REDZONE) & ~(uint64_t)(MARSHAL_SP_ALIGN - 1),
@@ -212,8 +229,8 @@ run_calls(struct agent *ag, const marshal_t *m, psyscall_t *calls,
 }
 
 /*
- * The borrowed part of a batch: the thread's mask blocked, the calls
- * run, the outputs read, its own state back.  0 or an errno; the agent's
+ * The borrowed part of a batch: the calls run (each with the thread's
+ * mask blocked, run_call), the outputs read, the thread parked again.  0 or an errno; the agent's
  * state says whether the thread is parked again.
  */
 static int
@@ -224,9 +241,6 @@ borrow(struct ps_prochandle *P, struct agent *ag, marshal_t *m,
 	size_t mlen = 0;
 	int err, err2;
 
-	ag->ag_dirty = 1;
-	if ((err = agent_set_mask(ag, ~(uint64_t)0)) != 0)
-		goto out;
 	if (!on_stack) {
 		marshal_area_t area;
 
@@ -289,6 +303,12 @@ run_batch(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
 		goto done;
 	ag->ag_regs.rip = rip;
 	(void) marshal_check(calls, n, &size, NULL);
+	/* Every call proven allowed by its seccomp filters, or none runs. */
+	if ((err = agent_seccomp_allows(P, ag, calls, n, ag->ag_syscall)) !=
+	    0) {
+		free(m);
+		return (err);
+	}
 
 	/* The block's one pwrite, before anything of the thread changes. */
 	err = stack_plan(P, ag, m, ag->ag_regs.rsp, calls, n);
@@ -309,6 +329,8 @@ done:
 	free(m);
 	if (err == ESRCH)
 		return (Pseterr(P, ESRCH, "no such process"));
+	if (err != 0 && agent_seccomp_refusal(P, ag))
+		return (err);
 	if (err != 0)
 		return (Pseterr(P, err, "system call in the process: %s",
 		    strerror(err)));
