@@ -25,10 +25,10 @@
  *				the kernel never lets happen
  *	harm_helper stress [N]	all at once, with N socketpairs: the main
  *				thread runs rseq sections and timed semop
- *				waits in turn while
- *				a thread queues signals at it and another
- *				switches fd 20 between two files; "result
- *				SENT RECEIVED COMMITS LATE WAITS"
+ *				waits in turn while a thread queues signals
+ *				at it and another switches fd 20 between two
+ *				files; "result SENT RECEIVED COMMITS LATE
+ *				WAITS"
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -377,8 +377,8 @@ mode_stress(int pairs)
 			die("socketpair");
 	}
 	if (__rseq_size != 0)
-		rs = (struct rseq *)(void *)((char *)__builtin_thread_pointer() +
-		    __rseq_offset);
+		rs = (struct rseq *)(void *)
+		    ((char *)__builtin_thread_pointer() + __rseq_offset);
 	main_tid = (pid_t)syscall(SYS_gettid);
 	storm_gap = 50;		/* a storm the main thread still gets through */
 	if (pthread_create(&w, NULL, watch_stdin, NULL) != 0 ||

@@ -21,6 +21,8 @@ trial_path() {
 	path=$1
 	died=0
 	stopped=0
+	other=0
+	sigs=
 	fifo=$(mktemp -u "${TMPDIR:-/tmp}/sigkill.XXXXXX")
 	mkfifo "$fifo"
 	start_target() {
@@ -48,8 +50,16 @@ trial_path() {
 		    2>/dev/null)
 		case "$st" in
 		""|Z|X)
-			died=$((died + 1))
 			wait "$tpid" 2>/dev/null
+			how=$?
+			# 128 + the signal that killed it; anything else is not
+			# the agent's doing (the target could not start)
+			if [ "$how" -gt 128 ]; then
+				died=$((died + 1))
+				sigs="$sigs $((how - 128))"
+			else
+				other=$((other + 1))
+			fi
 			exec 8>&-
 			start_target ;;
 		T|t)
@@ -59,7 +69,11 @@ trial_path() {
 	exec 8>&-
 	wait "$tpid" 2>/dev/null
 	rm -f "$fifo"
-	echo "$path: $TRIALS trials, $died targets died, $stopped left stopped"
+	echo "$path: $TRIALS trials, $died targets killed" \
+	    "(signals:$(echo "$sigs" | tr ' ' '\n' | grep . | sort -n |
+	    uniq -c | awk '{ printf " %s x%s", $2, $1 }')), $stopped left" \
+	    "stopped," \
+	    "$other ended otherwise"
 }
 
 trial_path pass
