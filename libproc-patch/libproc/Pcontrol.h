@@ -8,6 +8,23 @@
  *    Psyscall (the call's own errno, or -1 with errno when it could not
  *    be run).  When a failure has more to say than errno, the handle's
  *    message says it (Perrmsg); it is set through Pseterr() only.
+ *  - NULL and invalid arguments, one rule for every public function
+ *    (libproc.3, ERRORS): they are checked before anything is done, and
+ *    a call refused for one changes nothing but errno and perhaps the
+ *    handle's message.  A NULL handle, a NULL callback, a NULL pointer
+ *    where an object is required, an unknown flag bit or psocksrc_t, a
+ *    resource out of range and a bad description of system calls give
+ *    EINVAL: -1, or NULL, with errno EINVAL.  What cannot fail answers
+ *    a NULL handle with a fixed value: Psocksrc PSOCK_AUTO (errno
+ *    EINVAL), Perrmsg "" (errno untouched: it is read right after a
+ *    failure), Prelease and Pdestroy_agent nothing.  Pgrab with a NULL
+ *    perr grabs nothing (NULL, EINVAL); with an unknown flag, G_STRANGE
+ *    and EINVAL; a pid <= 0 names no process (G_NOPROC; ESRCH from
+ *    proc_get_psinfo).  Prelease ignores every flag (a refused release
+ *    would leak the handle).  Pgrab_error and Psocksrc_name give a fixed
+ *    text for a value they do not know.  The pr_* calls differ: a NULL
+ *    handle is the calling process, and the system call answers for the
+ *    other arguments (EFAULT, EBADF...), in the target as it would here.
  *  - Private functions that "return an errno" return 0 or a positive
  *    errno value and leave errno alone; the others say so where they
  *    are declared.  The sources of socket facts (socksrc.h) and the

@@ -413,13 +413,21 @@ int
 Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
     void *cd)
 {
-	fdscratch_t *fs = malloc(sizeof (*fs));
-	char *dents = malloc(DENTS_BUFSZ);
-	int *fds = malloc(BATCH_MAX * sizeof (int));
+	fdscratch_t *fs;
+	char *dents;
+	int *fds;
 	fdrec_t rec = { NULL, 0 };
 	int rv = -1, e = ENOMEM, par, used;
 	long nfds;
 
+	/* Refused before the walk, or a source, is begun. */
+	if (P == NULL || func == NULL || (flags & ~PFDI_STATONLY) != 0) {
+		errno = EINVAL;
+		return (-1);
+	}
+	fs = malloc(sizeof (*fs));
+	dents = malloc(DENTS_BUFSZ);
+	fds = malloc(BATCH_MAX * sizeof (int));
 	if (fs == NULL || dents == NULL || fds == NULL)
 		goto out;
 	prepare(P, flags);

@@ -38,6 +38,10 @@
 #define	PIDFD_THREAD	O_EXCL		/* Linux 6.9 */
 #endif
 
+/* Every flag of Pgrab(); any other bit is refused. */
+#define	PGRAB_FLAGS	(PGRAB_RETAIN | PGRAB_FORCE | PGRAB_RDONLY | \
+	PGRAB_NOSTOP)
+
 /* The psinfo of the process whose /proc directory is procfd. */
 static int
 fill_psinfo(int procfd, pid_t pid, psinfo_t *psp, procstat_t *stp)
@@ -182,6 +186,10 @@ proc_get_psinfo(pid_t pid, psinfo_t *psp)
 	procstat_t st;
 	int procfd, rv, e;
 
+	if (psp == NULL) {
+		errno = EINVAL;
+		return (-1);
+	}
 	if (pid <= 0) {
 		errno = ESRCH;
 		return (-1);
@@ -281,7 +289,16 @@ Pgrab(pid_t pid, int flags, int *perr)
 	pid_t tid;
 	int gerr;
 
-	(void) flags;
+	/* Refused before anything is opened (libproc.3, ERRORS). */
+	if (perr == NULL) {
+		errno = EINVAL;
+		return (NULL);
+	}
+	if (flags & ~PGRAB_FLAGS) {
+		errno = EINVAL;
+		*perr = G_STRANGE;
+		return (NULL);
+	}
 	if (pid <= 0) {
 		*perr = G_NOPROC;
 		return (NULL);
@@ -342,6 +359,10 @@ fail_gerr:
 void
 Prelease(struct ps_prochandle *P, int flags)
 {
+	/*
+	 * Every flag is ignored, known or not: Prelease cannot fail, and a
+	 * handle it refused to let go would leak.
+	 */
 	(void) flags;
 	if (P == NULL)
 		return;
@@ -389,12 +410,20 @@ Pgrab_error(int error)
 pid_t
 Pstatus_pid(struct ps_prochandle *P)
 {
+	if (P == NULL) {
+		errno = EINVAL;
+		return (-1);
+	}
 	return (P->pid);
 }
 
 const psinfo_t *
 Ppsinfo(struct ps_prochandle *P)
 {
+	if (P == NULL) {
+		errno = EINVAL;
+		return (NULL);
+	}
 	return (&P->psinfo);
 }
 
@@ -404,6 +433,11 @@ Plimit(struct ps_prochandle *P, int resource, struct rlimit *rl)
 	char buf[4096];
 	ssize_t n;
 
+	if (P == NULL || rl == NULL || resource < 0 ||
+	    resource >= RLIM_NLIMITS) {
+		errno = EINVAL;
+		return (-1);
+	}
 	if ((n = proc_read_small(P->procfd, "limits", buf, sizeof (buf))) < 0)
 		return (-1);
 	if (procfs_parse_limits(buf, (size_t)n, resource, rl) != 0) {
@@ -466,6 +500,10 @@ Pread(struct ps_prochandle *P, void *buf, size_t nbyte, uintptr_t address)
 {
 	off_t off;
 
+	if (P == NULL || buf == NULL) {
+		errno = EINVAL;
+		return (-1);
+	}
 	if ((off = mem_offset(address, nbyte)) < 0 || open_mem(P) != 0)
 		return (-1);
 	return (pread(P->memfd, buf, nbyte, off));
@@ -477,6 +515,10 @@ Pwrite(struct ps_prochandle *P, const void *buf, size_t nbyte,
 {
 	off_t off;
 
+	if (P == NULL || buf == NULL) {
+		errno = EINVAL;
+		return (-1);
+	}
 	if ((off = mem_offset(address, nbyte)) < 0 || open_mem(P) != 0)
 		return (-1);
 	return (pwrite(P->memfd, buf, nbyte, off));

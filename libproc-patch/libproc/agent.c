@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "agent_seccomp.h"
 
 #define	VDSO_MAX	(64 * 1024)	/* most we read of a target's vDSO */
 #define	USER_CS_64	0x33		/* %cs of 64-bit user code */
@@ -677,6 +678,7 @@ Pdestroy_agent(struct ps_prochandle *P)
 	    ag->ag_state == AG_GONE ? "is gone" :
 	    ag->ag_state == AG_RELEASED ? "was given back by Prelease_agents" :
 	    "given back");
+	agent_seccomp_free(ag);
 	free(ag->ag_buf);
 	free(ag);
 	P->agent = NULL;

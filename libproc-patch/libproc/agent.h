@@ -14,6 +14,8 @@
 
 #include "Pcontrol.h"
 
+struct agent_seccomp;		/* agent_seccomp.c */
+
 #define	AGENT_STOP_MS	2000		/* bound of one wait for a stop */
 #define	AGENT_MAX_STOPS	32		/* stops passed over in one wait */
 #define	AGENT_SPINS	200		/* waitpid polls before sleeping */
@@ -42,6 +44,7 @@ struct agent {
 	size_t		ag_bufsz;
 	uint64_t	ag_rseq;	/* its rseq area; 0: none registered */
 	uint32_t	ag_rseq_sig;	/* the signature before abort handlers */
+	struct agent_seccomp *ag_seccomp; /* its filters (agent_seccomp.c) */
 };
 
 /* What a wait status says. */

@@ -103,6 +103,12 @@ proc_fdinfo_misc(const prfdinfo_t *info, uint_t type, size_t *lenp)
 	size_t off = 0;
 	pr_misc_header_t hdr;
 
+	if (info == NULL) {
+		if (lenp != NULL)
+			*lenp = 0;
+		errno = EINVAL;
+		return (NULL);
+	}
 	while (off < info->pr_misc_size &&
 	    info->pr_misc_size - off >= sizeof (hdr)) {
 		memcpy(&hdr, info->pr_misc + off, sizeof (hdr));

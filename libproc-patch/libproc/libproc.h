@@ -10,6 +10,10 @@
  * read), from the agent (one thread of the target borrowed through
  * ptrace(2) to run system calls; see Pcreate_agent), or from the kernel's
  * socket tables (NETLINK_SOCK_DIAG; no permission on the target needed).
+ *
+ * NULL and invalid arguments are refused with EINVAL by one rule, never
+ * a crash; the pr_* calls leave theirs to the system call.  libproc.3,
+ * ERRORS, says it function by function.
  */
 #ifndef	_LIBPROC_H
 #define	_LIBPROC_H

@@ -11,6 +11,18 @@
  * writes past what is read back.  A length that the target writes back
  * is at most the buffer's size: unlike a local getsockname(), a
  * truncated address is not announced by a larger *namelen.
+ *
+ * A buffer with a length that goes in and comes back (getsockopt's
+ * optval, getsockname's name) is not the caller's object in the batch:
+ * Psyscall copies a whole output object back, and the caller's length
+ * may overstate its buffer, which a local getsockopt() forgives, for it
+ * writes only the value.  So the call writes into a buffer of ours, and
+ * only the bytes the call says it wrote go to the caller's (lencall).
+ *
+ * Arguments (libproc.3, ERRORS): the system call answers for its own
+ * arguments, here and in the target alike; only a NULL object that the
+ * C library declares nonnull, which may not reach it, gets the EFAULT
+ * that the call would give without being made.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +71,47 @@ call(struct ps_prochandle *P, int nr, uint_t nargs, argdes_t *args)
 	return (rv.sys_rval1);
 }
 
+/*
+ * Run call nr, whose last two arguments are a buffer and its length
+ * (in, and back), on buf and *lenp (4 bytes: an int or a socklen_t).
+ * The target writes into a buffer of ours; on success, the length the
+ * call gave back (at most the one given: marshal.c sees to that) goes to
+ * *lenp and that many bytes to buf.  On failure neither is written.
+ */
+static int
+lencall(struct ps_prochandle *P, int nr, argdes_t *a, uint_t nargs,
+    void *buf, void *lenp)
+{
+	uint8_t bounce[MAXARGL];
+	uint32_t len;
+	size_t size = 0;
+	long r;
+
+	if (lenp == NULL) {
+		/* The call sees the NULLs and answers, as it would here. */
+		argdes_byval(&a[nargs - 2], 0);
+		argdes_byval(&a[nargs - 1], 0);
+		return ((int)call(P, nr, nargs, a));
+	}
+	memcpy(&len, lenp, sizeof (len));
+	if (buf != NULL) {
+		size = len > MAXARGL ? MAXARGL : len;
+		len = (uint32_t)size;
+		argdes_byref(&a[nargs - 2], bounce, size, AI_OUTPUT);
+	} else {
+		argdes_byval(&a[nargs - 2], 0);	/* likewise */
+	}
+	argdes_byref(&a[nargs - 1], &len, sizeof (len), AI_INOUT);
+	if ((r = call(P, nr, nargs, a)) != 0)
+		return ((int)r);
+	if (len > size)		/* marshal.c clamps it; make sure */
+		len = (uint32_t)size;
+	if (len > 0)
+		memcpy(buf, bounce, len);
+	memcpy(lenp, &len, sizeof (len));
+	return (0);
+}
+
 int
 pr_getsockopt(struct ps_prochandle *P, int sock, int level, int optname,
     void *optval, int *optlen)
@@ -81,10 +134,7 @@ pr_getsockopt(struct ps_prochandle *P, int sock, int level, int optname,
 	argdes_byval(&a[0], sock);
 	argdes_byval(&a[1], level);
 	argdes_byval(&a[2], optname);
-	objarg(&a[3], optlen != NULL ? optval : NULL,
-	    optlen != NULL ? (size_t)*optlen : 0, AI_OUTPUT);
-	objarg(&a[4], optlen, sizeof (*optlen), AI_INOUT);
-	return ((int)call(P, SYS_getsockopt, 5, a));
+	return (lencall(P, SYS_getsockopt, a, 5, optval, optlen));
 }
 
 typedef int local_name_f(int, struct sockaddr *, socklen_t *);
@@ -98,10 +148,7 @@ sockname(struct ps_prochandle *P, int nr, local_name_f *local, int sock,
 	if (P == NULL)
 		return (local(sock, name, namelen));
 	argdes_byval(&a[0], sock);
-	objarg(&a[1], namelen != NULL ? name : NULL,
-	    namelen != NULL ? *namelen : 0, AI_OUTPUT);
-	objarg(&a[2], namelen, sizeof (*namelen), AI_INOUT);
-	return ((int)call(P, nr, 3, a));
+	return (lencall(P, nr, a, 3, name, namelen));
 }
 
 int
@@ -169,6 +216,12 @@ pr_fstat(struct ps_prochandle *P, int fd, struct stat *sb)
 {
 	argdes_t a[2];
 
+	if (P == NULL && sb == NULL) {
+		/* fstat() is nonnull: the call's EBADF, else its EFAULT. */
+		if (fcntl(fd, F_GETFD) != -1)
+			errno = EFAULT;
+		return (-1);
+	}
 	if (P == NULL)
 		return (fstat(fd, sb));
 	argdes_byval(&a[0], fd);
@@ -195,12 +248,13 @@ pr_open(struct ps_prochandle *P, const char *path, int oflag, mode_t mode)
 	size_t len;
 	argdes_t a[4];
 
-	if (P == NULL)
-		return (open(path, oflag, mode));
+	/* Here too: open() is nonnull. */
 	if (path == NULL) {
 		errno = EFAULT;
 		return (-1);
 	}
+	if (P == NULL)
+		return (open(path, oflag, mode));
 	if ((len = strlen(path) + 1) > MAXARGL) {
 		errno = ENAMETOOLONG;
 		return (-1);
@@ -229,6 +283,14 @@ pr_getrlimit(struct ps_prochandle *P, int resource, struct rlimit *rlp)
 {
 	argdes_t a[2];
 
+	if (P == NULL && rlp == NULL) {
+		/*
+		 * getrlimit() is nonnull (and glibc's would succeed): the
+		 * call's EINVAL for a resource out of range, else EFAULT.
+		 */
+		errno = (unsigned)resource >= RLIM_NLIMITS ? EINVAL : EFAULT;
+		return (-1);
+	}
 	if (P == NULL)
 		return (getrlimit(resource, rlp));
 	argdes_byval(&a[0], resource);

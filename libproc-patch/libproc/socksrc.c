@@ -104,15 +104,14 @@ Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
 		errno = EINVAL;
 		return (-1);
 	}
-	Psockrelease(P);
-	if (src != PSOCK_AUTO) {
-		if ((ops = source_of(src)) == NULL) {
-			(void) Pseterr(P, EINVAL, "no such source: %d",
-			    (int)src);
-			return (-1);
-		}
-		return (probe(P, ops));
+	/* Refused before the source in use is let go: it stays chosen. */
+	if (src != PSOCK_AUTO && (ops = source_of(src)) == NULL) {
+		(void) Pseterr(P, EINVAL, "no such source: %d", (int)src);
+		return (-1);
 	}
+	Psockrelease(P);
+	if (src != PSOCK_AUTO)
+		return (probe(P, ops));
 
 	why[0] = '\0';
 	for (size_t i = 0; i < NSOURCES; i++) {
@@ -147,8 +146,11 @@ Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
 psocksrc_t
 Psocksrc(struct ps_prochandle *P)
 {
-	return (P != NULL && P->src_state == SRC_CHOSEN ? P->src->so_id :
-	    PSOCK_AUTO);
+	if (P == NULL) {
+		errno = EINVAL;
+		return (PSOCK_AUTO);
+	}
+	return (P->src_state == SRC_CHOSEN ? P->src->so_id : PSOCK_AUTO);
 }
 
 int
