@@ -23,6 +23,9 @@
  *				sections that committed although they took
  *				long enough to have been off the CPU, which
  *				the kernel never lets happen
+ *	harm_helper exec	300 socketpairs, and a second thread that
+ *				execs the program again every 30 ms (the
+ *				sockets are inherited); no result line
  *	harm_helper stress [N]	all at once, with N socketpairs: the main
  *				thread runs rseq sections and timed semop
  *				waits in turn while a thread queues signals
@@ -337,6 +340,55 @@ mode_rseq(int pairs)
 	return (0);
 }
 
+static char **exec_argv;
+
+/* Exec this program again, from a thread other than the main one. */
+static void *
+exec_again(void *arg)
+{
+	char *args[] = { exec_argv[0], "exec", "again", NULL };
+
+	(void) arg;
+	(void) usleep(30000);
+	(void) execv("/proc/self/exe", args);
+	die("execv");
+	return (NULL);
+}
+
+/* The stdin watcher of every image: at end of file, the run is over. */
+static void *
+exit_at_eof(void *arg)
+{
+	(void) watch_stdin(arg);
+	_exit(0);
+	return (NULL);
+}
+
+static int
+mode_exec(int again, char **argv)
+{
+	pthread_t w, e;
+	int sv[2];
+
+	exec_argv = argv;
+	if (!again) {
+		for (int i = 0; i < 300; i++) {
+			if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+				die("socketpair");
+		}
+	}
+	if (pthread_create(&w, NULL, exit_at_eof, NULL) != 0 ||
+	    pthread_create(&e, NULL, exec_again, NULL) != 0)
+		die("pthread_create");
+	if (!again) {
+		(void) printf("ready\n");
+		(void) fflush(stdout);
+	}
+	for (;;)
+		(void) pause();
+	return (0);
+}
+
 static int churn_a, churn_b;
 
 static void *
@@ -418,6 +470,8 @@ main(int argc, char **argv)
 		return (mode_sigstorm());
 	if (strcmp(mode, "timedwait") == 0)
 		return (mode_timedwait());
+	if (strcmp(mode, "exec") == 0)
+		return (mode_exec(argc > 2, argv));
 	if (strcmp(mode, "stress") == 0)
 		return (mode_stress(argc > 2 ? atoi(argv[2]) : 0));
 	if (strcmp(mode, "rseq") == 0)

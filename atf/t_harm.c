@@ -12,6 +12,10 @@
  *  tracer_not_borrowed	pfiles run under strace -f, pointed at that
  *				strace: the agent refuses (it would stop the
  *				tracer that waits on it) instead of hanging
+ *  exec_is_no_exit		a process that execs again and again from a
+ *				second thread while it is examined: never
+ *				"exited", never a lost agent; with pidfd and
+ *				the agent
  *  stress			200 borrows of a thread that runs rseq
  *				sections and timed waits under a signal storm
  *				while another thread churns an fd: no signal
@@ -215,6 +219,41 @@ ATF_TC_BODY(tracer_not_borrowed, tc)
 	free(cmd);
 }
 
+ATF_TC(exec_is_no_exit);
+ATF_TC_HEAD(exec_is_no_exit, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A process with 600 sockets that "
+	    "execs itself every 30 ms from a second thread, examined 30 times "
+	    "with pidfd and 30 with the agent: every run exits 0 and has "
+	    "nothing to say on stderr (no 'exited', no lost agent)");
+	atf_tc_set_md_var(tc, "timeout", "300");
+}
+ATF_TC_BODY(exec_is_no_exit, tc)
+{
+	static const char *const vias[] = { "--via=pidfd", "--via=agent" };
+	char pid[16];
+	tu_child_t c;
+	int st;
+
+	start(&c, "exec", pid, sizeof (pid));
+	for (int i = 0; i < 60; i++) {
+		const char *argv[] = { TU_PFILES, vias[i % 2], pid, NULL };
+		tu_result_t r;
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		ATF_CHECK_MSG(WIFEXITED(r.tr_status) &&
+		    WEXITSTATUS(r.tr_status) == 0 && r.tr_errlen == 0,
+		    "%s, run %d: status 0x%x: %.*s", vias[i % 2], i,
+		    r.tr_status, (int)strcspn(r.tr_err, "\n"), r.tr_err);
+		tu_result_free(&r);
+	}
+	(void) close(c.tc_in);
+	c.tc_in = -1;
+	st = tu_stop(&c, LINE_MS);
+	ATF_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "the target ended with status 0x%x", st);
+}
+
 ATF_TC(stress);
 ATF_TC_HEAD(stress, tc)
 {
@@ -251,6 +290,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, calls_not_interrupted);
 	ATF_TP_ADD_TC(tp, no_signal_lost);
 	ATF_TP_ADD_TC(tp, tracer_not_borrowed);
+	ATF_TP_ADD_TC(tp, exec_is_no_exit);
 	ATF_TP_ADD_TC(tp, stress);
 	ATF_TP_ADD_TC(tp, rseq_section_aborted);
 	return (atf_no_error());

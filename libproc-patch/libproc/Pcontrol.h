@@ -140,6 +140,13 @@ extern pid_t Plive_thread(struct ps_prochandle *);
 /* Is the target in our pid namespace?  Read once per grab. */
 extern int Psame_pidns(struct ps_prochandle *);
 
+/*
+ * An exec by a thread other than the main one hands the pid over to the
+ * exec'ing thread: for a moment the process looks gone or exiting while
+ * it lives on.  What could be that is asked again for this long, at most.
+ */
+#define	EXEC_SETTLE_MS	50
+
 /* Has the target exited (or been reaped)?  Asks the pidfd. */
 extern int Pexited(struct ps_prochandle *);
 /*

@@ -349,10 +349,13 @@ next_batch(struct ps_prochandle *P, char *dents, int *fds)
 	long n, count = 0;
 	int fd;
 
-	n = syscall(SYS_getdents64, P->fddirfd, dents, DENTS_BUFSZ);
+	/* Gone for a moment while an exec hands the pid over: again. */
+	for (int i = 0; (n = syscall(SYS_getdents64, P->fddirfd, dents,
+	    DENTS_BUFSZ)) < 0 && errno == ENOENT && i < EXEC_SETTLE_MS &&
+	    !Pexiting(P); i++)
+		(void) usleep(1000);
 	if (n < 0) {
-		if (errno == ENOENT)
-			errno = ESRCH;
+		errno = ESRCH;	/* gone: Pexiting has said so, or never left */
 		return (-1);
 	}
 	for (long off = 0; off < n; ) {

@@ -143,6 +143,24 @@ Plive_thread(struct ps_prochandle *P)
 }
 
 /*
+ * Is thread tid in execve?  Then the main thread is a zombie only for the
+ * moment of the exec's hand-over: the thread takes the pid and its task
+ * directory goes; the grab waits for the exec instead of going through it.
+ */
+static int
+in_exec(struct ps_prochandle *P, pid_t tid)
+{
+	char name[40], buf[256];
+	long nr;
+
+	(void) snprintf(name, sizeof (name), "task/%d/syscall", (int)tid);
+	if (proc_read_small(P->procfd, name, buf, sizeof (buf)) <= 0 ||
+	    sscanf(buf, "%ld", &nr) != 1)
+		return (0);
+	return (nr == SYS_execve || nr == SYS_execveat);
+}
+
+/*
  * Examine the process through thread tid from now on: its task directory
  * shows the process's files, memory and command line.  The name stays
  * the process's (the main thread's comm).
@@ -233,20 +251,40 @@ Psame_pidns(struct ps_prochandle *P)
 	return (P->pidns == 1);
 }
 
-int
-Pexiting(struct ps_prochandle *P)
+/* Does the task /proc shows look as if it were exiting, this instant? */
+static int
+looks_exiting(struct ps_prochandle *P)
 {
 	char buf[4096];
 	procstat_t st;
 	ssize_t n;
 
-	if (Pexited(P))
-		return (1);
 	if ((n = proc_read_small(P->procfd, "stat", buf, sizeof (buf))) <= 0 ||
 	    procfs_parse_stat(buf, (size_t)n, &st) != 0)
 		return (1);	/* /proc/PID went with it */
 	return ((st.ps_flags & PF_EXITING_FLAG) != 0 || st.ps_state == 'Z' ||
 	    st.ps_state == 'X');
+}
+
+/*
+ * An exec by a thread other than the main one makes every other thread,
+ * the main one included, exit first; for a moment /proc/PID shows an
+ * exiting task, and then the exec'ing thread in its place, alive.  So
+ * "exiting" is believed only once it holds, or the pidfd says so, within
+ * EXEC_SETTLE_MS.
+ */
+int
+Pexiting(struct ps_prochandle *P)
+{
+	for (int ms = 0; ; ms++) {
+		if (Pexited(P))
+			return (1);
+		if (!looks_exiting(P))
+			return (0);
+		if (ms == EXEC_SETTLE_MS || P->pidfd < 0)
+			return (1);
+		(void) usleep(1000);
+	}
 }
 
 static int
@@ -281,12 +319,68 @@ Pfree(struct ps_prochandle *P)
 	free(P);
 }
 
+/*
+ * One attempt at the grab, once the pidfd is held: G_* (0 when it holds);
+ * what it opened is closed again when it fails.  A main thread that is a
+ * zombie while others live is an exec's hand-over, or a main thread that
+ * has exited (pthread_exit): only once it has held EXEC_SETTLE_MS
+ * (settled) is it the second, examined through a live thread.
+ */
+static int
+grab_once(struct ps_prochandle *P, int settled)
+{
+	procstat_t st;
+	pid_t tid;
+	int gerr;
+
+	if ((P->procfd = open_procdir(P->pid)) < 0)
+		goto fail;
+	if (!same_process(P->pidfd, P->pid)) {
+		gerr = Pexited(P) ? G_NOPROC : G_NOTSAME;
+		goto fail_gerr;
+	}
+	if (fill_psinfo(P->procfd, P->pid, &P->psinfo, &st) != 0)
+		goto fail;
+	if (st.ps_state == 'X' || (st.ps_state == 'Z' &&
+	    ((tid = Plive_thread(P)) == 0 || !settled || in_exec(P, tid) ||
+	    use_thread(P, tid, &st) != 0))) {
+		gerr = G_ZOMB;		/* for a moment, in an exec: again */
+		goto fail_gerr;
+	}
+	if (P->psinfo.pr_flag & SSYS) {
+		gerr = G_SYS;
+		goto fail_gerr;
+	}
+	if (Pexited(P)) {
+		gerr = G_NOPROC;
+		goto fail_gerr;
+	}
+	/* The permission check of the whole walk: may we see its fds? */
+	P->fddirfd = openat(P->procfd, "fd",
+	    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (P->fddirfd < 0)
+		goto fail;
+	return (0);
+
+fail:
+	gerr = errno_to_gerr(errno);
+fail_gerr:
+	if (P->procfd >= 0)
+		(void) close(P->procfd);
+	if (P->thrpidfd >= 0)
+		(void) close(P->thrpidfd);
+	P->procfd = P->thrpidfd = -1;
+	P->tid = 0;
+	return (gerr);
+}
+
+#define	GRAB_WAIT_MS	2	/* while an exec hands the pid over */
+#define	GRAB_TRIES	(EXEC_SETTLE_MS / GRAB_WAIT_MS)
+
 struct ps_prochandle *
 Pgrab(pid_t pid, int flags, int *perr)
 {
 	struct ps_prochandle *P;
-	procstat_t st;
-	pid_t tid;
 	int gerr;
 
 	/* Refused before anything is opened (libproc.3, ERRORS). */
@@ -313,34 +407,23 @@ Pgrab(pid_t pid, int flags, int *perr)
 
 	/* The pidfd first: it names the process for the rest of the grab. */
 	P->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (P->pidfd < 0 && errno != ENOSYS)
+	if (P->pidfd < 0 && errno != ENOSYS) {
+		gerr = errno_to_gerr(errno);
 		goto fail;
-	if ((P->procfd = open_procdir(pid)) < 0)
-		goto fail;
-	if (!same_process(P->pidfd, pid)) {
-		gerr = Pexited(P) ? G_NOPROC : G_NOTSAME;
-		goto fail_gerr;
 	}
-	if (fill_psinfo(P->procfd, pid, &P->psinfo, &st) != 0)
-		goto fail;
-	if (st.ps_state == 'X' || (st.ps_state == 'Z' &&
-	    ((tid = Plive_thread(P)) == 0 ||
-	    use_thread(P, tid, &st) != 0))) {
-		gerr = G_ZOMB;
-		goto fail_gerr;
+	/*
+	 * A process that is alive by its pidfd but not to be found, or a
+	 * zombie, in /proc is handing its pid over in an exec: again.
+	 */
+	for (int i = 0; ; i++) {
+		int settled = i >= GRAB_TRIES || P->pidfd < 0;
+
+		if ((gerr = grab_once(P, settled)) == 0 || settled ||
+		    (gerr != G_NOPROC && gerr != G_ZOMB) || Pexited(P))
+			break;
+		(void) usleep(GRAB_WAIT_MS * 1000);
 	}
-	if (P->psinfo.pr_flag & SSYS) {
-		gerr = G_SYS;
-		goto fail_gerr;
-	}
-	if (Pexited(P)) {
-		gerr = G_NOPROC;
-		goto fail_gerr;
-	}
-	/* The permission check of the whole walk: may we see its fds? */
-	P->fddirfd = openat(P->procfd, "fd",
-	    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (P->fddirfd < 0)
+	if (gerr != 0)
 		goto fail;
 	PDEBUG(P, "grabbed: %s, pidfd %s", P->psinfo.pr_fname,
 	    P->pidfd >= 0 ? "held" : "not available");
@@ -348,8 +431,6 @@ Pgrab(pid_t pid, int flags, int *perr)
 	return (P);
 
 fail:
-	gerr = errno_to_gerr(errno);
-fail_gerr:
 	PDEBUG(P, "not grabbed: %s", Pgrab_error(gerr));
 	Pfree(P);
 	*perr = gerr;

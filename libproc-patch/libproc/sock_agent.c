@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include "agent.h"
 #include "sock_pass.h"
 
 /* The facts other than the options, asked with getsockopt. */
@@ -185,47 +186,109 @@ note_refused(const sock_batch_t *b, sockfacts_t *sf)
 	}
 }
 
+/* Is the agent's thread parked, ready for a batch? */
+static int
+agent_parked(struct ps_prochandle *P)
+{
+	return (P->agent != NULL && P->agent->ag_state == AG_PARKED);
+}
+
+/*
+ * The agent's thread is gone or changed under us while the process
+ * lives on: an exec by another thread made every other thread exit, and
+ * gave the pid to the exec'ing one.  An exec is not an exit: a new agent,
+ * on a thread of the new image.  1 when there is one.
+ */
+static int
+agent_renew(struct ps_prochandle *P)
+{
+	if (Pexiting(P))
+		return (0);
+	PDEBUG(P, "agent: its thread is gone, the process lives on (an "
+	    "exec?): a new agent");
+	Pdestroy_agent(P);
+	/* Its memory is the new image's: /proc/PID/mem is opened anew. */
+	if (P->memfd >= 0) {
+		(void) close(P->memfd);
+		P->memfd = -1;
+	}
+	return (Pcreate_agent(P) == 0);
+}
+
+#define	RENEW_TRIES	3
+
 static int
 agent_probe(struct ps_prochandle *P)
 {
+	int err;
+
 	if (P->agent != NULL || Pcreate_agent(P) == 0)
 		return (0);
-	return (errno);		/* Pcreate_agent set the message */
+	err = errno;			/* Pcreate_agent set the message */
+	/*
+	 * The thread went in an exec's hand-over (gone: ESRCH; exiting, and
+	 * so not to be seized: EPERM; the old image read: ENOEXEC): one of
+	 * the new image.  A real refusal is refused again, and said.
+	 */
+	for (int i = 0; (err == ESRCH || err == EIO || err == EPERM ||
+	    err == ENOEXEC) &&
+	    i < EXEC_SETTLE_MS / 5 && !Pexiting(P); i++) {
+		(void) usleep(5000);
+		if (agent_renew(P))
+			return (0);
+		err = errno;
+	}
+	return (err);
 }
 
 static int
 agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 {
 	sock_batch_t b;
-	int err;
+	int err = 0;
 
-	if ((err = sock_pass_facts(P, fd, ino, sf)) != SOCK_PASS_NO)
-		return (err);
-	build_batch(&b, fd);
-	if (Psyscall_batch(P, b.sb_calls, C_N) != 0) {
-		if ((err = errno) == ESRCH)
-			return (ESRCH);
-		sockfacts_error(sf, "agent: %s", P->errmsg[0] != '\0' ?
-		    P->errmsg : strerror(err));
+	for (int tries = 0; tries < RENEW_TRIES; tries++) {
+		/* Again after a failure, or an agent already broken: anew. */
+		if ((tries > 0 || (P->agent != NULL && !agent_parked(P))) &&
+		    !agent_renew(P))
+			break;
+		err = sock_pass_facts(P, fd, ino, sf);
+		if (err == ESRCH && !Pexiting(P))
+			continue;
+		if (err != SOCK_PASS_NO)
+			return (err);
+		build_batch(&b, fd);
+		if (Psyscall_batch(P, b.sb_calls, C_N) != 0) {
+			err = errno;
+			if ((err == ESRCH || !agent_parked(P)) && !Pexiting(P))
+				continue;
+			if (err == ESRCH)
+				return (ESRCH);
+			break;
+		}
+		if ((err = b.sb_calls[C_FSTAT].ps_errno) == EBADF)
+			return (ENOENT);	/* closed since the walk saw it */
+		if (err != 0) {
+			/* Facts not known to be this socket's are no facts. */
+			sockfacts_error(sf, "agent: fstat: %s", strerror(err));
+			return (0);
+		}
+		if ((uint64_t)b.sb_st.st_ino != ino ||
+		    !S_ISSOCK(b.sb_st.st_mode))
+			return (ESTALE);	/* replaced since the walk saw it */
+		batch_facts(&b, sf);
+		note_refused(&b, sf);
+		/*
+		 * SO_PEERCRED's pid, asked inside the target, is a pid of its
+		 * pid namespace: in ours it may name another process.  Not
+		 * shown.
+		 */
+		if (!Psame_pidns(P))
+			sf->sf_have &= ~SF_CRED;
 		return (0);
 	}
-	if ((err = b.sb_calls[C_FSTAT].ps_errno) == EBADF)
-		return (ENOENT);	/* closed since the walk saw it */
-	if (err != 0) {
-		/* Facts not known to be this socket's are no facts. */
-		sockfacts_error(sf, "agent: fstat: %s", strerror(err));
-		return (0);
-	}
-	if ((uint64_t)b.sb_st.st_ino != ino || !S_ISSOCK(b.sb_st.st_mode))
-		return (ESTALE);	/* replaced since the walk saw it */
-	batch_facts(&b, sf);
-	note_refused(&b, sf);
-	/*
-	 * SO_PEERCRED's pid, asked inside the target, is a pid of its pid
-	 * namespace: in ours it may name another process.  Not shown.
-	 */
-	if (!Psame_pidns(P))
-		sf->sf_have &= ~SF_CRED;
+	sockfacts_error(sf, "agent: %s", P->errmsg[0] != '\0' ? P->errmsg :
+	    strerror(err != 0 ? err : EIO));
 	return (0);
 }
 

@@ -19,10 +19,22 @@
 #define	SYS_pidfd_getfd	438
 #endif
 
+#define	EXEC_TRIES	EXEC_SETTLE_MS	/* 1 ms each */
+
+/*
+ * pidfd_getfd(2).  While an exec by another thread hands the process
+ * over to the exec'ing thread, the pidfd names no task for a moment
+ * (ESRCH) although the process lives on: asked again, bounded.
+ */
 static int
-pidfd_getfd(int pidfd, int fd)
+getfd(struct ps_prochandle *P, int fd)
 {
-	return ((int)syscall(SYS_pidfd_getfd, pidfd, fd, 0));
+	int s;
+
+	for (int i = 0; (s = (int)syscall(SYS_pidfd_getfd, PFD_PIDFD(P), fd,
+	    0)) < 0 && errno == ESRCH && i < EXEC_TRIES && !Pexited(P); i++)
+		(void) usleep(1000);
+	return (s);
 }
 
 /*
@@ -37,7 +49,7 @@ pidfd_probe(struct ps_prochandle *P)
 
 	if (P->pidfd < 0)
 		return (Pseterr(P, ENOSYS, "pidfd_open is not available"));
-	if ((fd = pidfd_getfd(PFD_PIDFD(P), -1)) >= 0) {
+	if ((fd = getfd(P, -1)) >= 0) {
 		(void) close(fd);	/* cannot happen; do not leak it */
 		return (0);
 	}
@@ -54,7 +66,7 @@ pidfd_facts(struct ps_prochandle *P, int fd, uint64_t ino,
 {
 	int s, err;
 
-	if ((s = pidfd_getfd(PFD_PIDFD(P), fd)) < 0) {
+	if ((s = getfd(P, fd)) < 0) {
 		if ((err = errno) == EBADF)
 			return (ENOENT);	/* closed since the walk */
 		if (Pexited(P))
