@@ -37,6 +37,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,23 +265,37 @@ now_ns(void)
 }
 
 /*
- * One critical section: spin, then commit by setting ok as its last
- * instruction.  Preempted, migrated or signalled inside it, the kernel
- * sends the thread to the abort handler, which leaves ok 0.
+ * One critical section: read the TSC, spin, read it again, and commit by
+ * setting ok as its last instruction.  Preempted, migrated or signalled
+ * inside it, the kernel sends the thread to the abort handler, which
+ * leaves ok 0.  *cycles is the time spent between its first instruction
+ * and its commit: for a section that commits, that is time on the CPU
+ * alone, whatever the load; only a section wrongly let go on after being
+ * off the CPU can take long.
  */
 static int
-section(struct rseq *rs)
+section(struct rseq *rs, uint64_t *cycles)
 {
+	uint64_t d = 0;
 	long ok;
 
 	__asm__ __volatile__(
 	    "leaq 3f(%%rip), %%rax\n\t"
 	    "movq %%rax, (%[csp])\n\t"
 	    "1:\n\t"
+	    "rdtsc\n\t"
+	    "shlq $32, %%rdx\n\t"
+	    "orq %%rdx, %%rax\n\t"
+	    "movq %%rax, %%r8\n\t"
 	    "movq %[n], %%rcx\n"
 	    "2:\n\t"
 	    "decq %%rcx\n\t"
 	    "jnz 2b\n\t"
+	    "rdtsc\n\t"
+	    "shlq $32, %%rdx\n\t"
+	    "orq %%rdx, %%rax\n\t"
+	    "subq %%r8, %%rax\n\t"
+	    "movq %%rax, %[d]\n\t"
 	    "movq $1, %[ok]\n"
 	    "4:\n\t"
 	    "jmp 6f\n\t"
@@ -297,16 +312,37 @@ section(struct rseq *rs)
 	    "jmp 6f\n\t"
 	    ".popsection\n"
 	    "6:\n\t"
-	    : [ok] "=&r" (ok)
+	    : [ok] "=&r" (ok), [d] "+&r" (d)
 	    : [csp] "r" (&rs->rseq_cs), [n] "r" ((long)RSEQ_SPINS)
-	    : "rax", "rcx", "memory", "cc");
+	    : "rax", "rcx", "rdx", "r8", "memory", "cc");
+	*cycles = d;
 	return ((int)ok);
+}
+
+/* TSC cycles in RSEQ_LATE_NS, measured against the monotonic clock. */
+static uint64_t
+late_cycles(void)
+{
+	struct timespec nap = { 0, 20000000 };
+	uint64_t c0, c1;
+	long long t0, t1;
+	unsigned lo, hi;
+
+	t0 = now_ns();
+	__asm__ __volatile__("rdtsc" : "=a" (lo), "=d" (hi));
+	c0 = (uint64_t)hi << 32 | lo;
+	(void) nanosleep(&nap, NULL);
+	__asm__ __volatile__("rdtsc" : "=a" (lo), "=d" (hi));
+	c1 = (uint64_t)hi << 32 | lo;
+	t1 = now_ns();
+	return ((uint64_t)((double)(c1 - c0) * RSEQ_LATE_NS / (t1 - t0)));
 }
 
 static int
 mode_rseq(int pairs)
 {
-	long commits = 0, aborts = 0, late = 0;
+	long commits = 0, aborts = 0, nlate = 0;
+	uint64_t late = late_cycles();
 	struct rseq *rs;
 	pthread_t w;
 	int sv[2];
@@ -326,17 +362,17 @@ mode_rseq(int pairs)
 	(void) printf("ready\n");
 	(void) fflush(stdout);
 	while (!stopping) {
-		long long t0 = now_ns();
+		uint64_t cycles;
 
-		if (section(rs)) {
+		if (section(rs, &cycles)) {
 			commits++;
-			if (now_ns() - t0 > RSEQ_LATE_NS)
-				late++;
+			if (cycles > late)
+				nlate++;
 		} else {
 			aborts++;
 		}
 	}
-	(void) printf("result %ld %ld %ld\n", commits, aborts, late);
+	(void) printf("result %ld %ld %ld\n", commits, aborts, nlate);
 	return (0);
 }
 
@@ -407,7 +443,8 @@ mode_stress(int pairs)
 {
 	struct timespec tmo = { 0, 1000000 };	/* 1 ms */
 	struct sembuf down = { 0, -1, 0 };
-	long commits = 0, late = 0, waits = 0;
+	long commits = 0, nlate = 0, waits = 0;
+	uint64_t late = late_cycles();
 	struct sigaction sa;
 	pthread_t s, w, c;
 	struct rseq *rs = NULL;
@@ -440,12 +477,12 @@ mode_stress(int pairs)
 	(void) printf("ready\n");
 	(void) fflush(stdout);
 	while (!stopping) {
-		long long t0 = now_ns();
+		uint64_t cycles;
 
-		if (rs != NULL && section(rs)) {
+		if (rs != NULL && section(rs, &cycles)) {
 			commits++;
-			if (now_ns() - t0 > RSEQ_LATE_NS)
-				late++;
+			if (cycles > late)
+				nlate++;
 		}
 		/* A timed wait: it may end in EINTR (pfiles.1 says so). */
 		(void) semtimedop(sid, &down, 1, &tmo);
@@ -457,7 +494,7 @@ mode_stress(int pairs)
 		(void) usleep(1000);
 	(void) semctl(sid, 0, IPC_RMID);
 	(void) printf("result %ld %ld %ld %ld %ld\n", sent, (long)received,
-	    commits, late, waits);
+	    commits, nlate, waits);
 	return (0);
 }
 
