@@ -443,13 +443,25 @@ ATF_TC_BODY(psinfo_and_limit, tc)
 		(void) execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
-	/* Wait (bounded) until it has exec'd. */
+	/*
+	 * Wait (bounded) until the exec is complete, as the kernel's own
+	 * cmdline says: the comm changes before the new image's arguments
+	 * are there.
+	 */
 	for (int i = 0; i < 3000; i++) {
-		psinfo_t p;
+		static const char want[] = "sleep\0" "30";
+		char path[64], *raw;
+		size_t len = 0;
 
-		if (proc_get_psinfo(pid, &p) == 0 &&
-		    strcmp(p.pr_fname, "sleep") == 0)
+		(void) snprintf(path, sizeof (path), "/proc/%d/cmdline",
+		    (int)pid);
+		raw = tu_read_file(path, &len);
+		if (raw != NULL && len == sizeof (want) &&
+		    memcmp(raw, want, sizeof (want)) == 0) {
+			free(raw);
 			break;
+		}
+		free(raw);
 		(void) usleep(1000);
 	}
 	P = grab_ok(pid);
