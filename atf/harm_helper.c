@@ -121,6 +121,7 @@ mode_sigstorm(void)
 	if (sigaction(SIGRTMIN, &sa, NULL) != 0)
 		die("sigaction");
 	main_tid = (pid_t)syscall(SYS_gettid);
+	storm_gap = 1;		/* tens of thousands a second, never a stall */
 	/* Only the main thread takes the signal. */
 	if (pthread_create(&w, NULL, watch_stdin, NULL) != 0 ||
 	    pthread_create(&s, NULL, storm, NULL) != 0)

@@ -90,7 +90,8 @@ finish(tu_child_t *c)
 
 	(void) close(c->tc_in);
 	c->tc_in = -1;
-	line = tu_read_line(c->tc_out, LINE_MS);
+	/* A loaded machine may take a while to drain a signal storm. */
+	line = tu_read_line(c->tc_out, TU_TIMEOUT_MS);
 	st = tu_stop(c, LINE_MS);
 	ATF_REQUIRE_MSG(line != NULL && strncmp(line, "result ", 7) == 0,
 	    "no result: %s", line != NULL ? line : "(nothing)");

@@ -230,6 +230,25 @@ add_path_statonly(struct ps_prochandle *P, const char *name,
 }
 
 /*
+ * A new record for fd with its stat fields; name (16 bytes) gets fd's
+ * name in /proc/PID/fd.  0 or an errno.
+ */
+static int
+build_stat(struct ps_prochandle *P, fdrec_t *rec, int fd, char *name,
+    struct statx *stx)
+{
+	int err;
+
+	(void) snprintf(name, 16, "%d", fd);
+	if (fdrec_reset(rec, fd) != 0)
+		return (errno);
+	if ((err = stat_at(P->fddirfd, name, 0, stx)) != 0)
+		return (err);
+	fill_stat(fdrec_info(rec), stx);
+	return (0);
+}
+
+/*
  * One attempt at the record of fd; ESTALE when the fd was replaced while
  * being read.  Every fact of the record must come from one open file:
  * the stat, the path (add_path), fdinfo (its ino: must be the stat's)
@@ -247,13 +266,8 @@ build_once(struct ps_prochandle *P, int flags, fdscratch_t *fs,
 	struct statx stx;
 	int err, endpoint;
 
-	(void) snprintf(name, sizeof (name), "%d", fd);
-	if (fdrec_reset(rec, fd) != 0)
-		return (errno);
-	if ((err = stat_at(P->fddirfd, name, 0, &stx)) != 0)
+	if ((err = build_stat(P, rec, fd, name, &stx)) != 0)
 		return (err);
-	fill_stat(fdrec_info(rec), &stx);
-
 	if (flags & PFDI_STATONLY) {
 		if (S_ISSOCK(stx.stx_mode))
 			return (0);
@@ -290,12 +304,8 @@ build_changed(struct ps_prochandle *P, fdrec_t *rec, int fd)
 	char name[16];
 	int err;
 
-	(void) snprintf(name, sizeof (name), "%d", fd);
-	if (fdrec_reset(rec, fd) != 0)
-		return (errno);
-	if ((err = stat_at(P->fddirfd, name, 0, &stx)) != 0)
+	if ((err = build_stat(P, rec, fd, name, &stx)) != 0)
 		return (err);
-	fill_stat(fdrec_info(rec), &stx);
 	(void) fdrec_add(rec, PR_CHANGED, NULL, 0);
 	return (0);
 }

@@ -576,8 +576,10 @@ mem_offset(uintptr_t address, size_t nbyte)
 	return ((off_t)address);
 }
 
-ssize_t
-Pread(struct ps_prochandle *P, void *buf, size_t nbyte, uintptr_t address)
+/* The checks and the file of a Pread or Pwrite: the offset, or -1. */
+static off_t
+mem_access(struct ps_prochandle *P, const void *buf, size_t nbyte,
+    uintptr_t address)
 {
 	off_t off;
 
@@ -586,6 +588,16 @@ Pread(struct ps_prochandle *P, void *buf, size_t nbyte, uintptr_t address)
 		return (-1);
 	}
 	if ((off = mem_offset(address, nbyte)) < 0 || open_mem(P) != 0)
+		return (-1);
+	return (off);
+}
+
+ssize_t
+Pread(struct ps_prochandle *P, void *buf, size_t nbyte, uintptr_t address)
+{
+	off_t off;
+
+	if ((off = mem_access(P, buf, nbyte, address)) < 0)
 		return (-1);
 	return (pread(P->memfd, buf, nbyte, off));
 }
@@ -596,11 +608,7 @@ Pwrite(struct ps_prochandle *P, const void *buf, size_t nbyte,
 {
 	off_t off;
 
-	if (P == NULL || buf == NULL) {
-		errno = EINVAL;
-		return (-1);
-	}
-	if ((off = mem_offset(address, nbyte)) < 0 || open_mem(P) != 0)
+	if ((off = mem_access(P, buf, nbyte, address)) < 0)
 		return (-1);
 	return (pwrite(P->memfd, buf, nbyte, off));
 }
