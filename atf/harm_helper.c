@@ -112,9 +112,29 @@ watch_stdin(void *arg)
 	return (NULL);
 }
 
+static void
+on_wake(int sig)
+{
+	(void) sig;
+}
+
+/*
+ * The storm's stdin watcher: at the end, the main thread is woken with a
+ * signal of its own (not counted), as the storm may stop before it sends
+ * another and sigsuspend would wait for good.
+ */
+static void *
+watch_and_wake(void *arg)
+{
+	(void) watch_stdin(arg);
+	(void) syscall(SYS_tgkill, getpid(), main_tid, SIGUSR2);
+	return (NULL);
+}
+
 static int
 mode_sigstorm(void)
 {
+	sigset_t wake;
 	struct sigaction sa;
 	pthread_t s, w;
 	sigset_t none;
@@ -124,9 +144,21 @@ mode_sigstorm(void)
 	sa.sa_flags = SA_RESTART;
 	if (sigaction(SIGRTMIN, &sa, NULL) != 0)
 		die("sigaction");
+	sa.sa_handler = on_wake;
+	if (sigaction(SIGUSR2, &sa, NULL) != 0)
+		die("sigaction");
+	/*
+	 * The wake-up stays pending until sigsuspend takes it, atomically:
+	 * it cannot come between the test of stopping and the wait.  (The
+	 * threads made below inherit the mask; the watcher sends it to the
+	 * main thread by tid.)
+	 */
+	(void) sigemptyset(&wake);
+	(void) sigaddset(&wake, SIGUSR2);
+	(void) pthread_sigmask(SIG_BLOCK, &wake, NULL);
 	main_tid = (pid_t)syscall(SYS_gettid);
 	/* Only the main thread takes the signal. */
-	if (pthread_create(&w, NULL, watch_stdin, NULL) != 0 ||
+	if (pthread_create(&w, NULL, watch_and_wake, NULL) != 0 ||
 	    pthread_create(&s, NULL, storm, NULL) != 0)
 		die("pthread_create");
 	(void) printf("ready\n");
