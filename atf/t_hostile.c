@@ -525,11 +525,49 @@ ATF_TC_BODY(header_cut, tc)
 	check_cut("cut.newline", "\n", "\\x0a", 70, 70);
 }
 
+ATF_TC(debug_trace);
+ATF_TC_HEAD(debug_trace, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The library's LIBPROC_DEBUG trace "
+	    "names a target by its hostile comm: no control byte of it "
+	    "reaches stderr, so no trace line is forged");
+}
+ATF_TC_BODY(debug_trace, tc)
+{
+	const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
+	fixture_t fx;
+	tu_result_t r;
+	size_t lines = 0;
+
+	fixture_start(&fx, "min", HOSTILE_COMM, NULL);
+	{
+		const char *argv[] = { TU_PFILES, "-n", fx.fx_pid, NULL };
+
+		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	}
+	tu_require_exit("pfiles -n", &r, 0);
+	ATF_REQUIRE_MSG(strstr(r.tr_err, ": grabbed: ") != NULL,
+	    "no trace: %s", r.tr_err);
+	for (size_t i = 0; i < r.tr_errlen; i++) {
+		unsigned char c = (unsigned char)r.tr_err[i];
+
+		ATF_CHECK_MSG(c == '\n' || (c >= 0x20 && c != 0x7f),
+		    "byte 0x%02x at offset %zu of the trace", c, i);
+		if (c == '\n')
+			lines++;
+	}
+	/* grabbed, released: the comm made no line of its own. */
+	ATF_CHECK_EQ(lines, 2);
+	tu_result_free(&r);
+	fixture_stop(&fx);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, via_pidfd);
 	ATF_TP_ADD_TC(tp, via_agent);
 	ATF_TP_ADD_TC(tp, nflag);
 	ATF_TP_ADD_TC(tp, header_cut);
+	ATF_TP_ADD_TC(tp, debug_trace);
 	return (atf_no_error());
 }

@@ -51,12 +51,13 @@ Pdebug_init(void)
 
 /*
  * One line, written with one write(2) so that the lines of the walk's
- * threads do not mix: "libproc[OURPID]: pid TARGET: text".
+ * threads do not mix: "libproc[OURPID]: pid TARGET: text".  At most 511
+ * bytes; a longer text is cut.
  */
 void
 Pdebug(const struct ps_prochandle *P, const char *fmt, ...)
 {
-	char line[512];
+	char line[512], text[400];
 	va_list ap;
 	int n, e = errno;
 
@@ -69,9 +70,21 @@ Pdebug(const struct ps_prochandle *P, const char *fmt, ...)
 	if (n < 0 || (size_t)n >= sizeof (line))
 		n = 0;
 	va_start(ap, fmt);
-	(void) vsnprintf(line + n, sizeof (line) - (size_t)n - 1, fmt, ap);
+	(void) vsnprintf(text, sizeof (text), fmt, ap);
 	va_end(ap);
-	n = (int)strlen(line);
+	/*
+	 * The text may hold the target's own strings (its comm): a control
+	 * byte or a backslash is written \xHH, so that no target can forge a
+	 * trace line or reach the terminal.
+	 */
+	for (const unsigned char *p = (const unsigned char *)text;
+	    *p != '\0' && (size_t)n < sizeof (line) - 6; p++) {
+		if (*p < 0x20 || *p == 0x7f || *p == '\\')
+			n += snprintf(line + n, sizeof (line) - (size_t)n,
+			    "\\x%02x", *p);
+		else
+			line[n++] = (char)*p;
+	}
 	line[n++] = '\n';
 	(void) write(STDERR_FILENO, line, (size_t)n);
 	errno = e;
