@@ -26,6 +26,7 @@
 #include <atf-c.h>
 
 #include "expect.h"
+#include "fixture.h"
 #include "testutil.h"
 
 #define	MAX_ARGS	32
@@ -46,11 +47,6 @@
 #define	HOSTILE_COMM_ESC \
 	"c\\x0a  99:\\x1b[7m\\xff\\xe2\\x80\\xae"
 
-typedef struct fixture {
-	tu_child_t	fx_child;
-	manifest_t	*fx_manifest;
-	char		fx_pid[16];
-} fixture_t;
 
 static void
 make_link(void)
@@ -70,8 +66,7 @@ fixture_start(fixture_t *fx, const char *set, const char *comm,
     const char *const extra[])
 {
 	const char *argv[MAX_ARGS];
-	char err[256], *text;
-	int n = 0, found;
+	int n = 0;
 
 	make_link();
 	argv[n++] = FIX_ARGV0;
@@ -87,23 +82,7 @@ fixture_start(fixture_t *fx, const char *set, const char *comm,
 	}
 	argv[n] = NULL;
 
-	tu_spawn(&fx->fx_child, argv, TU_STDERR_PIPE);
-	text = tu_read_until(fx->fx_child.tc_out, "end", TU_TIMEOUT_MS,
-	    &found);
-	if (!found) {
-		char *msg = tu_read_until(fx->fx_child.tc_err, NULL, 2000,
-		    NULL);
-
-		atf_tc_fail("sockfix -s %s gave no manifest: %s", set, msg);
-	}
-	if ((fx->fx_manifest = mf_parse(text, err, sizeof (err))) == NULL) {
-		tu_write_file("manifest", text, strlen(text));
-		atf_tc_fail("sockfix manifest: %s", err);
-	}
-	free(text);
-	(void) snprintf(fx->fx_pid, sizeof (fx->fx_pid), "%d",
-	    (int)fx->fx_manifest->m_pid);
-	ATF_REQUIRE_EQ(fx->fx_manifest->m_pid, fx->fx_child.tc_pid);
+	fx_start(fx, argv);
 }
 
 /*

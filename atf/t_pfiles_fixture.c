@@ -20,16 +20,12 @@
 #include <atf-c.h>
 
 #include "expect.h"
+#include "fixture.h"
 #include "testutil.h"
 
 #define	FIXTURE_SECONDS	"120"
 #define	MAX_ARGS	32
 
-typedef struct fixture {
-	tu_child_t	fx_child;
-	manifest_t	*fx_manifest;
-	char		fx_pid[16];
-} fixture_t;
 
 /*
  * Start sockfix with fd set `set', and optionally a comm and extra
@@ -41,8 +37,7 @@ fixture_start(fixture_t *fx, const char *set, const char *comm,
     const char *const extra[])
 {
 	const char *argv[MAX_ARGS];
-	char err[256], *text;
-	int n = 0, found, skipped;
+	int n = 0, skipped;
 
 	argv[n++] = TU_SOCKFIX;
 	argv[n++] = "-t";
@@ -59,26 +54,7 @@ fixture_start(fixture_t *fx, const char *set, const char *comm,
 	}
 	argv[n] = NULL;
 
-	tu_spawn(&fx->fx_child, argv, TU_STDERR_PIPE);
-	text = tu_read_until(fx->fx_child.tc_out, "end", TU_TIMEOUT_MS,
-	    &found);
-	if (!found) {
-		char *msg = tu_read_until(fx->fx_child.tc_err, NULL, 2000,
-		    NULL);
-
-		(void) fprintf(stderr, "sockfix stderr:\n%s\n", msg);
-		atf_tc_fail("sockfix -s %s gave no manifest: %s", set, msg);
-	}
-	if ((fx->fx_manifest = mf_parse(text, err, sizeof (err))) == NULL) {
-		tu_write_file("manifest", text, strlen(text));
-		atf_tc_fail("sockfix manifest: %s", err);
-	}
-	free(text);
-	(void) snprintf(fx->fx_pid, sizeof (fx->fx_pid), "%d",
-	    (int)fx->fx_manifest->m_pid);
-	ATF_REQUIRE_EQ_MSG(fx->fx_manifest->m_pid, fx->fx_child.tc_pid,
-	    "manifest pid %d, child %d", (int)fx->fx_manifest->m_pid,
-	    (int)fx->fx_child.tc_pid);
+	fx_start(fx, argv);
 	if ((skipped = mf_skipped(fx->fx_manifest, set)) != 0)
 		atf_tc_skip("sockfix could not open set %s here: %s", set,
 		    strerror(skipped));
