@@ -32,9 +32,21 @@
  *				at it and another switches fd 20 between two
  *				files; "result SENT RECEIVED COMMITS LATE
  *				WAITS"
+ *	harm_helper stopwatch N	N socketpairs; the main thread reads the
+ *				monotonic clock over and over; "result US":
+ *				the longest it went between two readings,
+ *				that is the longest it was kept from running
+ *	harm_helper swap	a TCP listener A and a UDP socket B, each as
+ *				its own view says ("a INO PORT SNDBUF RCVBUF",
+ *				the same for b), and fd 10 switched between
+ *				them by a thread, flat out ("swapfd 10")
+ *	harm_helper linger PORT	a TCP connection to 127.0.0.1:PORT (a peer
+ *				that reads nothing) with unsent data and
+ *				SO_LINGER of 60 s ("linger FD")
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -48,7 +60,10 @@
 #include <sys/ipc.h>
 #include <sys/sem.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t received;
@@ -534,6 +549,166 @@ mode_stress(int pairs)
 	return (0);
 }
 
+static void
+make_pairs(int pairs)
+{
+	for (int i = 0; i < pairs; i++) {
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+			die("socketpair");
+	}
+}
+
+static long
+now_us(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+}
+
+static int
+mode_stopwatch(int pairs)
+{
+	long last, longest = 0;
+	pthread_t w;
+
+	make_pairs(pairs);
+	if (pthread_create(&w, NULL, watch_stdin, NULL) != 0)
+		die("pthread_create");
+	(void) printf("ready\n");
+	(void) fflush(stdout);
+	last = now_us();
+	while (!stopping) {
+		long t = now_us();
+
+		if (t - last > longest)
+			longest = t - last;
+		last = t;
+	}
+	(void) pthread_join(w, NULL);
+	(void) printf("result %ld\n", longest);
+	return (0);
+}
+
+#define	SWAP_FD	10
+
+static int swap_a, swap_b;
+
+static void *
+swapper(void *arg)
+{
+	(void) arg;
+	while (!stopping) {
+		(void) dup2(swap_a, SWAP_FD);
+		(void) dup2(swap_b, SWAP_FD);
+	}
+	return (NULL);
+}
+
+/* One socket bound to 127.0.0.1, port 0, with option opt on. */
+static int
+bound_socket(int type, int opt)
+{
+	struct sockaddr_in sin;
+	int s, one = 1;
+
+	memset(&sin, 0, sizeof (sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((s = socket(AF_INET, type, 0)) < 0 ||
+	    setsockopt(s, SOL_SOCKET, opt, &one, sizeof (one)) != 0 ||
+	    bind(s, (struct sockaddr *)&sin, sizeof (sin)) != 0)
+		die("socket");
+	return (s);
+}
+
+/* "NAME INO PORT SNDBUF RCVBUF", from the socket's own view. */
+static void
+say_socket(const char *name, int s)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof (sin);
+	struct stat st;
+	int snd, rcv;
+	socklen_t il = sizeof (int);
+
+	if (fstat(s, &st) != 0 ||
+	    getsockname(s, (struct sockaddr *)&sin, &len) != 0 ||
+	    getsockopt(s, SOL_SOCKET, SO_SNDBUF, &snd, &il) != 0 ||
+	    getsockopt(s, SOL_SOCKET, SO_RCVBUF, &rcv, &il) != 0)
+		die("view");
+	(void) printf("%s %llu %u %d %d\n", name,
+	    (unsigned long long)st.st_ino, ntohs(sin.sin_port), snd, rcv);
+}
+
+static int
+mode_swap(void)
+{
+	pthread_t w, t;
+
+	swap_a = bound_socket(SOCK_STREAM, SO_REUSEADDR);
+	if (listen(swap_a, 1) != 0)
+		die("listen");
+	swap_b = bound_socket(SOCK_DGRAM, SO_BROADCAST);
+	say_socket("a", swap_a);
+	say_socket("b", swap_b);
+	if (dup2(swap_a, SWAP_FD) != SWAP_FD)
+		die("dup2");
+	if (pthread_create(&w, NULL, watch_stdin, NULL) != 0 ||
+	    pthread_create(&t, NULL, swapper, NULL) != 0)
+		die("pthread_create");
+	(void) printf("swapfd %d\nready\n", SWAP_FD);
+	(void) fflush(stdout);
+	(void) pthread_join(w, NULL);
+	(void) pthread_join(t, NULL);
+	(void) printf("result 0\n");
+	return (0);
+}
+
+static int
+mode_linger(const char *port)
+{
+	struct linger lg = { 1, 60 };
+	struct sockaddr_in sin;
+	char buf[65536];
+	int s, small = 4096;
+
+	memset(&sin, 0, sizeof (sin));
+	memset(buf, 'x', sizeof (buf));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((uint16_t)atoi(port));
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+	    setsockopt(s, SOL_SOCKET, SO_SNDBUF, &small, sizeof (small)) != 0 ||
+	    connect(s, (struct sockaddr *)&sin, sizeof (sin)) != 0 ||
+	    fcntl(s, F_SETFL, O_NONBLOCK) != 0)
+		die("connect");
+	/*
+	 * Until the peer's window and our buffer are full: data unsent.  The
+	 * buffer is full for good once no room comes back within 300 ms.
+	 */
+	for (int i = 0; i < 100000; i++) {
+		struct pollfd pfd = { s, POLLOUT, 0 };
+
+		if (send(s, buf, sizeof (buf), MSG_NOSIGNAL) >= 0)
+			continue;
+		if (errno != EAGAIN)
+			die("send");
+		if (poll(&pfd, 1, 300) == 0)
+			break;
+	}
+	if (setsockopt(s, SOL_SOCKET, SO_LINGER, &lg, sizeof (lg)) != 0)
+		die("SO_LINGER");
+	(void) printf("linger %d\nready\n", s);
+	(void) fflush(stdout);
+	(void) watch_stdin(NULL);
+	(void) printf("result 0\n");
+	return (0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -547,6 +722,12 @@ main(int argc, char **argv)
 		return (mode_exec(argc > 2, argv));
 	if (strcmp(mode, "stress") == 0)
 		return (mode_stress(argc > 2 ? atoi(argv[2]) : 0));
+	if (strcmp(mode, "stopwatch") == 0)
+		return (mode_stopwatch(argc > 2 ? atoi(argv[2]) : 0));
+	if (strcmp(mode, "swap") == 0)
+		return (mode_swap());
+	if (strcmp(mode, "linger") == 0 && argc > 2)
+		return (mode_linger(argv[2]));
 	if (strcmp(mode, "rseq") == 0)
 		return (mode_rseq(argc > 2 ? atoi(argv[2]) : 0));
 	if (strcmp(mode, "semop") == 0 || strcmp(mode, "sigwait") == 0 ||

@@ -24,9 +24,26 @@
  *				section is given back at the section's abort
  *				handler, as after a preemption: no section
  *				commits after being off the CPU
+ *  stop_bounded		pfiles' output is not read for 3 s, in the
+ *				middle of a walk: the borrowed thread is
+ *				stopped for a batch at a time, not for as long
+ *				as pfiles waits
+ *  facts_of_one_socket	an fd switched flat out between a TCP
+ *				listener and a UDP socket, served by the
+ *				per-socket batch (the target is in another
+ *				network namespace): every block is wholly the
+ *				one socket's or the other's
+ *  linger_not_waited	the target dies while pfiles holds the last
+ *				duplicate of its socket, which has SO_LINGER
+ *				and unsent data: pfiles does not wait for the
+ *				linger time, with pidfd or the agent
  */
 #include <atf-c.h>
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,24 +72,35 @@ is_blocked(pid_t pid)
 	return (nr >= 0);
 }
 
+/*
+ * Start the helper with up to three arguments, and wait for its "ready":
+ * what it said before that (its "KEY VALUE" lines).
+ */
+static char *
+start_says(tu_child_t *c, const char *mode, const char *arg, char *pid,
+    size_t pidsz)
+{
+	const char *argv[] = { HELPER, mode, arg, NULL };
+	char *text;
+	int found;
+
+	tu_spawn(c, argv, 0);
+	text = tu_read_until(c->tc_out, "ready", LINE_MS, &found);
+	if (strncmp(text, "skip ", 5) == 0) {
+		(void) tu_stop(c, LINE_MS);
+		atf_tc_skip("%.*s", (int)strcspn(text + 5, "\n"), text + 5);
+	}
+	ATF_REQUIRE_MSG(found, "harm_helper %s: no ready: %s", mode, text);
+	(void) snprintf(pid, pidsz, "%d", (int)c->tc_pid);
+	return (text);
+}
+
 /* Start the helper in mode (with arg), and wait for its "ready". */
 static void
 start_arg(tu_child_t *c, const char *mode, const char *arg, char *pid,
     size_t pidsz)
 {
-	const char *argv[] = { HELPER, mode, arg, NULL };
-	char *line;
-
-	tu_spawn(c, argv, 0);
-	line = tu_read_line(c->tc_out, LINE_MS);
-	if (line != NULL && strncmp(line, "skip ", 5) == 0) {
-		(void) tu_stop(c, LINE_MS);
-		atf_tc_skip("%s", line + 5);
-	}
-	ATF_REQUIRE_MSG(line != NULL && strcmp(line, "ready") == 0,
-	    "harm_helper %s: %s", mode, line != NULL ? line : "(nothing)");
-	free(line);
-	(void) snprintf(pid, pidsz, "%d", (int)c->tc_pid);
+	free(start_says(c, mode, arg, pid, pidsz));
 }
 
 static void
@@ -286,6 +314,232 @@ ATF_TC_BODY(stress, tc)
 	free(result);
 }
 
+ATF_TC(stop_bounded);
+ATF_TC_HEAD(stop_bounded, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=agent on a target with "
+	    "3000 sockets whose output is left unread for 3 s mid-walk: the "
+	    "borrowed thread, which reads the clock flat out, is never kept "
+	    "from running for 1.5 s");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(stop_bounded, tc)
+{
+	char pid[16], *result, *rest, buf[4096];
+	const char *argv[] = { TU_PFILES, "--via=agent", pid, NULL };
+	struct pollfd pfd;
+	tu_child_t c, p;
+	long us;
+	int st;
+
+	start_arg(&c, "stopwatch", "1500", pid, sizeof (pid));
+	tu_spawn(&p, argv, 0);
+	/* Its first bytes: the walk is under way. */
+	pfd.fd = p.tc_out;
+	pfd.events = POLLIN;
+	ATF_REQUIRE_MSG(poll(&pfd, 1, LINE_MS) == 1 &&
+	    read(p.tc_out, buf, sizeof (buf)) > 0, "pfiles printed nothing");
+	/* A reader that stops reading: pfiles blocks in write(2). */
+	(void) sleep(3);
+	rest = tu_read_until(p.tc_out, NULL, TU_TIMEOUT_MS, NULL);
+	free(rest);
+	st = tu_stop(&p, LINE_MS);
+	ATF_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "pfiles ended with status 0x%x", st);
+	result = finish(&c);
+	ATF_REQUIRE(sscanf(result, "result %ld", &us) == 1);
+	printf("the borrowed thread's longest time off the CPU: %ld us\n",
+	    us);
+	ATF_CHECK_MSG(us < 1500000, "the borrowed thread was kept from "
+	    "running for %ld us while pfiles waited to write", us);
+	free(result);
+}
+
+/* One socket of harm_helper swap, as its own view says. */
+typedef struct swap_sock {
+	unsigned long long	ss_ino;
+	unsigned		ss_port;
+	int			ss_snd, ss_rcv;
+	char			*ss_lines;	/* its socket lines */
+} swap_sock_t;
+
+static void
+swap_sock(const char *said, const char *key, const char *type,
+    const char *bools, swap_sock_t *ss)
+{
+	const char *l = strstr(said, key);
+
+	ATF_REQUIRE_MSG(l != NULL && sscanf(l + strlen(key), "%llu %u %d %d",
+	    &ss->ss_ino, &ss->ss_port, &ss->ss_snd, &ss->ss_rcv) == 4,
+	    "harm_helper swap said: %s", said);
+	/* The contract's lines, from the socket's own view. */
+	ss->ss_lines = tu_asprintf("\t%s\n\t%sSO_SNDBUF(%d),SO_RCVBUF(%d)\n"
+	    "\tsockname: AF_INET 127.0.0.1  port: %u\n", type, bools,
+	    ss->ss_snd, ss->ss_rcv, ss->ss_port);
+}
+
+/*
+ * The socket lines of fd's block in out, and the inode of its stat line:
+ * NULL when the block is not there.
+ */
+static char *
+block_of(const char *out, int fd, unsigned long long *inop)
+{
+	char head[32];
+	const char *p, *q, *e;
+
+	(void) snprintf(head, sizeof (head), "\n%4d: S_IFSOCK", fd);
+	if ((p = strstr(out, head)) == NULL ||
+	    (q = strstr(p, " ino:")) == NULL ||
+	    sscanf(q, " ino:%llu", inop) != 1)
+		return (NULL);
+	/* Past the stat line and the flags line. */
+	for (int k = 0; k < 2 && p != NULL; k++)
+		p = strchr(p + 1, '\n');
+	if (p == NULL)
+		return (NULL);
+	p++;
+	for (e = p; *e == '\t'; ) {
+		const char *nl = strchr(e, '\n');
+
+		if (nl == NULL)
+			break;
+		e = nl + 1;
+	}
+	return (strndup(p, (size_t)(e - p)));
+}
+
+ATF_TC(facts_of_one_socket);
+ATF_TC_HEAD(facts_of_one_socket, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "unshare");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "descr", "fd 10 switched flat out between a "
+	    "TCP listener and a UDP socket, in a target in another network "
+	    "namespace (the per-socket batch serves), examined 40 times with "
+	    "the agent: fd 10's socket lines are always wholly those of the "
+	    "socket its stat line names, never a mix");
+	atf_tc_set_md_var(tc, "timeout", "300");
+}
+ATF_TC_BODY(facts_of_one_socket, tc)
+{
+	const char *uargv[] = { "unshare", "-n", HELPER, "swap", NULL };
+	swap_sock_t a, b;
+	char pid[16], *said, *result;
+	const char *argv[] = { TU_PFILES, "--via=agent", pid, NULL };
+	int found, mixed = 0, seen_a = 0, seen_b = 0;
+	tu_child_t c;
+
+	tu_spawn(&c, uargv, 0);
+	said = tu_read_until(c.tc_out, "ready", LINE_MS, &found);
+	ATF_REQUIRE_MSG(found, "harm_helper swap: %s", said);
+	(void) snprintf(pid, sizeof (pid), "%d", (int)c.tc_pid);
+	swap_sock(said, "a ", "SOCK_STREAM", "SO_REUSEADDR,SO_ACCEPTCONN,",
+	    &a);
+	swap_sock(said, "b ", "SOCK_DGRAM", "SO_BROADCAST,", &b);
+	for (int i = 0; i < 40; i++) {
+		unsigned long long ino;
+		tu_result_t r;
+		char *lines;
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_require_exit("pfiles --via=agent", &r, 0);
+		if ((lines = block_of(r.tr_out, 10, &ino)) != NULL) {
+			const swap_sock_t *want = ino == a.ss_ino ? &a :
+			    ino == b.ss_ino ? &b : NULL;
+
+			ATF_CHECK_MSG(want != NULL, "run %d: fd 10 is inode "
+			    "%llu, neither socket", i, ino);
+			/* No socket lines: facts found unknown, and said. */
+			if (want != NULL && lines[0] != '\0' &&
+			    strcmp(lines, want->ss_lines) != 0) {
+				mixed++;
+				ATF_CHECK_MSG(0, "run %d: fd 10 (inode %llu) "
+				    "shows:\n%swhere its own view is:\n%s", i,
+				    ino, lines, want->ss_lines);
+			}
+			seen_a += want == &a;
+			seen_b += want == &b;
+		}
+		free(lines);
+		tu_result_free(&r);
+	}
+	printf("40 runs: fd 10 was A %d times, B %d times, mixed %d times\n",
+	    seen_a, seen_b, mixed);
+	result = finish(&c);
+	free(result);
+	free(said);
+	free(a.ss_lines);
+	free(b.ss_lines);
+}
+
+/* A listener on 127.0.0.1: its fd, and its port in *portp. */
+static int
+loopback_listener(char *port, size_t portsz)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof (sin);
+	int s;
+
+	memset(&sin, 0, sizeof (sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ATF_REQUIRE((s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0);
+	ATF_REQUIRE(bind(s, (struct sockaddr *)&sin, sizeof (sin)) == 0);
+	ATF_REQUIRE(listen(s, 1) == 0);
+	ATF_REQUIRE(getsockname(s, (struct sockaddr *)&sin, &len) == 0);
+	(void) snprintf(port, portsz, "%u", ntohs(sin.sin_port));
+	return (s);
+}
+
+ATF_TC(linger_not_waited);
+ATF_TC_HEAD(linger_not_waited, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A target whose TCP socket has "
+	    "SO_LINGER of 60 s and unsent data to a peer that reads nothing "
+	    "dies (SIGKILL, by a close(2) wrapper preloaded in pfiles) while "
+	    "pfiles holds the last duplicate: pfiles, with pidfd and with "
+	    "the agent, finishes within 20 s instead of lingering");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(linger_not_waited, tc)
+{
+	static const char *const vias[] = { "--via=pidfd", "--via=agent" };
+
+	for (int v = 0; v < 2; v++) {
+		char pid[16], port[16], *said, *shimpid;
+		const char *argv[] = { TU_PFILES, vias[v], pid, NULL };
+		const char *env[] = { "LD_PRELOAD=" BUILD_DIR
+		    "/atf/linger_shim.so", NULL,
+		    "ASAN_OPTIONS=verify_asan_link_order=0", NULL };
+		struct pollfd pfd;
+		tu_child_t c;
+		tu_result_t r;
+		int l, conn;
+
+		l = loopback_listener(port, sizeof (port));
+		said = start_says(&c, "linger", port, pid, sizeof (pid));
+		pfd.fd = l;
+		pfd.events = POLLIN;
+		ATF_REQUIRE(poll(&pfd, 1, LINE_MS) == 1);
+		ATF_REQUIRE((conn = accept(l, NULL, NULL)) >= 0);
+		shimpid = tu_asprintf("LINGER_SHIM_PID=%s", pid);
+		env[1] = shimpid;
+		/* On a timeout (the linger time) tu_run fails the test. */
+		tu_run(argv, env, 20000, &r);
+		ATF_CHECK_MSG(WIFEXITED(r.tr_status), "%s: pfiles ended "
+		    "with status 0x%x", vias[v], r.tr_status);
+		ATF_CHECK_MSG(tu_proc_state(c.tc_pid) == 'Z', "%s: the "
+		    "wrapper did not kill the target", vias[v]);
+		tu_result_free(&r);
+		(void) tu_stop(&c, LINE_MS);
+		(void) close(conn);
+		(void) close(l);
+		free(shimpid);
+		free(said);
+	}
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, calls_not_interrupted);
@@ -294,5 +548,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, exec_is_no_exit);
 	ATF_TP_ADD_TC(tp, stress);
 	ATF_TP_ADD_TC(tp, rseq_section_aborted);
+	ATF_TP_ADD_TC(tp, stop_bounded);
+	ATF_TP_ADD_TC(tp, facts_of_one_socket);
+	ATF_TP_ADD_TC(tp, linger_not_waited);
 	return (atf_no_error());
 }

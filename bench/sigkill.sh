@@ -9,8 +9,11 @@
 #
 # The target is atf/harm_helper's "rseq" mode with 200 socketpairs: a
 # thread that runs in user code, as a busy server's does.  A target that
-# dies is started again.  Prints one line per path:
-#   PATH: N trials, K killed mid-batch... D targets died, S left stopped
+# dies is started again.  A target that lives on is checked for
+# descriptors of ours left in it (its fd count grew).  Prints one line per
+# path:
+#   PATH: N trials, D targets killed (signals), S left stopped, L with a
+#   descriptor left, O ended otherwise
 set -u
 B=$1
 TRIALS=${2:-1000}
@@ -21,6 +24,7 @@ trial_path() {
 	path=$1
 	died=0
 	stopped=0
+	leaked=0
 	other=0
 	sigs=
 	fifo=$(mktemp -u "${TMPDIR:-/tmp}/sigkill.XXXXXX")
@@ -34,6 +38,7 @@ trial_path() {
 		tpid=$!
 		exec 8>"$fifo"
 		sleep 0.2
+		nfd=$(ls "/proc/$tpid/fd" 2>/dev/null | wc -l)
 	}
 	start_target
 	i=0
@@ -64,6 +69,12 @@ trial_path() {
 			start_target ;;
 		T|t)
 			stopped=$((stopped + 1)) ;;
+		*)
+			n=$(ls "/proc/$tpid/fd" 2>/dev/null | wc -l)
+			if [ "$n" -gt "$nfd" ]; then
+				leaked=$((leaked + 1))
+				nfd=$n
+			fi ;;
 		esac
 	done
 	exec 8>&-
@@ -72,7 +83,7 @@ trial_path() {
 	echo "$path: $TRIALS trials, $died targets killed" \
 	    "(signals:$(echo "$sigs" | tr ' ' '\n' | grep . | sort -n |
 	    uniq -c | awk '{ printf " %s x%s", $2, $1 }')), $stopped left" \
-	    "stopped," \
+	    "stopped, $leaked with a descriptor left," \
 	    "$other ended otherwise"
 }
 

@@ -17,7 +17,7 @@
  *			0xff and 4 bytes as they come; nargs: 1 byte, 0-9,
  *			bit 7 a NULL ps_argp
  *	each argument	flags (1 byte: type, inout, NULL object, long
- *			value), arg_size (2), arg_value (1 or 8), and for a
+ *			value, AT_RESULT), arg_size (2), arg_value (1 or 8), and for a
  *			by-reference input the object's bytes
  *	each call	its return register: a kind (1 byte) and, for most
  *			kinds, a value
@@ -47,7 +47,8 @@
 #define	AREA_STACK	0x01
 #define	AREA_RAW	0x02
 
-#define	ARG_TYPE(f)	((f) & 0x03)		/* 0-3: 0 and 3 invalid */
+/* 0-3 (0 and 3 invalid), or with 0x40 AT_RESULT */
+#define	ARG_TYPE(f)	(((f) & 0x40) ? AT_RESULT : (f) & 0x03)
 #define	ARG_INOUT(f)	(((f) >> 2) & 0x03)	/* 0-3: 0 invalid */
 #define	ARG_NULLOBJ	0x10
 #define	ARG_LONGVAL	0x20
@@ -105,12 +106,14 @@ is_out(const argdes_t *a)
 	return (is_byref(a) && (a->arg_inout & AI_OUTPUT));
 }
 
-/* Judge one argument by marshal.h's rules; 1 when valid. */
+/* Judge argument a of call c by marshal.h's rules; 1 when valid. */
 static int
-arg_valid(const argdes_t *a)
+arg_valid(const argdes_t *a, uint_t c)
 {
 	if (a->arg_type == AT_BYVAL)
 		return (1);
+	if (a->arg_type == AT_RESULT)
+		return (a->arg_value >= 0 && (unsigned long)a->arg_value < c);
 	return (a->arg_type == AT_BYREF &&
 	    (a->arg_inout == AI_INPUT || a->arg_inout == AI_OUTPUT ||
 	    a->arg_inout == AI_INOUT) && a->arg_size <= MAXARGL &&
@@ -179,7 +182,7 @@ decode_calls(fuzz_in_t *in)
 		    i < call->ps_nargs; i++) {
 			const argdes_t *a = &call->ps_argp[i];
 
-			if (!arg_valid(a)) {
+			if (!arg_valid(a, c)) {
 				B.b_valid = 0;
 			} else if (is_byref(a)) {
 				B.b_size += room_of(a);
@@ -301,7 +304,7 @@ rule_limit(const psyscall_t *call, uint_t i, int kind, int null_is_0)
 		b = &call->ps_argp[rules[k].ml_bufarg];
 		if (is_byref(b))
 			return (b->arg_size);
-		if (null_is_0 && b->arg_value == 0)
+		if (null_is_0 && b->arg_type == AT_BYVAL && b->arg_value == 0)
 			return (0);
 	}
 	return (-1);
@@ -321,6 +324,30 @@ rval_limit(const psyscall_t *call)
 			return (call->ps_argp[rules[k].ml_bufarg].arg_size);
 	}
 	return (-1);
+}
+
+/*
+ * The registers call c runs with (marshal_args), once the calls before
+ * it have run: the plan's, but an AT_RESULT argument is the result of
+ * the earlier call it names.
+ */
+static void
+check_args(const marshal_t *m, uint_t c)
+{
+	const psyscall_t *call = &B.b_calls[c];
+	uint64_t args[MARSHAL_NREGS];
+
+	marshal_args(m, B.b_calls, c, args);
+	for (uint_t i = 0; i < MARSHAL_NREGS; i++) {
+		const argdes_t *a = i < call->ps_nargs ? &call->ps_argp[i] :
+		    NULL;
+
+		if (a != NULL && a->arg_type == AT_RESULT)
+			FUZZ_CHECK(args[i] == (uint64_t)B.b_calls[
+			    a->arg_value].ps_rval.sys_rval1);
+		else
+			FUZZ_CHECK(args[i] == m->m_regs[c][i]);
+	}
 }
 
 /* A 32-bit length at p, at most limit (when limit >= 0). */
@@ -378,6 +405,10 @@ check_plan(const marshal_t *m, const marshal_area_t *area, uint64_t sp)
 			uint64_t r = m->m_regs[c][i];
 			uint64_t end = is_out(a) ? m->m_outsize : m->m_size;
 
+			if (a->arg_type == AT_RESULT) {
+				FUZZ_CHECK(r == 0);	/* known when run */
+				continue;
+			}
 			if (!is_byref(a)) {
 				uint64_t want = (uint64_t)a->arg_value;
 				long lim = rule_limit(call, i, ML_RVAL, 0);
@@ -544,6 +575,7 @@ run_batch(const marshal_t *m, fuzz_in_t *in)
 	free(img);
 
 	for (uint_t c = 0; c < B.b_ncalls; c++) {
+		check_args(m, c);
 		marshal_result(&B.b_calls[c], B.b_rax[c]);
 		check_result(&B.b_calls[c], B.b_rax[c]);
 	}

@@ -23,7 +23,11 @@
  *   6. PTRACE_SETREGS and PTRACE_SETSIGMASK of the thread's own state;
  *   7. park again: PTRACE_INTERRUPT and PTRACE_CONT; the thread goes
  *      from the exit stop into the kernel's signal code and stops there,
- *      as in the beginning, with its own registers.
+ *      as in the beginning, with its own registers;
+ *   8. lend it (agent.h): PTRACE_CONT, so that it runs its own code until
+ *      the next batch takes it again with PTRACE_INTERRUPT.  The thread
+ *      is stopped for the batch only, however long its caller takes
+ *      between batches (pfiles writing to a pipe nobody reads).
  * Registers go through ptrace only; nothing under /proc is read per call
  * or per batch.  The calling thread's asynchronous signals are blocked
  * for steps 3-6 exactly (libproc.h).
@@ -216,12 +220,13 @@ static int
 run_calls(struct agent *ag, const marshal_t *m, psyscall_t *calls,
     uint_t n)
 {
-	uint64_t rax;
+	uint64_t args[MARSHAL_NREGS], rax;
 	int err;
 
 	for (uint_t i = 0; i < n; i++) {
+		marshal_args(m, calls, i, args);
 		if ((err = run_call(ag, &ag->ag_regs, calls[i].ps_sysindex,
-		    m->m_regs[i], m->m_sp, &rax)) != 0)
+		    args, m->m_sp, &rax)) != 0)
 			return (err);
 		marshal_result(&calls[i], rax);
 	}
@@ -274,8 +279,9 @@ out:
 	return (err != 0 ? err : err2);
 }
 
+/* The batch, from the parked stop to the parked stop. */
 static int
-run_batch(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
+run_parked(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
     uint_t n)
 {
 	marshal_t *m;
@@ -284,12 +290,6 @@ run_batch(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
 	sigset_t old;
 	int err, on_stack;
 
-	if (agent_live_released(ag))
-		return (Pseterr(P, ESRCH, "the agent was released"));
-	if (ag->ag_state == AG_GONE)
-		return (Pseterr(P, ESRCH, "no such process"));
-	if (ag->ag_state != AG_PARKED)
-		return (Pseterr(P, EIO, "the agent is not usable"));
 	if ((m = malloc(sizeof (*m))) == NULL)
 		return (ENOMEM);
 
@@ -337,6 +337,38 @@ done:
 	return (0);
 }
 
+/*
+ * A batch of a lent (or parked) agent; with lend, the thread is lent
+ * again after it, whatever became of the batch.
+ */
+static int
+run_batch(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
+    uint_t n, int lend)
+{
+	sigset_t old;
+	int err, err2;
+
+	if (agent_live_released(ag))
+		return (Pseterr(P, ESRCH, "the agent was released"));
+	if (ag->ag_state == AG_GONE)
+		return (Pseterr(P, ESRCH, "no such process"));
+	if (ag->ag_state == AG_LENT && (err = agent_take(P, ag)) != 0)
+		return (err);
+	if (ag->ag_state != AG_PARKED)
+		return (Pseterr(P, EIO, "the agent is not usable"));
+	err = run_parked(P, ag, calls, n);
+	if (lend && ag->ag_state == AG_PARKED) {
+		agent_block_signals(&old);
+		agent_live_set_parked(ag, 0);
+		if ((err2 = agent_lend(ag)) != 0 && err == 0)
+			err = Pseterr(P, err2, "ptrace cont: %s",
+			    strerror(err2));
+		agent_live_set_parked(ag, ag->ag_state == AG_PARKED);
+		agent_restore_signals(&old);
+	}
+	return (err);
+}
+
 int
 Psyscall_batch(struct ps_prochandle *P, psyscall_t *calls, uint_t ncalls)
 {
@@ -362,7 +394,7 @@ Psyscall_batch(struct ps_prochandle *P, psyscall_t *calls, uint_t ncalls)
 			return (-1);
 		made = 1;
 	}
-	err = run_batch(P, P->agent, calls, ncalls);
+	err = run_batch(P, P->agent, calls, ncalls, !made);
 	if (made)
 		Pdestroy_agent(P);
 	if (err != 0) {

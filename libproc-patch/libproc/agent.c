@@ -282,14 +282,17 @@ find_syscall_insn(struct ps_prochandle *P, const procmaps_t *mf,
 		return (scan_target_vdso(P, mf));
 	return (0);
 }
-/* PTRACE_SEIZE, with our one option. */
+/*
+ * PTRACE_SEIZE, with our options: system-call stops told apart, and an
+ * exec of the thread while it is lent reported (ST_EXEC).
+ */
 static int
 attach(struct ps_prochandle *P, struct agent *ag)
 {
 	int err;
 
 	if (ptrace(PTRACE_SEIZE, ag->ag_tid, NULL,
-	    (void *)(long)PTRACE_O_TRACESYSGOOD) != 0) {
+	    (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC)) != 0) {
 		err = errno;
 		if (err == ESRCH)
 			return (Pseterr(P, ESRCH, "no such process"));
@@ -460,6 +463,25 @@ agent_rseq_resume(struct ps_prochandle *P, struct agent *ag,
 	return (0);
 }
 
+/*
+ * The thread has just stopped for our interrupt, with registers r: a call
+ * it was blocked in and that our stop made fail with EINTR is restarted
+ * where that is exactly the same call (restartable_eintr).
+ */
+static int
+restart_interrupted(struct ps_prochandle *P, struct agent *ag,
+    struct user_regs_struct *r)
+{
+	int err;
+
+	if (!restartable_eintr(ag, r))
+		return (0);
+	r->rax = (unsigned long long)-ERESTARTNOHAND;
+	if ((err = agent_set_regs(ag, r)) != 0)
+		return (Pseterr(P, err, "ptrace setregs: %s", strerror(err)));
+	return (0);
+}
+
 /* The parked thread's facts: 64-bit, a syscall instruction, its stack. */
 static int
 examine(struct ps_prochandle *P, struct agent *ag)
@@ -472,12 +494,8 @@ examine(struct ps_prochandle *P, struct agent *ag)
 		return (Pseterr(P, err, "ptrace getregs: %s", strerror(err)));
 	if (r.cs != USER_CS_64)
 		return (Pseterr(P, ENOEXEC, "not a 64-bit x86_64 process"));
-	if (restartable_eintr(ag, &r)) {
-		r.rax = (unsigned long long)-ERESTARTNOHAND;
-		if ((err = agent_set_regs(ag, &r)) != 0)
-			return (Pseterr(P, err, "ptrace setregs: %s",
-			    strerror(err)));
-	}
+	if ((err = restart_interrupted(P, ag, &r)) != 0)
+		return (err);
 	if ((err = read_maps(P, r.rsp, r.rip - 2, &mf)) != 0)
 		return (Pseterr(P, err, "cannot read maps: %s",
 		    strerror(err)));
@@ -570,6 +588,7 @@ Pcreate_agent(struct ps_prochandle *P)
 	ag->ag_slot = -1;
 	if ((err = seize(P, ag)) == 0 && (err = examine(P, ag)) != 0)
 		detach(ag);
+	ag->ag_execd = 0;	/* examined as it is now */
 	if (err != 0 && ag->ag_state == AG_BROKEN) {
 		/*
 		 * Seized, but it never stopped: we cannot detach a running
@@ -594,6 +613,49 @@ Pcreate_agent(struct ps_prochandle *P)
 	PDEBUG(P, "agent: thread %d seized and parked", (int)tid);
 	P->agent = ag;
 	return (0);
+}
+
+int
+agent_lend(struct agent *ag)
+{
+	if (ag->ag_state != AG_PARKED)
+		return (EINVAL);
+	if (ptrace(PTRACE_CONT, ag->ag_tid, NULL, NULL) != 0)
+		return (errno == ESRCH ? agent_lost(ag) : errno);
+	ag->ag_state = AG_LENT;
+	return (0);
+}
+
+int
+agent_take(struct ps_prochandle *P, struct agent *ag)
+{
+	struct user_regs_struct r;
+	int err;
+
+	if (ag->ag_state != AG_LENT)
+		return (ag->ag_state == AG_PARKED ? 0 : EINVAL);
+	ag->ag_passed = 0;
+	if (ptrace(PTRACE_INTERRUPT, ag->ag_tid, NULL, NULL) != 0) {
+		err = errno == ESRCH ? agent_lost(ag) : errno;
+		return (Pseterr(P, err, "ptrace interrupt: %s", strerror(err)));
+	}
+	if ((err = agent_wait_for(ag, ST_EVENT, PTRACE_CONT, 0)) != 0) {
+		if (err == ESRCH)
+			return (Pseterr(P, ESRCH, "no such process"));
+		ag->ag_state = AG_BROKEN;
+		return (Pseterr(P, err, "thread %d did not stop within %d ms",
+		    (int)ag->ag_tid, AGENT_STOP_MS));
+	}
+	ag->ag_state = AG_PARKED;
+	if (ag->ag_execd) {
+		/* What was examined (its syscall instruction...) is gone. */
+		ag->ag_state = AG_BROKEN;
+		return (Pseterr(P, ENOEXEC, "thread %d exec'd",
+		    (int)ag->ag_tid));
+	}
+	if ((err = agent_get_regs(ag, &r)) != 0)
+		return (Pseterr(P, err, "ptrace getregs: %s", strerror(err)));
+	return (restart_interrupted(P, ag, &r));
 }
 
 /*
@@ -664,6 +726,9 @@ Pdestroy_agent(struct ps_prochandle *P)
 		return;
 	agent_block_signals(&old);
 	if (!agent_live_released(ag)) {
+		/* A lent thread is stopped first: only then can it be let go. */
+		if (ag->ag_state == AG_LENT)
+			(void) agent_take(P, ag);
 		if (ag->ag_state == AG_PARKED)
 			detach(ag);
 		else if (ag->ag_state == AG_BROKEN)

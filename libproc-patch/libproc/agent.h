@@ -23,6 +23,7 @@ struct agent_seccomp;		/* agent_seccomp.c */
 
 enum agent_state {
 	AG_PARKED = 1,	/* in its parked stop, its own state */
+	AG_LENT,	/* given back between batches: seized, running */
 	AG_BROKEN,	/* seized, not known to be stopped: see ag_dirty */
 	AG_GONE,	/* the thread has exited */
 	AG_RELEASED	/* detached by Prelease_agents() */
@@ -38,6 +39,8 @@ struct agent {
 	uint64_t	ag_stack_hi;	/* when it is one we know */
 	int		ag_dirty;	/* regs/mask below must be put back */
 	int		ag_passed;	/* signals passed on while seizing */
+	int		ag_nodup;	/* the target can open no fd (EMFILE) */
+	int		ag_execd;	/* it exec'd while lent */
 	struct user_regs_struct ag_regs; /* the thread's own, in a batch */
 	uint64_t	ag_mask;
 	uint8_t		*ag_buf;	/* the block's image */
@@ -48,7 +51,7 @@ struct agent {
 };
 
 /* What a wait status says. */
-enum stop_kind { ST_GONE, ST_SYSCALL, ST_EVENT, ST_SIGNAL };
+enum stop_kind { ST_GONE, ST_SYSCALL, ST_EVENT, ST_EXEC, ST_SIGNAL };
 
 /* agent_stop.c */
 extern long agent_now_ms(void);
@@ -78,6 +81,17 @@ extern void agent_restore_signals(const sigset_t *);
  */
 extern int agent_rseq_resume(struct ps_prochandle *, struct agent *,
     const struct user_regs_struct *, uint64_t *);
+
+/*
+ * Between two batches the thread is lent: given back to run its own code
+ * (PTRACE_CONT from its parked stop, its own state), still seized, so
+ * that it is never kept stopped for longer than a batch, whatever the
+ * caller does between batches.  agent_lend() lends a parked thread;
+ * agent_take() parks a lent one again (PTRACE_INTERRUPT, as when it was
+ * seized): 0, or an errno, with the state saying what became of it.
+ */
+extern int agent_lend(struct agent *);
+extern int agent_take(struct ps_prochandle *, struct agent *);
 
 /* The live list, for Prelease_agents(). */
 extern void agent_live_set_parked(struct agent *, int);

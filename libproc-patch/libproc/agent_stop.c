@@ -66,13 +66,16 @@ agent_stop_kind(int st, int *sigp)
 		return (ST_SYSCALL);
 	if ((st >> 16) == PTRACE_EVENT_STOP)
 		return (ST_EVENT);	/* our interrupt, or a group stop */
+	if ((st >> 16) == PTRACE_EVENT_EXEC)
+		return (ST_EXEC);	/* it exec'd (PTRACE_O_TRACEEXEC) */
 	*sigp = WSTOPSIG(st);
 	return (ST_SIGNAL);
 }
 
 /*
  * Wait until the thread reaches a stop of kind want, resuming it with
- * resume_req over the stops that are not (a group stop is resumed; a
+ * resume_req over the stops that are not (a group stop is resumed; an
+ * exec stop is resumed and noted in ag_execd; a
  * signal-delivery stop gets its signal back, so that nothing is lost,
  * except, when in_batch, a fault that our injected call caused, which is
  * suppressed and ends the batch with EFAULT).  0, ESRCH, ETIMEDOUT,
@@ -105,6 +108,9 @@ agent_wait_for(struct agent *ag, enum stop_kind want, int resume_req,
 		}
 		if (k == want)
 			return (0);
+		/* An exec while lent: its new image is not the one examined. */
+		if (k == ST_EXEC)
+			ag->ag_execd = 1;
 		if (k == ST_SIGNAL && sig != SIGSTOP && in_batch)
 			return (EFAULT);
 		if (k == ST_SIGNAL)

@@ -241,6 +241,7 @@ extern const char *Psocksrc_name(psocksrc_t);
 /* argdes_t arg_type */
 #define	AT_BYVAL	1
 #define	AT_BYREF	2
+#define	AT_RESULT	4	/* Linux: the result of an earlier call */
 
 /* argdes_t arg_inout */
 #define	AI_INPUT	1
@@ -279,6 +280,22 @@ argdes_byref(argdes_t *a, void *object, size_t size, int inout)
 	a->arg_type = AT_BYREF;
 	a->arg_inout = (char)inout;
 	a->arg_size = (ushort_t)size;	/* Psyscall refuses > MAXARGL */
+}
+
+/*
+ * In a batch (Psyscall_batch), the value of an argument can be the
+ * result (sys_rval1, -1 when it failed) of an earlier call of the same
+ * batch, known only once that call has run: call is its index.  So the
+ * fd that an F_DUPFD returns is the one the next calls use.
+ */
+static inline void
+argdes_result(argdes_t *a, uint_t call)
+{
+	a->arg_value = (long)call;
+	a->arg_object = (void *)0;
+	a->arg_type = AT_RESULT;
+	a->arg_inout = 0;
+	a->arg_size = 0;
 }
 
 extern int Pcreate_agent(struct ps_prochandle *);

@@ -73,11 +73,15 @@ is_output(const argdes_t *a)
 	return ((a->arg_inout & AI_OUTPUT) != 0);
 }
 
+/* Argument a of call number c. */
 static int
-check_arg(const argdes_t *a)
+check_arg(const argdes_t *a, uint_t c)
 {
 	if (a->arg_type == AT_BYVAL)
 		return (0);	/* arg_inout, arg_size, arg_object unused */
+	if (a->arg_type == AT_RESULT)	/* an earlier call's result */
+		return (a->arg_value >= 0 && (unsigned long)a->arg_value < c ?
+		    0 : EINVAL);
 	if (a->arg_type != AT_BYREF)
 		return (EINVAL);
 	if (a->arg_inout != AI_INPUT && a->arg_inout != AI_OUTPUT &&
@@ -91,7 +95,7 @@ check_arg(const argdes_t *a)
 }
 
 static int
-check_call(const psyscall_t *c)
+check_call(const psyscall_t *c, uint_t idx)
 {
 	if (c->ps_sysindex < 0)
 		return (EINVAL);
@@ -100,7 +104,7 @@ check_call(const psyscall_t *c)
 	if (c->ps_nargs > 0 && c->ps_argp == NULL)
 		return (EINVAL);
 	for (uint_t i = 0; i < c->ps_nargs; i++) {
-		if (check_arg(&c->ps_argp[i]) != 0)
+		if (check_arg(&c->ps_argp[i], idx) != 0)
 			return (EINVAL);
 	}
 	return (0);
@@ -115,7 +119,7 @@ marshal_check(const psyscall_t *calls, uint_t ncalls, size_t *sizep,
 	if (ncalls > MARSHAL_MAXCALLS || (ncalls > 0 && calls == NULL))
 		return (EINVAL);
 	for (uint_t c = 0; c < ncalls; c++) {
-		if (check_call(&calls[c]) != 0)
+		if (check_call(&calls[c], c) != 0)
 			return (EINVAL);
 		for (uint_t i = 0; i < calls[c].ps_nargs; i++) {
 			const argdes_t *a = &calls[c].ps_argp[i];
@@ -169,6 +173,8 @@ buf_size(const psyscall_t *c, int bufarg, int byval_0)
 	b = &c->ps_argp[bufarg];
 	if (b->arg_type == AT_BYREF)
 		return (b->arg_size);
+	if (b->arg_type != AT_BYVAL)
+		return (-1);
 	return (byval_0 && b->arg_value == 0 ? 0 : -1);
 }
 
@@ -354,6 +360,20 @@ marshal_pack(const marshal_t *m, const psyscall_t *calls, uint_t ncalls,
 		clamp_input_lengths(m, &calls[c], c, img);
 	}
 	return (0);
+}
+
+void
+marshal_args(const marshal_t *m, const psyscall_t *calls, uint_t c,
+    uint64_t args[MARSHAL_NREGS])
+{
+	memcpy(args, m->m_regs[c], sizeof (m->m_regs[c]));
+	for (uint_t i = 0; i < calls[c].ps_nargs && i < MARSHAL_NREGS; i++) {
+		const argdes_t *a = &calls[c].ps_argp[i];
+
+		if (a->arg_type == AT_RESULT && a->arg_value >= 0 &&
+		    (unsigned long)a->arg_value < c)
+			args[i] = (uint64_t)calls[a->arg_value].ps_rval.sys_rval1;
+	}
 }
 
 void

@@ -55,7 +55,12 @@
  *    and no more than arg_size bytes were written to it; each length
  *    named by a rule of marshal_lenrules() is at most its buffer's size.
  *
+ * An AT_RESULT argument takes no room, and its register in the plan is 0:
+ * its value is known only once the earlier call it names has run
+ * (marshal_args).
+ *
  * Errors: EINVAL for an invalid description (bad arg_type or arg_inout,
+ * an AT_RESULT naming this call or a later one,
  * arg_size > MAXARGL, NULL arg_object of a by-reference object with a
  * size, ps_nargs > MAXARGS or > MARSHAL_NREGS, a NULL ps_argp with
  * arguments, ps_sysindex < 0, more than MARSHAL_MAXCALLS calls) or area
@@ -125,6 +130,14 @@ extern int marshal_plan(marshal_t *, const marshal_area_t *,
  */
 extern int marshal_pack(const marshal_t *, const psyscall_t *, uint_t,
     void *, size_t);
+
+/*
+ * The argument registers of call c as it is about to run: the plan's,
+ * with each AT_RESULT argument replaced by the result (sys_rval1) of the
+ * earlier call it names, which has run (marshal_result) by then.
+ */
+extern void marshal_args(const marshal_t *, const psyscall_t *, uint_t,
+    uint64_t [MARSHAL_NREGS]);
 
 /*
  * A call's return register (rax) decoded into ps_rval and ps_errno: an

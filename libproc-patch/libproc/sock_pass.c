@@ -29,7 +29,7 @@ static void
 close_all(const int *fds, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		(void) close(fds[i]);
+		sock_close(fds[i], NULL);
 }
 
 /* Let the duplicates of the message received go. */
@@ -38,7 +38,7 @@ drop_held(sock_pass_t *sp)
 {
 	for (size_t i = 0; i < sp->sp_nent; i++) {
 		if (sp->sp_ent[i].pe_local >= 0)
-			(void) close(sp->sp_ent[i].pe_local);
+			sock_close(sp->sp_ent[i].pe_local, NULL);
 	}
 	sp->sp_nent = 0;
 	sp->sp_epos = 0;
@@ -75,7 +75,7 @@ take_control(struct msghdr *mh, int *got, size_t cap, pid_t *fromp)
 				if (n < cap)
 					got[n++] = fd;
 				else
-					(void) close(fd);
+					sock_close(fd, NULL);
 			}
 		}
 	}
@@ -432,6 +432,9 @@ pass_round(struct ps_prochandle *P, sock_pass_t *sp, size_t first)
 	if ((err = target_setup(P, &pt)) == 0 &&
 	    (err = target_send(P, sp, &pt, &sd, 1)) == 0)
 		err = after_send(P, sp, &pt, &sd, first);
+	/* The target can open no fd: the per-socket batch needs to know. */
+	if (err == EMFILE && P->agent != NULL)
+		P->agent->ag_nodup = 1;
 	if (err != ESRCH)
 		err2 = target_teardown(P, &pt);	/* what is left, if any */
 	(void) pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -493,7 +496,7 @@ find_held(sock_pass_t *sp, int fd)
 		if (pe->pe_fd > fd)
 			return (NULL);
 		if (pe->pe_local >= 0) {
-			(void) close(pe->pe_local);
+			sock_close(pe->pe_local, NULL);
 			pe->pe_local = -1;
 			pe->pe_state = PE_USED;
 		}
@@ -599,7 +602,7 @@ sock_pass_facts(struct ps_prochandle *P, int fd, uint64_t ino,
 		return (SOCK_PASS_NO);
 	}
 	err = sock_local_facts(pe->pe_local, ino, sf);
-	(void) close(pe->pe_local);
+	sock_close(pe->pe_local, sf);
 	pe->pe_local = -1;
 	pe->pe_state = PE_USED;
 	return (err);

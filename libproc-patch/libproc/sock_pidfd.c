@@ -5,8 +5,8 @@
  * (sock_local.c) and closed at once.  The target is neither stopped nor
  * is its memory read.  Per socket: one pidfd_getfd, one fstat (to be sure
  * the duplicate is the socket the walk saw), the options, the two names,
- * SO_PEERCRED for unix sockets, one close: 20 system calls for a TCP
- * socket.  Safe from several threads at once.
+ * SO_PEERCRED for unix sockets, one close (sock_close.c: never one that
+ * lingers): 20 system calls for a TCP socket.  Safe from several threads at once.
  */
 #include <errno.h>
 #include <string.h>
@@ -75,7 +75,7 @@ pidfd_facts(struct ps_prochandle *P, int fd, uint64_t ino,
 		return (0);
 	}
 	err = sock_local_facts(s, ino, sf);
-	(void) close(s);
+	sock_close(s, sf);
 	return (err);
 }
 

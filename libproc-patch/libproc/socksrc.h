@@ -78,6 +78,11 @@ extern const socksrc_ops_t sock_diag_ops;
  * that bring the target's socket here (pidfd, the agent's passing).
  */
 extern int sock_local_facts(int, uint64_t, sockfacts_t *);
+/*
+ * Close a duplicate of the target's socket, never waiting on it for
+ * SO_LINGER (sock_close.c); the facts, when known, say its linger.
+ */
+extern void sock_close(int, const sockfacts_t *);
 
 /* sockrec.c: facts in, record items out. */
 extern void sockfacts_init(sockfacts_t *);
