@@ -32,10 +32,14 @@
  *				at it and another switches fd 20 between two
  *				files; "result SENT RECEIVED COMMITS LATE
  *				WAITS"
- *	harm_helper stopwatch N	N socketpairs; the main thread reads the
+ *	harm_helper stopwatch N [C]
+ *				N socketpairs; the main thread reads the
  *				monotonic clock over and over; "result US":
  *				the longest it went between two readings,
- *				that is the longest it was kept from running
+ *				that is the longest it was kept from running.
+ *				With C, two threads churn C sockets between
+ *				them: each opens C/2 UDP sockets, closes them
+ *				all, and again
  *	harm_helper swap	a TCP listener A and a UDP socket B, each as
  *				its own view says ("a INO PORT SNDBUF RCVBUF",
  *				the same for b), and fd 10 switched between
@@ -569,15 +573,39 @@ now_us(void)
 	return ((long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
 }
 
+/* Open n UDP sockets, close them all, and again, until the end. */
+static void *
+churner(void *arg)
+{
+	int n = (int)(long)arg, *fds;
+
+	if ((fds = calloc((size_t)n, sizeof (int))) == NULL)
+		return (NULL);
+	while (!stopping) {
+		for (int i = 0; i < n; i++)
+			fds[i] = socket(AF_INET, SOCK_DGRAM, 0);
+		for (int i = 0; i < n; i++)
+			if (fds[i] >= 0)
+				(void) close(fds[i]);
+	}
+	free(fds);
+	return (NULL);
+}
+
 static int
-mode_stopwatch(int pairs)
+mode_stopwatch(int pairs, int churn_n)
 {
 	long last, longest = 0;
-	pthread_t w;
+	pthread_t w, c[2];
 
 	make_pairs(pairs);
 	if (pthread_create(&w, NULL, watch_stdin, NULL) != 0)
 		die("pthread_create");
+	for (int i = 0; i < 2 && churn_n > 0; i++) {
+		if (pthread_create(&c[i], NULL, churner,
+		    (void *)(long)(churn_n / 2)) != 0)
+			die("pthread_create");
+	}
 	(void) printf("ready\n");
 	(void) fflush(stdout);
 	last = now_us();
@@ -589,6 +617,8 @@ mode_stopwatch(int pairs)
 		last = t;
 	}
 	(void) pthread_join(w, NULL);
+	for (int i = 0; i < 2 && churn_n > 0; i++)
+		(void) pthread_join(c[i], NULL);
 	(void) printf("result %ld\n", longest);
 	return (0);
 }
@@ -723,7 +753,8 @@ main(int argc, char **argv)
 	if (strcmp(mode, "stress") == 0)
 		return (mode_stress(argc > 2 ? atoi(argv[2]) : 0));
 	if (strcmp(mode, "stopwatch") == 0)
-		return (mode_stopwatch(argc > 2 ? atoi(argv[2]) : 0));
+		return (mode_stopwatch(argc > 2 ? atoi(argv[2]) : 0,
+		    argc > 3 ? atoi(argv[3]) : 0));
 	if (strcmp(mode, "swap") == 0)
 		return (mode_swap());
 	if (strcmp(mode, "linger") == 0 && argc > 2)
