@@ -206,15 +206,16 @@ ATF_TC(auto_spares_filtered_target);
 ATF_TC_HEAD(auto_spares_filtered_target, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "--via=auto does not use the agent "
-	    "on a target under a seccomp filter; --via=agent does, and "
-	    "prints what pidfd prints");
+	    "on a target under a seccomp filter, and with pidfd_getfd refused "
+	    "falls back on diag, printing what --via=diag prints and saying "
+	    "why; --via=agent uses the agent, and prints what pidfd prints");
 	atf_tc_set_md_var(tc, "require.user", "root");
 }
 ATF_TC_BODY(auto_spares_filtered_target, tc)
 {
 	tu_child_t fx;
 	tu_result_t r;
-	char pidarg[16], *want, *err;
+	char pidarg[16], *want, *err, *diag;
 	pid_t pid;
 
 	pid = start_filtered_fixture(&fx);
@@ -222,14 +223,26 @@ ATF_TC_BODY(auto_spares_filtered_target, tc)
 	want = reference_output(pidarg);
 	ATF_REQUIRE(strstr(want, "\tSOCK_STREAM\n") != NULL);
 
+	{
+		const char *const argv[] = { TU_PFILES, "--via=diag", pidarg,
+		    NULL };
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	}
+	tu_require_exit("pfiles --via=diag (filtered target)", &r, 0);
+	diag = strdup(r.tr_out);
+	tu_result_free(&r);
+
 	run_refused(ENOSYS, "--via=auto", pidarg, &r);
 	tu_require_exit("pfiles --via=auto (filtered target)", &r, 0);
-	ATF_CHECK_MSG(strstr(r.tr_out, "\tSOCK_") == NULL,
-	    "socket details printed: the agent was used");
-	err = tu_asprintf("pfiles: %s: details of ", pidarg);
-	ATF_CHECK_MSG(strncmp(r.tr_err, err, strlen(err)) == 0 &&
-	    strstr(r.tr_err, "seccomp") != NULL, "stderr: %s", r.tr_err);
+	tu_require_same_str("filtered-auto.stdout", diag, r.tr_out);
+	err = tu_asprintf("pfiles: %s: socket facts from diag (pidfd: "
+	    "pidfd_getfd: %s; agent: not used on a process under seccomp)\n",
+	    pidarg, strerror(ENOSYS));
+	ATF_CHECK_MSG(strncmp(r.tr_err, err, strlen(err)) == 0,
+	    "stderr: %s", r.tr_err);
 	free(err);
+	free(diag);
 	tu_result_free(&r);
 
 	/*

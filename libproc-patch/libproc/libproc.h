@@ -164,6 +164,8 @@ typedef struct pr_misc_header {
 #define	PR_PATHERR		15	/* char[]: why PR_PATHNAME is missing */
 #define	PR_CHANGED		16	/* empty: the fd changed under every
 					   try; only the stat fields hold */
+#define	PR_SOCKGAPS		17	/* prsockgaps_t: facts that the
+					   source cannot find out */
 
 /* Bits of prsockbool_t, in the order pfiles prints them. */
 #define	PR_SO_DEBUG		0x0001
@@ -182,6 +184,24 @@ typedef struct prsockbool {
 	uint_t		pr_known;	/* bits whose value is known */
 	uint_t		pr_set;		/* of those, the ones that are on */
 } prsockbool_t;
+
+/*
+ * The facts of a socket that its source cannot find out at all (diag: the
+ * kernel's socket tables do not hold them), as opposed to facts that a
+ * source failed to get (PR_SOCKERR): the booleans not known, other facts
+ * not known (PR_GAP_*), and why.
+ */
+#define	PR_GAP_LINGER		0x01	/* SO_LINGER */
+#define	PR_GAP_SNDBUF		0x02	/* SO_SNDBUF */
+#define	PR_GAP_RCVBUF		0x04	/* SO_RCVBUF */
+#define	PR_GAP_PEERCRED		0x08	/* SO_PEERCRED of a unix socket */
+#define	PR_GAP_PEERNAME		0x10	/* a connected unix socket's peer name */
+
+typedef struct prsockgaps {
+	uint_t		pr_bools;	/* PR_SO_* bits not known */
+	uint_t		pr_other;	/* PR_GAP_* */
+	char		pr_why[];	/* NUL-ended */
+} prsockgaps_t;
 
 /* One lock held through an fd, from the lock: lines of fdinfo. */
 #define	PR_LOCK_POSIX	1

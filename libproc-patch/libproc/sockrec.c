@@ -6,7 +6,9 @@
  *  - an option that a socket of its domain and type does not answer
  *    (TCP_NODELAY of anything but an inet stream) is not known;
  *  - SO_PEERCRED is shown for unix sockets only;
- *  - an address is kept as long as the kernel said, up to the storage.
+ *  - an address is kept as long as the kernel said, up to the storage;
+ *  - a source that cannot find out some facts at all (sf_gapwhy): the
+ *    facts that this socket would have shown and that are not known.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -77,6 +79,47 @@ add_addr(fdrec_t *rec, uint_t item, const struct sockaddr_storage *ss,
 	(void) fdrec_add(rec, item, ss, len);
 }
 
+/*
+ * The facts of a socket of domain that its source could not find out, as
+ * PR_SOCKGAPS: the options that apply to it and are not known, and the
+ * peer's credentials and name of a unix socket that has a peer.
+ */
+static void
+add_gaps(fdrec_t *rec, const sockfacts_t *sf, int domain,
+    const prsockbool_t *b)
+{
+	const sockopt_t *opts = sockopt_table();
+	size_t wl = strlen(sf->sf_gapwhy);
+	uint8_t buf[sizeof (prsockgaps_t) + PERRMSG_MAX];
+	prsockgaps_t g;
+
+	memset(&g, 0, sizeof (g));
+	for (int i = 0; i < PR_SO_NBOOL; i++) {
+		if (sockopt_applies(&opts[i], domain, sf->sf_type) &&
+		    !(b->pr_known & opts[i].so_bit))
+			g.pr_bools |= opts[i].so_bit;
+	}
+	if (!(sf->sf_have & SF_LINGER))
+		g.pr_other |= PR_GAP_LINGER;
+	if (!(sf->sf_have & SF_SNDBUF))
+		g.pr_other |= PR_GAP_SNDBUF;
+	if (!(sf->sf_have & SF_RCVBUF))
+		g.pr_other |= PR_GAP_RCVBUF;
+	if (domain == AF_UNIX && ((sf->sf_have & SF_PEER) ||
+	    (sf->sf_gaps & SF_PEER)) && !(sf->sf_have & SF_CRED))
+		g.pr_other |= PR_GAP_PEERCRED;
+	if (sf->sf_gaps & SF_PEER)
+		g.pr_other |= PR_GAP_PEERNAME;
+	if (g.pr_bools == 0 && g.pr_other == 0)
+		return;
+	if (wl > PERRMSG_MAX - 1)
+		wl = PERRMSG_MAX - 1;
+	memcpy(buf, &g, sizeof (g));
+	memcpy(buf + sizeof (g), sf->sf_gapwhy, wl);
+	buf[sizeof (g) + wl] = '\0';
+	(void) fdrec_add(rec, PR_SOCKGAPS, buf, sizeof (g) + wl + 1);
+}
+
 void
 sockrec_add(fdrec_t *rec, const sockfacts_t *sf)
 {
@@ -121,4 +164,6 @@ sockrec_add(fdrec_t *rec, const sockfacts_t *sf)
 	if (sf->sf_err[0] != '\0')
 		(void) fdrec_add(rec, PR_SOCKERR, sf->sf_err,
 		    strlen(sf->sf_err) + 1);
+	else if (sf->sf_gapwhy != NULL)
+		add_gaps(rec, sf, domain, &b);
 }

@@ -90,8 +90,9 @@ add_reason(char *why, size_t size, const char *reason)
 }
 
 /*
- * With PSOCK_AUTO, the first source that serves; when none does, the
- * message says why each could not, in order.
+ * With PSOCK_AUTO, the first source that serves; the message then says
+ * why each before it could not, in order ("" when the first served), and
+ * when none serves, why each could not.
  */
 int
 Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
@@ -129,8 +130,12 @@ Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
 			PDEBUG(P, "socket facts: agent not tried (seccomp)");
 			continue;
 		}
-		if (probe(P, sources[i]) == 0)
+		if (probe(P, sources[i]) == 0) {
+			/* Why the sources before it did not serve, if any. */
+			(void) snprintf(P->errmsg, sizeof (P->errmsg), "%s",
+			    why);
 			return (0);
+		}
 		err = errno;
 		PDEBUG(P, "socket facts: %s", P->errmsg);
 		add_reason(why, sizeof (why), P->errmsg);

@@ -42,6 +42,14 @@ typedef struct sockfacts {
 	socklen_t	sf_peerlen;
 	struct ucred	sf_cred;	/* SO_PEERCRED */
 	char		sf_err[PERRMSG_MAX];	/* why facts are missing */
+	/*
+	 * A source that cannot find out some facts at all says why here (a
+	 * static string); sockrec_add() then lists the facts of this
+	 * socket that are not known (PR_SOCKGAPS).  sf_gaps: SF_PEER for a
+	 * peer that is connected but whose name is not known.
+	 */
+	const char	*sf_gapwhy;
+	uint_t		sf_gaps;
 } sockfacts_t;
 
 /*

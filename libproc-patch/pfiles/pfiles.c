@@ -71,6 +71,7 @@ typedef struct shown {
 	int		sh_header;	/* printed */
 	uint_t		sh_npatherr;	/* fds whose path could not be read */
 	uint_t		sh_nchanged;	/* fds that never held still */
+	char		sh_via[256];	/* auto fell back to diag: why */
 	char		sh_patherr[64];	/* the first reason */
 } shown_t;
 
@@ -192,9 +193,14 @@ report_gaps(const char *arg, const shown_t *sh)
 	const pf_ctx_t *ctx = &sh->sh_ctx;
 
 	if (ctx->pf_nsockerr == 0 && ctx->pf_nlockdrop == 0 &&
-	    sh->sh_npatherr == 0 && sh->sh_nchanged == 0)
+	    sh->sh_npatherr == 0 && sh->sh_nchanged == 0 &&
+	    ctx->pf_gaps.pr_known == 0 && ctx->pf_gapother == 0 &&
+	    sh->sh_via[0] == '\0')
 		return;
 	(void) fflush(stdout);
+	if (sh->sh_via[0] != '\0')
+		(void) fprintf(stderr, "%s: %s: socket facts from diag (%s)\n",
+		    command, arg, sh->sh_via);
 	if (sh->sh_nchanged > 0)
 		(void) fprintf(stderr, "%s: %s: %u fd%s changed all the while "
 		    "%s examined: only %s stat line%s shown\n", command,
@@ -214,6 +220,11 @@ report_gaps(const char *arg, const shown_t *sh)
 		(void) fprintf(stderr, "%s: %s: %u fd%s hold more locks than "
 		    "are shown\n", command, arg, ctx->pf_nlockdrop,
 		    ctx->pf_nlockdrop == 1 ? "" : "s");
+	if (ctx->pf_gaps.pr_known != 0 || ctx->pf_gapother != 0) {
+		(void) fprintf(stderr, "%s: %s: not shown: ", command, arg);
+		(void) pf_gaps(stderr, ctx);
+		(void) fprintf(stderr, " (%s)\n", ctx->pf_gapwhy);
+	}
 }
 
 static int
@@ -247,6 +258,10 @@ show_process(const char *arg, int statonly, psocksrc_t via,
 	}
 
 	memset(&sh, 0, sizeof (sh));
+	/* auto had to fall back on the source that knows the least. */
+	if (!statonly && via == PSOCK_AUTO && Psocksrc(P) == PSOCK_DIAG)
+		(void) snprintf(sh.sh_via, sizeof (sh.sh_via), "%s",
+		    Perrmsg(P));
 	sh.sh_ctx.pf_out = stdout;
 	sh.sh_ctx.pf_statonly = statonly;
 	sh.sh_ctx.pf_comm = comm_of;

@@ -469,6 +469,62 @@ pf_sockaddr(FILE *out, const char *label, const void *sa, size_t len,
 	}
 }
 
+/* What the source could not find out for this socket, added up. */
+static void
+note_gaps(pf_ctx_t *ctx, const prfdinfo_t *info)
+{
+	const uint8_t *p;
+	prsockgaps_t g;
+	size_t len;
+
+	if ((p = proc_fdinfo_misc(info, PR_SOCKGAPS, &len)) == NULL ||
+	    len < sizeof (g) + 1)
+		return;
+	memcpy(&g, p, sizeof (g));
+	if (ctx->pf_gaps.pr_known == 0 && ctx->pf_gapother == 0)
+		(void) snprintf(ctx->pf_gapwhy, sizeof (ctx->pf_gapwhy),
+		    "%.*s", (int)strnlen((const char *)p + sizeof (g),
+		    len - sizeof (g)), (const char *)p + sizeof (g));
+	ctx->pf_gaps.pr_known |= g.pr_bools;
+	ctx->pf_gapother |= g.pr_other;
+}
+
+int
+pf_gaps(FILE *out, const pf_ctx_t *ctx)
+{
+	static const struct {
+		uint_t		g_bit;
+		const char	*g_name;
+	} other[] = {
+		{ PR_GAP_PEERNAME, "peername" },
+		{ PR_GAP_PEERCRED, "SO_PEERCRED" },
+	};
+	const sockopt_t *opts = sockopt_table();
+	int n = 0;
+
+	/* The table's order: the booleans, then SO_LINGER, SNDBUF, RCVBUF. */
+	for (int row = 0; row < SOCKOPT_N; row++) {
+		const sockopt_t *o = &opts[row];
+		uint_t gap = o->so_kind == SOK_BOOL ?
+		    ctx->pf_gaps.pr_known & o->so_bit :
+		    o->so_item == PR_SOCKOPT_LINGER ?
+		    ctx->pf_gapother & PR_GAP_LINGER :
+		    o->so_item == PR_SOCKOPT_SNDBUF ?
+		    ctx->pf_gapother & PR_GAP_SNDBUF :
+		    ctx->pf_gapother & PR_GAP_RCVBUF;
+
+		if (gap != 0)
+			(void) fprintf(out, "%s%s", n++ > 0 ? "," : "",
+			    o->so_name);
+	}
+	for (size_t i = 0; i < sizeof (other) / sizeof (other[0]); i++) {
+		if (ctx->pf_gapother & other[i].g_bit)
+			(void) fprintf(out, "%s%s", n++ > 0 ? "," : "",
+			    other[i].g_name);
+	}
+	return (n);
+}
+
 static void
 socket_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
 {
@@ -485,6 +541,7 @@ socket_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
 			    sizeof (ctx->pf_sockerr), "%.*s", (int)len,
 			    (const char *)err);
 	}
+	note_gaps(ctx, info);
 	type = int_item(info, PR_SOCKOPT_TYPE, -1);
 	if (proc_fdinfo_misc(info, PR_SOCKOPT_TYPE, NULL) != NULL)
 		socktype_line(out, type);

@@ -23,11 +23,20 @@ typedef struct pf_ctx {
 	uint_t		pf_nsockerr;	/* sockets without their facts */
 	char		pf_sockerr[256];	/* the first reason */
 	uint_t		pf_nlockdrop;	/* fds whose locks were cut short */
+	prsockbool_t	pf_gaps;	/* pr_known: booleans never known */
+	uint_t		pf_gapother;	/* PR_GAP_*: other facts never known */
+	char		pf_gapwhy[256];	/* the first reason */
 } pf_ctx_t;
 
 extern void pf_header(FILE *, const psinfo_t *, const struct rlimit *);
 extern void pf_sysproc(FILE *, const psinfo_t *);
 extern int pf_file(pf_ctx_t *, const prfdinfo_t *);
+/*
+ * The facts that the source could not find out for some socket of the
+ * process (PR_SOCKGAPS), as a comma-separated list in the contract's
+ * order; nothing when there are none.  Returns how many.
+ */
+extern int pf_gaps(FILE *, const pf_ctx_t *);
 
 /* One address line: "\t<label>: AF_..." (protocol: SO_PROTOCOL, or -1). */
 extern void pf_sockaddr(FILE *, const char *, const void *, size_t, int);
