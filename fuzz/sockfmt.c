@@ -20,7 +20,7 @@
  * length and bytes; what pf_sockaddr() and pf_file() print (paths, names
  * and the peer's comm from the record, a hostile comm with SF_BADCOMM)
  * holds no control byte but TAB and newline, no DEL, and ends with a
- * newline.
+ * newline; the list of facts not shown (pf_gaps) holds none either.
  */
 #include <arpa/inet.h>
 #include <linux/netlink.h>
@@ -39,7 +39,7 @@
 #define	SF_NOCOMM	0x04
 #define	SF_BADCOMM	0x08	/* a comm with a newline and ESC */
 
-#define	NTYPES		16	/* item types tried: 0-15 */
+#define	NTYPES		18	/* item types tried: 0-17 */
 #define	FIXED_SIZE	offsetof(prfdinfo_t, pr_misc_size)
 
 /* Text written to a memory stream: open, then take the result. */
@@ -197,6 +197,16 @@ check_file(const prfdinfo_t *info, uint8_t flags)
 	check_no_controls(got.mo_buf, got.mo_len);
 	FUZZ_CHECK(memchr(ctx.pf_sockerr, '\0', sizeof (ctx.pf_sockerr)) !=
 	    NULL);
+	free(got.mo_buf);
+
+	/* The facts not shown (PR_SOCKGAPS): names of the option table. */
+	FUZZ_CHECK(memchr(ctx.pf_gapwhy, '\0', sizeof (ctx.pf_gapwhy)) !=
+	    NULL);
+	memout_open(&got);
+	(void) pf_gaps(got.mo_fp, &ctx);
+	memout_close(&got);
+	FUZZ_CHECK(memchr(got.mo_buf, '\0', got.mo_len) == NULL);
+	check_no_controls(got.mo_buf, got.mo_len);
 	free(got.mo_buf);
 }
 
