@@ -662,7 +662,7 @@ say_socket(const char *name, int s)
 	struct sockaddr_in sin;
 	socklen_t len = sizeof (sin);
 	struct stat st;
-	int snd, rcv;
+	int snd = 0, rcv = 0;
 	socklen_t il = sizeof (int);
 
 	if (fstat(s, &st) != 0 ||
