@@ -76,6 +76,8 @@ static pid_t main_tid;
 static long sent;
 static useconds_t storm_gap;	/* between two signals; 0: a yield */
 
+static void die(const char *) __attribute__((__noreturn__));
+
 static void
 die(const char *what)
 {
