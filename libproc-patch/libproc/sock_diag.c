@@ -9,8 +9,10 @@
  * by inode (a hash).  A dump is made only when a socket's inode is not in
  * the dumps made so far, family group by family group (diag_groups[]), so
  * that a process is served by at most one dump per family and protocol
- * and by none of the families it has no socket of -- mostly.  Per socket
- * there is no system call beyond the walk's own.
+ * and by none of the families it has no socket of -- mostly: a socket
+ * in no dump (made after its family's dump, or of a family the tables do
+ * not cover) has every group dumped once more, once per process.  Per
+ * socket there is no system call beyond the walk's own.
  *
  * A dump describes the namespace of the netlink socket that asks: where
  * the target's network namespace is not ours, the socket is made in a
@@ -85,6 +87,7 @@ typedef struct diag_state {
 	char		dg_nserr[PERRMSG_MAX];	/* why there is none */
 	uint32_t	dg_seq;
 	int		dg_done;	/* groups dumped: the first dg_done */
+	int		dg_again;	/* every group dumped a second time */
 	char		dg_dumperr[PERRMSG_MAX];	/* a dump that failed */
 	uint8_t		*dg_buf;	/* DIAG_RCVBUF */
 	dent_t		*dg_ent;
@@ -528,6 +531,20 @@ diag_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 	(void) pthread_mutex_lock(&dg->dg_lock);
 	while ((e = lookup(dg, ino)) == NULL && dg->dg_done < (int)NGROUPS)
 		dump_group(P, dg);
+	/*
+	 * Made after its family's dump?  Every group once more, once per
+	 * process (a later record of an inode wins).
+	 */
+	if (e == NULL && !dg->dg_again) {
+		PDEBUG(P, "diag: inode %llu in no dump: every dump again",
+		    (unsigned long long)ino);
+		dg->dg_again = 1;
+		dg->dg_done = 0;
+		while ((e = lookup(dg, ino)) == NULL &&
+		    dg->dg_done < (int)NGROUPS)
+			dump_group(P, dg);
+		dg->dg_done = NGROUPS;
+	}
 	if (e != NULL)
 		fill(dg, e, sf);
 	else if (dg->dg_dumperr[0] != '\0')
