@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "socksrc.h"
 
@@ -39,6 +40,41 @@ note_refused(int domain, const sockopt_t *o, int row, int err)
 	    err == ENOPROTOOPT))
 		(void) atomic_fetch_or_explicit(&refused[domain], 1U << row,
 		    memory_order_relaxed);
+}
+
+/*
+ * Does the kernel refuse option row to every socket of domain?  Known
+ * from the sockets asked so far; else asked once of a socket of that
+ * domain made here for the purpose (for the diag source, which asks no
+ * socket anything).  A domain we cannot make a socket of: not refused.
+ */
+static _Atomic uint_t probed[REFUSED_FAMILIES / 32 + 1];
+
+int
+sock_family_refuses(int domain, int row)
+{
+	const sockopt_t *opts = sockopt_table();
+	int s, v;
+
+	if (domain < 0 || domain >= REFUSED_FAMILIES)
+		return (0);
+	if (!(atomic_fetch_or_explicit(&probed[domain / 32],
+	    1U << (domain % 32), memory_order_relaxed) &
+	    (1U << (domain % 32))) &&
+	    ((s = socket(domain, SOCK_DGRAM | SOCK_CLOEXEC, 0)) >= 0 ||
+	    (s = socket(domain, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0)) {
+		for (int r = 0; r < SOCKOPT_N; r++) {
+			socklen_t len = sizeof (v);
+
+			if (opts[r].so_level == SOL_SOCKET &&
+			    opts[r].so_kind == SOK_BOOL &&
+			    getsockopt(s, SOL_SOCKET, opts[r].so_optname, &v,
+			    &len) != 0)
+				note_refused(domain, &opts[r], r, errno);
+		}
+		(void) close(s);
+	}
+	return (is_refused(domain, row));
 }
 
 /* An int option, when the kernel gives one of that size. */

@@ -8,7 +8,8 @@
  *  - SO_PEERCRED is shown for unix sockets only;
  *  - an address is kept as long as the kernel said, up to the storage;
  *  - a source that cannot find out some facts at all (sf_gapwhy): the
- *    facts that this socket would have shown and that are not known.
+ *    facts that this socket would have shown and that are not known (not
+ *    an option the kernel refuses to every socket of its family).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -96,7 +97,8 @@ add_gaps(fdrec_t *rec, const sockfacts_t *sf, int domain,
 	memset(&g, 0, sizeof (g));
 	for (int i = 0; i < PR_SO_NBOOL; i++) {
 		if (sockopt_applies(&opts[i], domain, sf->sf_type) &&
-		    !(b->pr_known & opts[i].so_bit))
+		    !(b->pr_known & opts[i].so_bit) &&
+		    !sock_family_refuses(domain, i))
 			g.pr_bools |= opts[i].so_bit;
 	}
 	if (!(sf->sf_have & SF_LINGER))

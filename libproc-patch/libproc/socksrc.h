@@ -87,6 +87,12 @@ extern const socksrc_ops_t sock_diag_ops;
  */
 extern int sock_local_facts(int, uint64_t, sockfacts_t *);
 /*
+ * Does the kernel refuse option row of the table to every socket of the
+ * domain (SO_PASSCRED of inet sockets since Linux 6.16)?  Then it is
+ * never a fact a socket of that domain could have (sock_local.c).
+ */
+extern int sock_family_refuses(int, int);
+/*
  * Close a duplicate of the target's socket, never waiting on it for
  * SO_LINGER (sock_close.c); the facts, when known, say its linger.
  */
