@@ -390,6 +390,7 @@ typedef struct gen {
 	const manifest_t *g_m;
 	char		*g_err;
 	size_t		g_errlen;
+	int		g_flags;	/* expect_pfiles()'s */
 	int		g_failed;
 } gen_t;
 
@@ -722,24 +723,40 @@ is_tcp(const mf_fd_t *f)
 }
 
 /*
+ * Of the facts of the options line, is opt one that --via=diag shows?
+ * The kernel's socket tables give the listening state and the buffer
+ * sizes (pfiles.1, "diag"); SO_LINGER is not among them.
+ */
+static int
+diag_shows(int opt)
+{
+	return (opt == MF_SO_ACCEPTCONN || opt == MF_SO_SNDBUF ||
+	    opt == MF_SO_RCVBUF);
+}
+
+/*
  * The options line: the booleans that are on, in order (TCP_NODELAY for
  * TCP only), SO_LINGER(secs) when l_onoff, SO_SNDBUF(n), SO_RCVBUF(n);
- * comma-separated, left out when empty.
+ * comma-separated, left out when empty.  With EXP_DIAG, only what diag
+ * shows: "the options line then holds what is known".
  */
 static void
 put_options(gen_t *g, const mf_fd_t *f)
 {
+	int diag = (g->g_flags & EXP_DIAG) != 0;
 	char line[512] = "";
 	size_t used = 0;
 
 	for (int i = 0; i <= MF_TCP_NODELAY; i++) {
 		if (i == MF_TCP_NODELAY && !is_tcp(f))
 			continue;
+		if (diag && !diag_shows(i))
+			continue;
 		if (f->f_opt[i].v_known && f->f_opt[i].v_value != 0)
 			used += (size_t)snprintf(line + used,
 			    sizeof (line) - used, ",%s", opt_names[i]);
 	}
-	if (f->f_linger_known && f->f_linger_onoff)
+	if (!diag && f->f_linger_known && f->f_linger_onoff)
 		used += (size_t)snprintf(line + used, sizeof (line) - used,
 		    ",SO_LINGER(%d)", f->f_linger_secs);
 	for (int i = MF_SO_SNDBUF; i <= MF_SO_RCVBUF; i++)
@@ -898,7 +915,12 @@ put_socket(gen_t *g, const mf_fd_t *f)
 	if (f->f_peername.a_known)
 		put_addr(g, f, "peername", &f->f_peername);
 
-	/* The peer of an AF_UNIX socket with a peername, by SO_PEERCRED. */
+	/*
+	 * The peer of an AF_UNIX socket with a peername, by SO_PEERCRED,
+	 * which diag does not know.
+	 */
+	if (g->g_flags & EXP_DIAG)
+		return;
 	if (f->f_domain == AF_UNIX && f->f_peername.a_known &&
 	    f->f_cred_known && f->f_cred_pid != 0) {
 		if (f->f_cred_pid != g->g_m->m_pid) {
@@ -929,8 +951,9 @@ put_offset(gen_t *g, const mf_fd_t *f)
 }
 
 static void
-put_fd(gen_t *g, const mf_fd_t *f, int flags)
+put_fd(gen_t *g, const mf_fd_t *f)
 {
+	int flags = g->g_flags;
 	unsigned fmt = f->f_mode & S_IFMT;
 	size_t alen;
 	int is_anon = anon_name(f, &alen) != NULL;
@@ -959,7 +982,7 @@ put_fd(gen_t *g, const mf_fd_t *f, int flags)
 char *
 expect_pfiles(const manifest_t *m, int flags, char *err, size_t errlen)
 {
-	gen_t g = { NULL, m, err, errlen, 0 };
+	gen_t g = { NULL, m, err, errlen, flags, 0 };
 	char *text = NULL;
 	size_t len = 0;
 
@@ -969,7 +992,7 @@ expect_pfiles(const manifest_t *m, int flags, char *err, size_t errlen)
 	}
 	put_header(&g);
 	for (size_t i = 0; i < m->m_nfds && !g.g_failed; i++)
-		put_fd(&g, &m->m_fds[i], flags);
+		put_fd(&g, &m->m_fds[i]);
 	if (fclose(g.g_fp) != 0 && !g.g_failed)
 		gen_fail(&g, "writing the text: %s", strerror(errno));
 	if (g.g_failed) {
@@ -977,4 +1000,79 @@ expect_pfiles(const manifest_t *m, int flags, char *err, size_t errlen)
 		return (NULL);
 	}
 	return (text);
+}
+
+/* ---------------------------------------------------------------------
+ * What --via=diag cannot show, from the manifest (expect.h).
+ */
+
+char *
+expect_diag_gaps(const manifest_t *m)
+{
+	static const int bools[] = {
+		MF_SO_DEBUG, MF_SO_REUSEADDR, MF_SO_KEEPALIVE, MF_SO_DONTROUTE,
+		MF_SO_BROADCAST, MF_SO_OOBINLINE, MF_SO_REUSEPORT,
+		MF_SO_PASSCRED, MF_TCP_NODELAY,
+	};
+	int linger = 0, peercred = 0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	if ((fp = open_memstream(&text, &len)) == NULL) {
+		(void) fprintf(stderr, "expect_diag_gaps: out of memory\n");
+		abort();
+	}
+	/* The booleans, in the contract's order; none of them is shown. */
+	for (size_t b = 0; b < sizeof (bools) / sizeof (bools[0]); b++) {
+		int opt = bools[b], applied = 0;
+
+		for (size_t i = 0; i < m->m_nfds && !applied; i++) {
+			const mf_fd_t *f = &m->m_fds[i];
+
+			applied = f->f_is_socket && f->f_opt[opt].v_known &&
+			    (opt != MF_TCP_NODELAY || is_tcp(f));
+		}
+		if (applied)
+			(void) fprintf(fp, "%s%s", ftell(fp) > 0 ? "," : "",
+			    opt_names[opt]);
+	}
+	for (size_t i = 0; i < m->m_nfds; i++) {
+		const mf_fd_t *f = &m->m_fds[i];
+
+		if (!f->f_is_socket)
+			continue;
+		linger |= f->f_linger_known;
+		peercred |= f->f_domain == AF_UNIX && f->f_peername.a_known;
+	}
+	/*
+	 * Then SO_LINGER; SO_SNDBUF and SO_RCVBUF are known.  Every peer
+	 * of the fixture is alive, so every unix peer name is found and
+	 * "peername" is never in the list.
+	 */
+	if (linger)
+		(void) fprintf(fp, "%sSO_LINGER", ftell(fp) > 0 ? "," : "");
+	if (peercred)
+		(void) fprintf(fp, "%sSO_PEERCRED", ftell(fp) > 0 ? "," : "");
+	if (fclose(fp) != 0) {
+		(void) fprintf(stderr, "expect_diag_gaps: out of memory\n");
+		abort();
+	}
+	return (text);
+}
+
+char *
+expect_diag_stderr(const manifest_t *m, const char *arg)
+{
+	char *gaps = expect_diag_gaps(m), *line;
+
+	if (gaps[0] == '\0')
+		return (gaps);
+	if (asprintf(&line, "pfiles: %s: not shown: %s (%s)\n", arg, gaps,
+	    EXP_DIAG_WHY) < 0) {
+		(void) fprintf(stderr, "expect_diag_stderr: out of memory\n");
+		abort();
+	}
+	free(gaps);
+	return (line);
 }

@@ -98,6 +98,34 @@ char		*exp_escape(const void *src, size_t n, size_t width,
 
 /* expect_pfiles() flags. */
 #define	EXP_NFLAG	0x1	/* pfiles -n */
+#define	EXP_DIAG	0x2	/* pfiles --via=diag: only the facts the */
+				/* kernel's socket tables give (below) */
+
+/*
+ * --via=diag (pfiles.1, "diag"): of the socket facts, only the type,
+ * SO_ACCEPTCONN, SO_SNDBUF, SO_RCVBUF and the sockname and peername
+ * lines are shown; the other booleans, TCP_NODELAY, SO_LINGER and the
+ * peer line (SO_PEERCRED) are not, and pfiles names, once per pid on
+ * stderr, those of them that applied to some socket of the process:
+ *
+ *	pfiles: ARG: not shown: LIST (EXP_DIAG_WHY)
+ */
+#define	EXP_DIAG_WHY	"diag: the kernel's socket tables do not hold them"
+
+/*
+ * LIST above for the process of the manifest, in the options' order:
+ * each boolean that getsockopt answered for some socket (TCP_NODELAY
+ * only for an inet stream), SO_LINGER when some socket answered it, and
+ * SO_PEERCRED when some unix socket has a peername.  A malloc'd string,
+ * "" when nothing applied (then pfiles prints no such line).
+ */
+char		*expect_diag_gaps(const manifest_t *);
+
+/*
+ * The whole stderr of pfiles --via=diag ARG for the process of the
+ * manifest: the "not shown:" line, or "" (malloc'd).
+ */
+char		*expect_diag_stderr(const manifest_t *, const char *arg);
 
 /*
  * The exact text pfiles prints for the process of the manifest: its

@@ -4,7 +4,9 @@
  * Each case starts sockfix with a set of fds, reads its manifest (its own
  * view of every fd it has open), turns it into the text the contract
  * prescribes (expect.c, an implementation independent of pfiles), runs
- * pfiles on it and compares stdout exactly.  After every run the fixture
+ * pfiles on it and compares stdout exactly; with --via=diag, the text of
+ * the facts diag gives (EXP_DIAG), and stderr's "not shown:" line of the
+ * facts that applied to the manifest's sockets.  After every run the fixture
  * must still be running, not stopped, with the same fds open, and must
  * exit by itself when its stdin is closed.
  */
@@ -127,12 +129,14 @@ expected_text(const fixture_t *fx, int flags)
 
 /*
  * Run pfiles with options opts (NULL-ended, may be NULL) on the pids of
- * fxs, in that order, and compare its stdout with expected; it must exit
- * 0.  `what' names the comparison's files in the work directory.
+ * fxs, in that order, and compare its stdout with expected, and its
+ * stderr with experr unless that is NULL; it must exit 0.  `what' names
+ * the comparison's files in the work directory.
  */
 static void
-run_and_compare(const char *what, const char *const opts[],
-    fixture_t *const fxs[], size_t nfx, const char *expected)
+run_and_compare_err(const char *what, const char *const opts[],
+    fixture_t *const fxs[], size_t nfx, const char *expected,
+    const char *experr)
 {
 	const char *argv[MAX_ARGS];
 	tu_result_t r;
@@ -154,9 +158,23 @@ run_and_compare(const char *what, const char *const opts[],
 	tu_require_exit("pfiles", &r, 0);
 	tu_require_same_text(what, expected, strlen(expected), r.tr_out,
 	    r.tr_outlen);
+	if (experr != NULL) {
+		char *errwhat = tu_asprintf("%s.stderr", what);
+
+		tu_require_same_text(errwhat, experr, strlen(experr),
+		    r.tr_err, r.tr_errlen);
+		free(errwhat);
+	}
 	tu_result_free(&r);
 	for (size_t i = 0; i < nfx; i++)
 		fixture_check_intact(fxs[i]);
+}
+
+static void
+run_and_compare(const char *what, const char *const opts[],
+    fixture_t *const fxs[], size_t nfx, const char *expected)
+{
+	run_and_compare_err(what, opts, fxs, nfx, expected, NULL);
 }
 
 /* Fail unless every kind of the comma-separated list is in the manifest. */
@@ -176,7 +194,10 @@ require_kinds(const fixture_t *fx, const char *kinds)
 /*
  * One set of fds: pfiles with no --via, and with --via=auto, pidfd and
  * agent, must each print exactly the expected text (so the agent's
- * output is byte for byte pidfd's, on every fixture).
+ * output is byte for byte pidfd's, on every fixture).  --via=diag must
+ * print exactly the text limited to the facts diag gives, and on stderr
+ * exactly the "not shown:" line of the facts that applied to the
+ * fixture's sockets (nothing for a set without sockets).
  */
 static void
 check_set(const char *set, const char *kinds)
@@ -184,8 +205,9 @@ check_set(const char *set, const char *kinds)
 	static const char *const via_auto[] = { "--via=auto", NULL };
 	static const char *const via_pidfd[] = { "--via=pidfd", NULL };
 	static const char *const via_agent[] = { "--via=agent", NULL };
+	static const char *const via_diag[] = { "--via=diag", NULL };
 	fixture_t fx, *fxs[1] = { &fx };
-	char *expected, *what;
+	char *expected, *experr, *what;
 
 	fixture_start(&fx, set, NULL, NULL);
 	require_kinds(&fx, kinds);
@@ -203,6 +225,14 @@ check_set(const char *set, const char *kinds)
 	run_and_compare(what, via_agent, fxs, 1, expected);
 	free(what);
 	free(expected);
+
+	expected = expected_text(&fx, EXP_DIAG);
+	experr = expect_diag_stderr(fx.fx_manifest, fx.fx_pid);
+	what = tu_asprintf("%s.via-diag", set);
+	run_and_compare_err(what, via_diag, fxs, 1, expected, experr);
+	free(what);
+	free(experr);
+	free(expected);
 	fixture_stop(&fx);
 }
 
@@ -213,7 +243,8 @@ check_set(const char *set, const char *kinds)
 		atf_tc_set_md_var(tc, "descr", "pfiles prints the "	\
 		    "fixture's fds of set '" set "' (" kinds ") "	\
 		    "exactly as the contract says, with every --via "	\
-		    "that works");					\
+		    "that works (diag: its facts only, and the facts "	\
+		    "not shown named exactly on stderr)");		\
 	}								\
 	ATF_TC_BODY(name, tc)						\
 	{								\

@@ -1,0 +1,370 @@
+/*
+ * t_diag: pfiles' socket source diag (NETLINK_SOCK_DIAG), where the
+ * others cannot serve and across network namespaces.
+ *
+ * The expected texts come from sockfix's manifest (its own view of its
+ * fds) through expect.c with EXP_DIAG: the facts the kernel's socket
+ * tables give (type, SO_ACCEPTCONN, SO_SNDBUF, SO_RCVBUF, sockname and
+ * peername), byte for byte, and on stderr exactly the "not shown:" line
+ * of the facts that applied to the fixture's sockets.
+ *
+ *   - seccomp_auto: pfiles under a seccomp filter that refuses ptrace(2)
+ *     and pidfd_getfd(2) with EPERM, as a container runtime's default
+ *     profile does: --via=auto serves every pid through diag, says why
+ *     on stderr, and exits 0; --via=pidfd and --via=agent are errors
+ *     there (the check of the check: the filter refuses both).
+ *   - netns: a fixture in a network namespace of its own, examined from
+ *     ours.  Its sockets are only in its namespace's tables, and ours
+ *     holds decoys at the same addresses (a TCP listener on the same
+ *     port, a UDP socket on the same port, the same abstract name) with
+ *     other facts: pfiles dumping its own namespace finds none of the
+ *     fixture's inodes, and one that matched by address would print the
+ *     decoys' facts.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <atf-c.h>
+
+#include "expect.h"
+#include "fixture.h"
+#include "testutil.h"
+
+#define	SECCOMP_DENY	BUILD_DIR "/atf/seccomp_deny"
+#define	FIXTURE_SECONDS	"120"
+#define	EPERM_TEXT	"Operation not permitted"
+
+static char *
+diag_text(const fixture_t *fx)
+{
+	char err[256], *text;
+
+	text = expect_pfiles(fx->fx_manifest, EXP_DIAG, err, sizeof (err));
+	if (text == NULL)
+		atf_tc_fail("cannot compute the expected text: %s", err);
+	return (text);
+}
+
+static char *
+full_text(const fixture_t *fx)
+{
+	char err[256], *text;
+
+	text = expect_pfiles(fx->fx_manifest, 0, err, sizeof (err));
+	if (text == NULL)
+		atf_tc_fail("cannot compute the expected text: %s", err);
+	return (text);
+}
+
+/* The fixture is alive, not stopped, and exits 0 when told to. */
+static void
+fixture_end(fixture_t *fx)
+{
+	char state = tu_proc_state(fx->fx_child.tc_pid);
+	int status;
+
+	ATF_CHECK_MSG(state != 0 && state != 'T' && state != 't' &&
+	    state != 'Z', "the fixture's state after pfiles: '%c'",
+	    state != 0 ? state : '-');
+	status = tu_stop(&fx->fx_child, TU_TIMEOUT_MS);
+	mf_free(fx->fx_manifest);
+	fx->fx_manifest = NULL;
+	ATF_REQUIRE_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "sockfix did not exit cleanly: wait status 0x%x",
+	    (unsigned)status);
+}
+
+static void
+start_sockfix(fixture_t *fx, const char *set)
+{
+	const char *const argv[] = { TU_SOCKFIX, "-t", FIXTURE_SECONDS,
+	    "-s", set, NULL };
+
+	fx_start(fx, argv);
+}
+
+/*
+ * A "socket facts from diag" line of pid arg: the reasons of pidfd and
+ * the agent, each the refusal of its system call by the filter (EPERM).
+ */
+static void
+check_via_line(const char *line, const char *arg)
+{
+	char *head = tu_asprintf("pfiles: %s: socket facts from diag "
+	    "(pidfd: ", arg);
+	const char *pidfd, *agent;
+	size_t len = strlen(line);
+
+	ATF_REQUIRE_MSG(strncmp(line, head, strlen(head)) == 0 &&
+	    len > 0 && line[len - 1] == ')', "not the line of a fallback "
+	    "on diag for %s: \"%s\"", arg, line);
+	pidfd = line + strlen(head);
+	agent = strstr(pidfd, "; agent: ");
+	ATF_REQUIRE_MSG(agent != NULL, "no agent reason: \"%s\"", line);
+	ATF_CHECK_MSG(strstr(pidfd, "pidfd_getfd") != NULL &&
+	    strstr(pidfd, EPERM_TEXT) != NULL && strstr(pidfd, EPERM_TEXT) <
+	    agent, "the pidfd reason is not pidfd_getfd's EPERM: \"%s\"",
+	    line);
+	ATF_CHECK_MSG(strstr(agent, "ptrace") != NULL &&
+	    strstr(agent, EPERM_TEXT) != NULL, "the agent reason is not "
+	    "ptrace's EPERM: \"%s\"", line);
+	free(head);
+}
+
+/* The argv of pfiles ARGS... under a filter refusing ptrace, pidfd_getfd. */
+#define	DENY_ARGV(nr1, nr2, ...)					\
+	{ SECCOMP_DENY, nr1, "1", SECCOMP_DENY, nr2, "1", TU_PFILES,	\
+	    __VA_ARGS__, NULL }
+
+ATF_TC(seccomp_auto);
+ATF_TC_HEAD(seccomp_auto, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=auto under a seccomp "
+	    "filter refusing ptrace and pidfd_getfd with EPERM serves every "
+	    "pid through diag: names, ports, SO_ACCEPTCONN and buffer sizes "
+	    "exactly, why and what is not shown on stderr, exit 0");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(seccomp_auto, tc)
+{
+	fixture_t a, b;
+	char nr_ptrace[16], nr_getfd[16];
+	char *want, *ta, *tb, *ta_full, *gaps, *lines[8];
+	char *save = NULL;
+	tu_result_t r;
+	int n = 0;
+
+#if !defined(__x86_64__)
+	atf_tc_skip("seccomp_deny filters x86_64 system calls only");
+#endif
+	(void) snprintf(nr_ptrace, sizeof (nr_ptrace), "%d", (int)SYS_ptrace);
+	(void) snprintf(nr_getfd, sizeof (nr_getfd), "%d",
+	    (int)SYS_pidfd_getfd);
+
+	/* Every kind of socket; and a second pid with fewer. */
+	start_sockfix(&a, "all");
+	start_sockfix(&b, "tcp,unix,socketpair,pipe");
+
+	/* The check of the check: the filter refuses both sources. */
+	{
+		const char *const pargv[] = DENY_ARGV(nr_ptrace, nr_getfd,
+		    "--via=pidfd", a.fx_pid);
+		const char *const aargv[] = DENY_ARGV(nr_ptrace, nr_getfd,
+		    "--via=agent", a.fx_pid);
+		char *msg;
+
+		tu_run(pargv, NULL, TU_TIMEOUT_MS, &r);
+		tu_require_exit("pfiles --via=pidfd under the filter", &r, 1);
+		msg = tu_asprintf("pfiles: cannot examine %s: pidfd: ",
+		    a.fx_pid);
+		ATF_CHECK_MSG(r.tr_outlen == 0 && strncmp(r.tr_err, msg,
+		    strlen(msg)) == 0 && strstr(r.tr_err, EPERM_TEXT) != NULL,
+		    "--via=pidfd under the filter: stderr \"%s\"", r.tr_err);
+		free(msg);
+		tu_result_free(&r);
+
+		tu_run(aargv, NULL, TU_TIMEOUT_MS, &r);
+		tu_require_exit("pfiles --via=agent under the filter", &r, 1);
+		msg = tu_asprintf("pfiles: cannot examine %s: agent: ",
+		    a.fx_pid);
+		ATF_CHECK_MSG(r.tr_outlen == 0 && strncmp(r.tr_err, msg,
+		    strlen(msg)) == 0 && strstr(r.tr_err, EPERM_TEXT) != NULL,
+		    "--via=agent under the filter: stderr \"%s\"", r.tr_err);
+		free(msg);
+		tu_result_free(&r);
+	}
+
+	/* auto, both pids: diag's text for each, in the order given. */
+	{
+		const char *const argv[] = DENY_ARGV(nr_ptrace, nr_getfd,
+		    "--via=auto", a.fx_pid, b.fx_pid);
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	}
+	if (r.tr_errlen > 0)
+		(void) fprintf(stderr, "pfiles stderr:\n%s", r.tr_err);
+	tu_require_exit("pfiles --via=auto under the filter", &r, 0);
+	ta = diag_text(&a);
+	tb = diag_text(&b);
+	want = tu_asprintf("%s%s", ta, tb);
+	ta_full = full_text(&a);
+	ATF_REQUIRE_MSG(strncmp(want, ta_full, strlen(ta_full)) != 0,
+	    "the diag text is the full text: the comparison would prove "
+	    "nothing");
+	free(ta_full);
+	tu_require_same_text("auto", want, strlen(want), r.tr_out,
+	    r.tr_outlen);
+	free(want);
+	free(ta);
+	free(tb);
+
+	/*
+	 * stderr, per pid: why diag, then what is not shown; nothing
+	 * else.  The lines are compared one by one, the "not shown:"
+	 * ones exactly.
+	 */
+	tu_write_file("auto.stderr", r.tr_err, r.tr_errlen);
+	for (char *l = strtok_r(r.tr_err, "\n", &save); l != NULL;
+	    l = strtok_r(NULL, "\n", &save)) {
+		ATF_REQUIRE_MSG(n < 8, "too many lines on stderr");
+		lines[n++] = l;
+	}
+	ATF_REQUIRE_EQ_MSG(n, 4, "%d lines on stderr, expected 4 (see "
+	    "auto.stderr)", n);
+	for (int i = 0; i < 2; i++) {
+		fixture_t *fx = i == 0 ? &a : &b;
+		char *line = tu_asprintf("%s\n", lines[2 * i + 1]);
+		char *what = tu_asprintf("auto.stderr.%d", i);
+
+		check_via_line(lines[2 * i], fx->fx_pid);
+		gaps = expect_diag_stderr(fx->fx_manifest, fx->fx_pid);
+		ATF_REQUIRE_MSG(gaps[0] != '\0', "no fact is missing");
+		tu_require_same_text(what, gaps, strlen(gaps), line,
+		    strlen(line));
+		free(gaps);
+		free(line);
+		free(what);
+	}
+	tu_result_free(&r);
+
+	fixture_end(&a);
+	fixture_end(&b);
+}
+
+/* The manifest's address of the first fd of kind, which must be known. */
+static const mf_addr_t *
+sockname_of(const fixture_t *fx, const char *kind)
+{
+	const mf_fd_t *f = mf_find_kind(fx->fx_manifest, kind);
+
+	ATF_REQUIRE_MSG(f != NULL && f->f_sockname.a_known, "no sockname "
+	    "of %s in the manifest", kind);
+	return (&f->f_sockname);
+}
+
+static void
+set_int(int fd, int name, int value)
+{
+	ATF_REQUIRE_MSG(setsockopt(fd, SOL_SOCKET, name, &value,
+	    sizeof (value)) == 0, "setsockopt: %s", strerror(errno));
+}
+
+/*
+ * Open in our namespace a decoy at the address a (from the manifest)
+ * with type and other buffer sizes; a TCP one listens.  The bind must
+ * work: the fixture's address is free here, so it is not in our
+ * namespace.  Returns the fd (closed at the test's exit).
+ */
+static int
+decoy(const mf_addr_t *a, int type, const char *what)
+{
+	sa_family_t af;
+	int fd;
+
+	ATF_REQUIRE(a->a_len >= sizeof (af));
+	memcpy(&af, a->a_bytes, sizeof (af));
+	ATF_REQUIRE_MSG((fd = socket(af, type, 0)) >= 0, "socket: %s",
+	    strerror(errno));
+	set_int(fd, SO_SNDBUF, 4608);
+	set_int(fd, SO_RCVBUF, 2304);
+	ATF_REQUIRE_MSG(bind(fd, (const struct sockaddr *)a->a_bytes,
+	    (socklen_t)a->a_len) == 0, "%s: the fixture's address is taken "
+	    "in our network namespace: %s", what, strerror(errno));
+	if (type == SOCK_STREAM)
+		ATF_REQUIRE(listen(fd, 4) == 0);
+	return (fd);
+}
+
+static char *
+netns_of(pid_t pid)
+{
+	char path[64], link[128];
+	ssize_t n;
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/ns/net", (int)pid);
+	ATF_REQUIRE_MSG((n = readlink(path, link, sizeof (link) - 1)) > 0,
+	    "readlink %s: %s", path, strerror(errno));
+	link[n] = '\0';
+	return (tu_asprintf("%s", link));
+}
+
+ATF_TC(netns);
+ATF_TC_HEAD(netns, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=diag on a process in "
+	    "a network namespace of its own shows its namespace's facts, "
+	    "exactly, not those of decoys at the same addresses in ours");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "require.progs", "unshare ip");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(netns, tc)
+{
+	/* Loopback is down in a new namespace: bring it up, then exec. */
+	const char *const argv[] = { "unshare", "-n", "sh", "-c",
+	    "ip link set lo up && exec \"$@\"", "sh", TU_SOCKFIX, "-t",
+	    FIXTURE_SECONDS, "-s", "all", NULL };
+	const char *const probe[] = { "unshare", "-n", "ip", "link", "set",
+	    "lo", "up", NULL };
+	fixture_t fx;
+	tu_result_t r;
+	char *want, *gaps, *ns_fx, *ns_us;
+
+	tu_run(probe, NULL, TU_TIMEOUT_MS, &r);
+	if (!WIFEXITED(r.tr_status) || WEXITSTATUS(r.tr_status) != 0)
+		atf_tc_skip("cannot make a network namespace here: %s",
+		    r.tr_err);
+	tu_result_free(&r);
+
+	fx_start(&fx, argv);
+	ns_fx = netns_of(fx.fx_child.tc_pid);
+	ns_us = netns_of(getpid());
+	ATF_REQUIRE_MSG(strcmp(ns_fx, ns_us) != 0, "the fixture is in our "
+	    "network namespace (%s)", ns_us);
+	free(ns_fx);
+	free(ns_us);
+
+	/* Decoys: same addresses, other types and buffer sizes. */
+	(void) decoy(sockname_of(&fx, "tcp-listen"), SOCK_STREAM,
+	    "tcp-listen");
+	(void) decoy(sockname_of(&fx, "udp4"), SOCK_DGRAM, "udp4");
+	(void) decoy(sockname_of(&fx, "unix-abstract"), SOCK_DGRAM,
+	    "unix-abstract");
+
+	{
+		const char *const pargv[] = { TU_PFILES, "--via=diag",
+		    fx.fx_pid, NULL };
+
+		tu_run(pargv, NULL, TU_TIMEOUT_MS, &r);
+	}
+	if (r.tr_errlen > 0)
+		(void) fprintf(stderr, "pfiles stderr:\n%s", r.tr_err);
+	tu_require_exit("pfiles --via=diag", &r, 0);
+	want = diag_text(&fx);
+	tu_require_same_text("netns", want, strlen(want), r.tr_out,
+	    r.tr_outlen);
+	free(want);
+	gaps = expect_diag_stderr(fx.fx_manifest, fx.fx_pid);
+	tu_require_same_text("netns.stderr", gaps, strlen(gaps), r.tr_err,
+	    r.tr_errlen);
+	free(gaps);
+	tu_result_free(&r);
+
+	fixture_end(&fx);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, seccomp_auto);
+	ATF_TP_ADD_TC(tp, netns);
+	return (atf_no_error());
+}
