@@ -177,7 +177,7 @@ stat_line(FILE *out, const prfdinfo_t *info, const char *path)
 }
 
 void
-pf_fileflags(FILE *out, int fileflags, int fdflags)
+pf_flag_each(int fileflags, int fdflags, pf_name_f *fn, void *arg)
 {
 	static const struct {
 		unsigned	bits;	/* consumed when printed */
@@ -197,37 +197,63 @@ pf_fileflags(FILE *out, int fileflags, int fdflags)
 		{ K_O_TMPFILE_BIT, K_O_TMPFILE_BIT, "O_TMPFILE" },
 	};
 	unsigned left = (unsigned)fileflags & ~(unsigned)K_O_CLOEXEC;
+	char hex[16];
 
 	if (left & K_O_PATH) {
-		(void) fputs("O_PATH", out);
+		fn(arg, "O_PATH");
 		left &= ~(unsigned)(K_O_PATH | K_O_ACCMODE);
 	} else {
 		switch (left & K_O_ACCMODE) {
 		case O_RDONLY:
-			(void) fputs("O_RDONLY", out);
+			fn(arg, "O_RDONLY");
 			break;
 		case O_WRONLY:
-			(void) fputs("O_WRONLY", out);
+			fn(arg, "O_WRONLY");
 			break;
 		case O_RDWR:
-			(void) fputs("O_RDWR", out);
+			fn(arg, "O_RDWR");
 			break;
 		default:
-			(void) fprintf(out, "0x%x", left & K_O_ACCMODE);
+			(void) snprintf(hex, sizeof (hex), "0x%x",
+			    left & K_O_ACCMODE);
+			fn(arg, hex);
 			break;
 		}
 		left &= ~(unsigned)K_O_ACCMODE;
 	}
 	for (size_t i = 0; i < NELEM(flags); i++) {
 		if ((left & flags[i].test) == flags[i].test) {
-			(void) fprintf(out, "|%s", flags[i].name);
+			fn(arg, flags[i].name);
 			left &= ~flags[i].bits;
 		}
 	}
 	if ((fdflags & FD_CLOEXEC) || (fileflags & K_O_CLOEXEC))
-		(void) fputs("|O_CLOEXEC", out);
-	if (left != 0)
-		(void) fprintf(out, "|0x%x", left);
+		fn(arg, "O_CLOEXEC");
+	if (left != 0) {
+		(void) snprintf(hex, sizeof (hex), "0x%x", left);
+		fn(arg, hex);
+	}
+}
+
+typedef struct flag_text {
+	FILE	*ft_out;
+	int	ft_n;
+} flag_text_t;
+
+static void
+flag_text(void *arg, const char *name)
+{
+	flag_text_t *ft = arg;
+
+	(void) fprintf(ft->ft_out, "%s%s", ft->ft_n++ > 0 ? "|" : "", name);
+}
+
+void
+pf_fileflags(FILE *out, int fileflags, int fdflags)
+{
+	flag_text_t ft = { out, 0 };
+
+	pf_flag_each(fileflags, fdflags, flag_text, &ft);
 }
 
 static void
@@ -269,32 +295,36 @@ int_item(const prfdinfo_t *info, uint_t type, int def)
 	return (v);
 }
 
+const char *
+pf_socktype_name(int type)
+{
+	static const char *const names[] = {
+		[SOCK_STREAM] = "SOCK_STREAM", [SOCK_DGRAM] = "SOCK_DGRAM",
+		[SOCK_RAW] = "SOCK_RAW", [SOCK_RDM] = "SOCK_RDM",
+		[SOCK_SEQPACKET] = "SOCK_SEQPACKET", [SOCK_DCCP] = "SOCK_DCCP",
+		[SOCK_PACKET] = "SOCK_PACKET",
+	};
+
+	if (type >= 0 && (size_t)type < NELEM(names))
+		return (names[type]);
+	return (NULL);
+}
+
 static void
 socktype_line(FILE *out, int type)
 {
-	static const char *const names[] = {
-		[SOCK_STREAM] = "STREAM", [SOCK_DGRAM] = "DGRAM",
-		[SOCK_RAW] = "RAW", [SOCK_RDM] = "RDM",
-		[SOCK_SEQPACKET] = "SEQPACKET", [SOCK_DCCP] = "DCCP",
-		[SOCK_PACKET] = "PACKET",
-	};
+	const char *name = pf_socktype_name(type);
 
-	if (type >= 0 && (size_t)type < NELEM(names) && names[type] != NULL)
-		(void) fprintf(out, "\tSOCK_%s\n", names[type]);
+	if (name != NULL)
+		(void) fprintf(out, "\t%s\n", name);
 	else
 		(void) fprintf(out, "\tunknown socket type %d\n", type);
 }
 
-/*
- * The options line, from the option table (sockopts.h), in its order:
- * the booleans that are known to be on, SO_LINGER when l_onoff is set,
- * then the values.  Nothing at all when none is shown.
- */
-static void
-sockopts_line(FILE *out, const prfdinfo_t *info)
+void
+pf_sockopt_each(const prfdinfo_t *info, pf_opt_f *fn, void *arg)
 {
 	const sockopt_t *opts = sockopt_table();
-	const char *sep = "\t";
 	prsockbool_t b = { 0, 0 };
 	struct linger lg;
 	const void *p;
@@ -308,30 +338,66 @@ sockopts_line(FILE *out, const prfdinfo_t *info)
 		const sockopt_t *o = &opts[row];
 
 		if (o->so_kind == SOK_BOOL) {
-			if (!(b.pr_known & b.pr_set & o->so_bit))
-				continue;
-			(void) fprintf(out, "%s%s", sep, o->so_name);
+			if (b.pr_known & o->so_bit)
+				fn(arg, o->so_name, PF_OPT_BOOL,
+				    (b.pr_set & o->so_bit) != 0);
 		} else if ((p = proc_fdinfo_misc(info, o->so_item, &len)) ==
 		    NULL || len != sockopt_size(o)) {
 			continue;
 		} else if (o->so_kind == SOK_LINGER) {
 			memcpy(&lg, p, sizeof (lg));
-			if (!lg.l_onoff)
-				continue;
-			(void) fprintf(out, "%s%s(%d)", sep, o->so_name,
-			    lg.l_linger);
+			fn(arg, o->so_name, lg.l_onoff ? PF_OPT_VALUE :
+			    PF_OPT_OFF, lg.l_linger);
 		} else {
 			memcpy(&v, p, sizeof (v));
-			(void) fprintf(out, "%s%s(%d)", sep, o->so_name, v);
+			fn(arg, o->so_name, PF_OPT_VALUE, v);
 		}
-		sep = ",";
 	}
-	if (*sep == ',')
+}
+
+typedef struct opt_text {
+	FILE	*ot_out;
+	int	ot_n;
+} opt_text_t;
+
+static void
+opt_text(void *arg, const char *name, pf_optkind_t kind, int value)
+{
+	opt_text_t *ot = arg;
+	const char *sep = ot->ot_n == 0 ? "\t" : ",";
+
+	switch (kind) {
+	case PF_OPT_BOOL:
+		if (!value)
+			return;
+		(void) fprintf(ot->ot_out, "%s%s", sep, name);
+		break;
+	case PF_OPT_VALUE:
+		(void) fprintf(ot->ot_out, "%s%s(%d)", sep, name, value);
+		break;
+	case PF_OPT_OFF:
+		return;
+	}
+	ot->ot_n++;
+}
+
+/*
+ * The options line, from the option table (sockopts.h), in its order:
+ * the booleans that are known to be on, SO_LINGER when l_onoff is set,
+ * then the values.  Nothing at all when none is shown.
+ */
+static void
+sockopts_line(FILE *out, const prfdinfo_t *info)
+{
+	opt_text_t ot = { out, 0 };
+
+	pf_sockopt_each(info, opt_text, &ot);
+	if (ot.ot_n > 0)
 		(void) fputc('\n', out);
 }
 
-static const char *
-netlink_proto_name(int proto)
+const char *
+pf_netlink_proto_name(int proto)
 {
 	static const char *const names[] = {
 		[NETLINK_ROUTE] = "NETLINK_ROUTE",
@@ -363,8 +429,8 @@ netlink_proto_name(int proto)
 	return (NULL);
 }
 
-static const char *
-family_name(int family)
+const char *
+pf_family_name(int family)
 {
 	static const char *const names[] = {
 		[AF_UNSPEC] = "AF_UNSPEC", [AF_UNIX] = "AF_UNIX",
@@ -396,76 +462,112 @@ family_name(int family)
 	return (NULL);
 }
 
-/*
- * A unix socket's name, the target's text: a path up to its NUL, or
- * "@" and every byte of an abstract name after its leading NUL (inner
- * NULs included); nothing for an unnamed socket.
- */
-static void
-unix_name(FILE *out, const unsigned char *path, size_t len)
+int
+pf_addr_decode(const void *sa, size_t len, int protocol, pf_addr_t *a)
 {
-	if (len == 0)
-		return;
-	if (path[0] != '\0') {
-		pf_fputesc(out, path, strnlen((const char *)path, len));
-		return;
+	sa_family_t family;
+
+	memset(a, 0, sizeof (*a));
+	if (len < sizeof (family))
+		return (-1);
+	memcpy(&family, sa, sizeof (family));
+	a->pa_family = family;
+	a->pa_famname = pf_family_name(family);
+	if (family == AF_INET && len >= sizeof (struct sockaddr_in)) {
+		struct sockaddr_in sin;
+
+		memcpy(&sin, sa, sizeof (sin));
+		a->pa_kind = PF_ADDR_INET;
+		(void) inet_ntop(AF_INET, &sin.sin_addr, a->pa_addr,
+		    sizeof (a->pa_addr));
+		a->pa_port = ntohs(sin.sin_port);
+	} else if (family == AF_INET6 &&
+	    len >= sizeof (struct sockaddr_in6)) {
+		struct sockaddr_in6 sin6;
+
+		memcpy(&sin6, sa, sizeof (sin6));
+		a->pa_kind = PF_ADDR_INET;
+		(void) inet_ntop(AF_INET6, &sin6.sin6_addr, a->pa_addr,
+		    sizeof (a->pa_addr));
+		a->pa_port = ntohs(sin6.sin6_port);
+	} else if (family == AF_UNIX) {
+		const unsigned char *path = (const unsigned char *)sa +
+		    offsetof(struct sockaddr_un, sun_path);
+		size_t plen = len - offsetof(struct sockaddr_un, sun_path);
+
+		if (len < offsetof(struct sockaddr_un, sun_path))
+			plen = 0;
+		if (plen > sizeof (((struct sockaddr_un *)0)->sun_path))
+			plen = sizeof (((struct sockaddr_un *)0)->sun_path);
+		/*
+		 * The target's text: a path up to its NUL, or every byte of
+		 * an abstract name after its leading NUL (inner NULs too).
+		 */
+		if (plen == 0) {
+			a->pa_kind = PF_ADDR_UNNAMED;
+		} else if (path[0] != '\0') {
+			a->pa_kind = PF_ADDR_PATH;
+			a->pa_name = path;
+			a->pa_namelen = strnlen((const char *)path, plen);
+		} else {
+			a->pa_kind = PF_ADDR_ABSTRACT;
+			a->pa_name = path + 1;
+			a->pa_namelen = plen - 1;
+		}
+	} else if (family == AF_NETLINK &&
+	    len >= sizeof (struct sockaddr_nl)) {
+		struct sockaddr_nl snl;
+
+		memcpy(&snl, sa, sizeof (snl));
+		a->pa_kind = PF_ADDR_NETLINK;
+		a->pa_protocol = protocol;
+		a->pa_protoname = pf_netlink_proto_name(protocol);
+		a->pa_nlpid = snl.nl_pid;
+		a->pa_nlgroups = snl.nl_groups;
+	} else {
+		a->pa_kind = PF_ADDR_OTHER;
 	}
-	(void) fputc('@', out);
-	pf_fputesc(out, path + 1, len - 1);
+	return (0);
 }
 
 void
 pf_sockaddr(FILE *out, const char *label, const void *sa, size_t len,
     int protocol)
 {
-	char abuf[INET6_ADDRSTRLEN];
-	sa_family_t family;
-	const char *name;
+	pf_addr_t a;
 
-	if (len < sizeof (family))
+	if (pf_addr_decode(sa, len, protocol, &a) != 0)
 		return;
-	memcpy(&family, sa, sizeof (family));
-
-	if (family == AF_INET && len >= sizeof (struct sockaddr_in)) {
-		struct sockaddr_in sin;
-
-		memcpy(&sin, sa, sizeof (sin));
-		(void) fprintf(out, "\t%s: AF_INET %s  port: %u\n", label,
-		    inet_ntop(AF_INET, &sin.sin_addr, abuf, sizeof (abuf)),
-		    (unsigned)ntohs(sin.sin_port));
-	} else if (family == AF_INET6 &&
-	    len >= sizeof (struct sockaddr_in6)) {
-		struct sockaddr_in6 sin6;
-
-		memcpy(&sin6, sa, sizeof (sin6));
-		(void) fprintf(out, "\t%s: AF_INET6 %s  port: %u\n", label,
-		    inet_ntop(AF_INET6, &sin6.sin6_addr, abuf, sizeof (abuf)),
-		    (unsigned)ntohs(sin6.sin6_port));
-	} else if (family == AF_UNIX) {
-		size_t plen = len - offsetof(struct sockaddr_un, sun_path);
-
-		if (plen > sizeof (((struct sockaddr_un *)0)->sun_path))
-			plen = sizeof (((struct sockaddr_un *)0)->sun_path);
+	switch (a.pa_kind) {
+	case PF_ADDR_INET:
+		(void) fprintf(out, "\t%s: %s %s  port: %u\n", label,
+		    a.pa_famname, a.pa_addr, a.pa_port);
+		break;
+	case PF_ADDR_PATH:
+	case PF_ADDR_ABSTRACT:
+	case PF_ADDR_UNNAMED:
 		(void) fprintf(out, "\t%s: AF_UNIX ", label);
-		unix_name(out, (const unsigned char *)sa +
-		    offsetof(struct sockaddr_un, sun_path), plen);
+		if (a.pa_kind == PF_ADDR_ABSTRACT)
+			(void) fputc('@', out);
+		pf_fputesc(out, a.pa_name, a.pa_namelen);
 		(void) fputc('\n', out);
-	} else if (family == AF_NETLINK &&
-	    len >= sizeof (struct sockaddr_nl)) {
-		struct sockaddr_nl snl;
-
-		memcpy(&snl, sa, sizeof (snl));
+		break;
+	case PF_ADDR_NETLINK:
 		(void) fprintf(out, "\t%s: AF_NETLINK ", label);
-		if ((name = netlink_proto_name(protocol)) != NULL)
-			(void) fputs(name, out);
+		if (a.pa_protoname != NULL)
+			(void) fputs(a.pa_protoname, out);
 		else
-			(void) fprintf(out, "protocol %d", protocol);
+			(void) fprintf(out, "protocol %d", a.pa_protocol);
 		(void) fprintf(out, "  pid: %u  groups: 0x%08x\n",
-		    (unsigned)snl.nl_pid, (unsigned)snl.nl_groups);
-	} else if ((name = family_name(family)) != NULL) {
-		(void) fprintf(out, "\t%s: %s\n", label, name);
-	} else {
-		(void) fprintf(out, "\t%s: AF_%d\n", label, (int)family);
+		    a.pa_nlpid, a.pa_nlgroups);
+		break;
+	case PF_ADDR_OTHER:
+		if (a.pa_famname != NULL)
+			(void) fprintf(out, "\t%s: %s\n", label, a.pa_famname);
+		else
+			(void) fprintf(out, "\t%s: AF_%d\n", label,
+			    a.pa_family);
+		break;
 	}
 }
 

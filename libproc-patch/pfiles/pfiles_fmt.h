@@ -38,6 +38,55 @@ extern int pf_file(pf_ctx_t *, const prfdinfo_t *);
  */
 extern int pf_gaps(FILE *, const pf_ctx_t *);
 
+/*
+ * The lists of the contract, written once and shared by the text and the
+ * JSON output (pfiles_json.c).
+ */
+typedef void pf_name_f(void *, const char *);
+/* The names of the flags line, in its order ("0x%x" for the rest). */
+extern void pf_flag_each(int, int, pf_name_f *, void *);
+
+typedef enum {
+	PF_OPT_BOOL,		/* a boolean known: value 0 or 1 */
+	PF_OPT_VALUE,		/* SO_LINGER (seconds, on), SO_SNDBUF... */
+	PF_OPT_OFF		/* SO_LINGER known to be off */
+} pf_optkind_t;
+typedef void pf_opt_f(void *, const char *, pf_optkind_t, int);
+/* The options known of a socket, in the table's (the contract's) order. */
+extern void pf_sockopt_each(const prfdinfo_t *, pf_opt_f *, void *);
+
+/* "SOCK_STREAM"...; NULL for a type with no name. */
+extern const char *pf_socktype_name(int);
+/* "AF_INET"..., "NETLINK_ROUTE"...: NULL when it has no name. */
+extern const char *pf_family_name(int);
+extern const char *pf_netlink_proto_name(int);
+
+/* A socket address, decoded as the contract shows it. */
+typedef enum {
+	PF_ADDR_INET = 1,	/* AF_INET, AF_INET6: pa_addr, pa_port */
+	PF_ADDR_PATH,		/* AF_UNIX: pa_name is the path */
+	PF_ADDR_ABSTRACT,	/* AF_UNIX: pa_name follows the NUL */
+	PF_ADDR_UNNAMED,	/* AF_UNIX, no name */
+	PF_ADDR_NETLINK,	/* pa_protocol, pa_protoname, pa_nlpid... */
+	PF_ADDR_OTHER		/* only the family */
+} pf_addrkind_t;
+
+typedef struct pf_addr {
+	pf_addrkind_t	pa_kind;
+	int		pa_family;
+	const char	*pa_famname;	/* NULL: no name, AF_%d */
+	char		pa_addr[46];	/* INET6_ADDRSTRLEN */
+	unsigned	pa_port;
+	const void	*pa_name;	/* unix: the target's bytes */
+	size_t		pa_namelen;
+	int		pa_protocol;
+	const char	*pa_protoname;	/* NULL: "protocol %d" */
+	unsigned	pa_nlpid, pa_nlgroups;
+} pf_addr_t;
+
+/* Decode len bytes of a sockaddr: 0, or -1 when too short for one. */
+extern int pf_addr_decode(const void *, size_t, int, pf_addr_t *);
+
 /* One address line: "\t<label>: AF_..." (protocol: SO_PROTOCOL, or -1). */
 extern void pf_sockaddr(FILE *, const char *, const void *, size_t, int);
 /* The flags line's text, without the leading spaces. */
