@@ -1,7 +1,7 @@
 /*
  * pfiles(1): report the open files of processes.
  *
- *	pfiles [-n] [--via=auto|pidfd|agent|diag] pid ...
+ *	pfiles [-J] [-n] [--via=auto|pidfd|agent|diag] pid ...
  *
  * The output contract is pfiles.1.  pfiles never stops its target for
  * long, never writes to it, and never kills it: socket facts come from
@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +20,18 @@
 
 #include "libproc.h"
 #include "pfiles_fmt.h"
+#include "pfiles_json.h"
 
-#define	USAGE		"usage:\tpfiles [-n] [--via=auto|pidfd|agent|diag] " \
+#define	USAGE		"usage:\tpfiles [-J] [-n] [--via=auto|pidfd|agent|diag] " \
 			"pid ...\n"
 #define	STDOUT_BUFSZ	(64 * 1024)
 #define	COMM_CACHE	64
 
+#define	NOTES_MAX	8	/* of one process, in JSON too */
+#define	NOTE_MAX	512
+
 static const char *command = "pfiles";
+static pfj_t *json;		/* -J: the document being written */
 
 /* A small cache of comms for "peer:" lines; peers repeat. */
 typedef struct comm_cache {
@@ -72,6 +78,8 @@ typedef struct shown {
 	uint_t		sh_npatherr;	/* fds whose path could not be read */
 	uint_t		sh_nchanged;	/* fds that never held still */
 	char		sh_via[256];	/* auto fell back to diag: why */
+	char		sh_notes[NOTES_MAX][NOTE_MAX];	/* for -J */
+	int		sh_nnotes;
 	char		sh_patherr[64];	/* the first reason */
 } shown_t;
 
@@ -86,7 +94,12 @@ show_header(shown_t *sh)
 	if (sh->sh_header)
 		return;
 	sh->sh_header = 1;
-	pf_header(stdout, sh->sh_psinfo, sh->sh_have_rl ? &sh->sh_rl : NULL);
+	if (json != NULL)
+		pfj_proc_begin(json, sh->sh_psinfo, sh->sh_have_rl ?
+		    &sh->sh_rl : NULL);
+	else
+		pf_header(stdout, sh->sh_psinfo, sh->sh_have_rl ?
+		    &sh->sh_rl : NULL);
 }
 
 static int
@@ -106,9 +119,13 @@ show_file(void *arg, const prfdinfo_t *info)
 		pf_ctx_t stat_only = sh->sh_ctx;
 
 		sh->sh_nchanged++;
+		if (json != NULL)
+			return (pfj_file(json, &sh->sh_ctx, info));
 		stat_only.pf_statonly = 1;
 		return (pf_file(&stat_only, info));
 	}
+	if (json != NULL)
+		return (pfj_file(json, &sh->sh_ctx, info));
 	return (pf_file(&sh->sh_ctx, info));
 }
 
@@ -144,12 +161,15 @@ reason(int err)
 	return (other);
 }
 
+/* A pid that cannot be examined: said on stderr, and with -J in JSON. */
 static void
 complain(const char *arg, const char *reason)
 {
 	(void) fflush(stdout);
 	(void) fprintf(stderr, "%s: cannot examine %s: %s\n", command, arg,
 	    reason);
+	if (json != NULL)
+		pfj_error(json, arg, reason);
 }
 
 /* "1234" or "/proc/1234": the pid, or -1. */
@@ -182,15 +202,42 @@ show_sysproc(const char *arg, pid_t pid)
 		complain(arg, "no such process");
 		return (1);
 	}
-	pf_sysproc(stdout, &ps);
+	if (json != NULL)
+		pfj_sysproc(json, &ps);
+	else
+		pf_sysproc(stdout, &ps);
 	return (0);
 }
 
-/* Print what could not be found out about this pid, once. */
+/*
+ * One thing that could not be found out about the pid: on stderr, and
+ * with -J kept for the process's "notes".
+ */
+static void note(const char *, shown_t *, const char *, ...)
+    __attribute__((__format__(__printf__, 3, 4)));
+
 static void
-report_gaps(const char *arg, const shown_t *sh)
+note(const char *arg, shown_t *sh, const char *fmt, ...)
+{
+	char text[NOTE_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void) vsnprintf(text, sizeof (text), fmt, ap);
+	va_end(ap);
+	(void) fprintf(stderr, "%s: %s: %s\n", command, arg, text);
+	if (sh->sh_nnotes < NOTES_MAX)
+		(void) memcpy(sh->sh_notes[sh->sh_nnotes++], text,
+		    sizeof (text));
+}
+
+/* Say what could not be found out about this pid, once. */
+static void
+report_gaps(const char *arg, shown_t *sh)
 {
 	const pf_ctx_t *ctx = &sh->sh_ctx;
+	char list[NOTE_MAX];
+	FILE *f;
 
 	if (ctx->pf_nsockerr == 0 && ctx->pf_nlockdrop == 0 &&
 	    sh->sh_npatherr == 0 && sh->sh_nchanged == 0 &&
@@ -199,31 +246,32 @@ report_gaps(const char *arg, const shown_t *sh)
 		return;
 	(void) fflush(stdout);
 	if (sh->sh_via[0] != '\0')
-		(void) fprintf(stderr, "%s: %s: socket facts from diag (%s)\n",
-		    command, arg, sh->sh_via);
+		note(arg, sh, "socket facts from diag (%s)", sh->sh_via);
 	if (sh->sh_nchanged > 0)
-		(void) fprintf(stderr, "%s: %s: %u fd%s changed all the while "
-		    "%s examined: only %s stat line%s shown\n", command,
-		    arg, sh->sh_nchanged, sh->sh_nchanged == 1 ? "" : "s",
+		note(arg, sh, "%u fd%s changed all the while %s examined: "
+		    "only %s stat line%s shown", sh->sh_nchanged,
+		    sh->sh_nchanged == 1 ? "" : "s",
 		    sh->sh_nchanged == 1 ? "it was" : "they were",
 		    sh->sh_nchanged == 1 ? "its" : "their",
 		    sh->sh_nchanged == 1 ? " is" : "s are");
 	if (sh->sh_npatherr > 0)
-		(void) fprintf(stderr, "%s: %s: path of %u fd%s unavailable: "
-		    "%s\n", command, arg, sh->sh_npatherr,
-		    sh->sh_npatherr == 1 ? "" : "s", sh->sh_patherr);
+		note(arg, sh, "path of %u fd%s unavailable: %s",
+		    sh->sh_npatherr, sh->sh_npatherr == 1 ? "" : "s",
+		    sh->sh_patherr);
 	if (ctx->pf_nsockerr > 0)
-		(void) fprintf(stderr, "%s: %s: details of %u socket%s "
-		    "unavailable: %s\n", command, arg, ctx->pf_nsockerr,
-		    ctx->pf_nsockerr == 1 ? "" : "s", ctx->pf_sockerr);
+		note(arg, sh, "details of %u socket%s unavailable: %s",
+		    ctx->pf_nsockerr, ctx->pf_nsockerr == 1 ? "" : "s",
+		    ctx->pf_sockerr);
 	if (ctx->pf_nlockdrop > 0)
-		(void) fprintf(stderr, "%s: %s: %u fd%s hold more locks than "
-		    "are shown\n", command, arg, ctx->pf_nlockdrop,
-		    ctx->pf_nlockdrop == 1 ? "" : "s");
-	if (ctx->pf_gaps.pr_known != 0 || ctx->pf_gapother != 0) {
-		(void) fprintf(stderr, "%s: %s: not shown: ", command, arg);
-		(void) pf_gaps(stderr, ctx);
-		(void) fprintf(stderr, " (%s)\n", ctx->pf_gapwhy);
+		note(arg, sh, "%u fd%s hold more locks than are shown",
+		    ctx->pf_nlockdrop, ctx->pf_nlockdrop == 1 ? "" : "s");
+	if ((ctx->pf_gaps.pr_known != 0 || ctx->pf_gapother != 0) &&
+	    (f = fmemopen(list, sizeof (list), "w")) != NULL) {
+		(void) pf_gaps(f, ctx);
+		(void) fputc('\0', f);
+		(void) fclose(f);
+		list[sizeof (list) - 1] = '\0';
+		note(arg, sh, "not shown: %s (%s)", list, ctx->pf_gapwhy);
 	}
 }
 
@@ -234,7 +282,7 @@ show_process(const char *arg, int statonly, psocksrc_t via,
 	struct ps_prochandle *P;
 	shown_t sh;
 	pid_t pid;
-	int gerr, rv;
+	int gerr, rv, err;
 
 	if ((pid = parse_pid(arg)) < 0) {
 		complain(arg, "not a process id");
@@ -271,11 +319,26 @@ show_process(const char *arg, int statonly, psocksrc_t via,
 
 	rv = Pfdinfo_iter_flags(P, statonly ? PFDI_STATONLY : 0, show_file,
 	    &sh);
+	err = errno;
 	if (rv == 0)
 		show_header(&sh);
 	report_gaps(arg, &sh);
-	if (rv != 0)
-		complain(arg, reason(errno));
+	if (json != NULL && sh.sh_header) {
+		/* The process's object is open: the error goes in it. */
+		const char *notes[NOTES_MAX];
+
+		for (int i = 0; i < sh.sh_nnotes; i++)
+			notes[i] = sh.sh_notes[i];
+		if (rv != 0) {
+			(void) fflush(stdout);
+			(void) fprintf(stderr, "%s: cannot examine %s: %s\n",
+			    command, arg, reason(err));
+		}
+		pfj_proc_end(json, notes, sh.sh_nnotes, rv != 0 ?
+		    reason(err) : NULL);
+	} else if (rv != 0) {
+		complain(arg, reason(err));
+	}
 	Prelease(P, 0);
 	return (rv != 0);
 }
@@ -308,15 +371,20 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "via", required_argument, NULL, 'V' },
+		{ "json", no_argument, NULL, 'J' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static comm_cache_t cc;
+	static pfj_t doc;
 	psocksrc_t via = PSOCK_AUTO;
 	int c, statonly = 0, rc = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+n", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+Jn", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'J':
+			json = &doc;
+			break;
 		case 'n':
 			statonly = 1;
 			break;
@@ -332,8 +400,12 @@ main(int argc, char **argv)
 		usage();
 
 	(void) setvbuf(stdout, NULL, _IOFBF, STDOUT_BUFSZ);
+	if (json != NULL)
+		pfj_begin(json, stdout);
 	for (int i = optind; i < argc; i++)
 		rc |= show_process(argv[i], statonly, via, &cc);
+	if (json != NULL)
+		pfj_end(json);
 
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		(void) fprintf(stderr, "%s: write error: %s\n", command,

@@ -264,8 +264,6 @@ lock_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
 	prfdlock_t l;
 	size_t len;
 
-	if (proc_fdinfo_misc(info, PR_LOCKS_DROPPED, NULL) != NULL)
-		ctx->pf_nlockdrop++;
 	if ((lk = proc_fdinfo_misc(info, PR_LOCKS, &len)) == NULL)
 		return;
 	for (size_t i = 0; i < len / sizeof (l); i++) {
@@ -631,19 +629,12 @@ static void
 socket_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
 {
 	FILE *out = ctx->pf_out;
-	const void *sa, *err;
+	const void *sa;
 	struct ucred cred;
 	const char *comm;
 	size_t len;
 	int type, protocol, have_peer;
 
-	if ((err = proc_fdinfo_misc(info, PR_SOCKERR, &len)) != NULL) {
-		if (ctx->pf_nsockerr++ == 0)
-			(void) snprintf(ctx->pf_sockerr,
-			    sizeof (ctx->pf_sockerr), "%.*s", (int)len,
-			    (const char *)err);
-	}
-	note_gaps(ctx, info);
 	type = int_item(info, PR_SOCKOPT_TYPE, -1);
 	if (proc_fdinfo_misc(info, PR_SOCKOPT_TYPE, NULL) != NULL)
 		socktype_line(out, type);
@@ -674,19 +665,51 @@ socket_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
 	(void) fprintf(out, "[%d]\n", (int)cred.pid);
 }
 
-int
-pf_file(pf_ctx_t *ctx, const prfdinfo_t *info)
+void
+pf_account(pf_ctx_t *ctx, const prfdinfo_t *info)
 {
-	FILE *out = ctx->pf_out;
-	const char *path;
-	mode_t fmt = info->pr_mode & S_IFMT;
+	const void *err;
 	size_t len;
-	int anon;
+
+	if (ctx->pf_statonly)
+		return;
+	if (proc_fdinfo_misc(info, PR_LOCKS_DROPPED, NULL) != NULL)
+		ctx->pf_nlockdrop++;
+	if ((err = proc_fdinfo_misc(info, PR_SOCKERR, &len)) != NULL &&
+	    ctx->pf_nsockerr++ == 0)
+		(void) snprintf(ctx->pf_sockerr, sizeof (ctx->pf_sockerr),
+		    "%.*s", (int)strnlen(err, len), (const char *)err);
+	note_gaps(ctx, info);
+}
+
+void
+pf_shown(const prfdinfo_t *info, pf_shown_t *sh)
+{
+	mode_t fmt = info->pr_mode & S_IFMT;
+	const char *path;
+	size_t len;
 
 	path = proc_fdinfo_misc(info, PR_PATHNAME, &len);
 	if (path != NULL && (len == 0 || path[len - 1] != '\0'))
 		path = NULL;		/* not a string: do not use it */
-	stat_line(out, info, path);
+	sh->ps_path = path;
+	/* An O_PATH fd on a socket file is a path, not an endpoint. */
+	sh->ps_socket = fmt == S_IFSOCK && !(info->pr_fileflags & K_O_PATH);
+	sh->ps_pathline = !sh->ps_socket && path != NULL &&
+	    !(fmt == 0 && anon_name(path, &len) != NULL);
+	sh->ps_offset = (fmt == S_IFREG || fmt == S_IFDIR || fmt == S_IFCHR ||
+	    fmt == S_IFBLK) && info->pr_offset >= 0;
+}
+
+int
+pf_file(pf_ctx_t *ctx, const prfdinfo_t *info)
+{
+	FILE *out = ctx->pf_out;
+	pf_shown_t sh;
+
+	pf_shown(info, &sh);
+	stat_line(out, info, sh.ps_path);
+	pf_account(ctx, info);
 	if (ctx->pf_statonly)
 		return (0);
 
@@ -694,19 +717,14 @@ pf_file(pf_ctx_t *ctx, const prfdinfo_t *info)
 	pf_fileflags(out, info->pr_fileflags, info->pr_fdflags);
 	(void) fputc('\n', out);
 	lock_lines(ctx, info);
-
-	anon = fmt == 0 && anon_name(path, &len) != NULL;
-	/* An O_PATH fd on a socket file is a path, not an endpoint. */
-	if (fmt == S_IFSOCK && !(info->pr_fileflags & K_O_PATH)) {
+	if (sh.ps_socket) {
 		socket_lines(ctx, info);
-	} else if (path != NULL && !anon) {
+	} else if (sh.ps_pathline) {
 		(void) fputs("      ", out);
-		pf_fputesc(out, path, strlen(path));
+		pf_fputesc(out, sh.ps_path, strlen(sh.ps_path));
 		(void) fputc('\n', out);
 	}
-
-	if ((fmt == S_IFREG || fmt == S_IFDIR || fmt == S_IFCHR ||
-	    fmt == S_IFBLK) && info->pr_offset >= 0)
+	if (sh.ps_offset)
 		(void) fprintf(out, "      offset:%lld\n",
 		    (long long)info->pr_offset);
 	return (0);

@@ -31,6 +31,17 @@ typedef struct pf_ctx {
 extern void pf_header(FILE *, const psinfo_t *, const struct rlimit *);
 extern void pf_sysproc(FILE *, const psinfo_t *);
 extern int pf_file(pf_ctx_t *, const prfdinfo_t *);
+
+/* What the contract shows of a record, beyond its stat line. */
+typedef struct pf_shown {
+	const char	*ps_path;	/* PR_PATHNAME, when a string */
+	int		ps_pathline;	/* the path line is shown */
+	int		ps_socket;	/* the socket lines are */
+	int		ps_offset;	/* the offset line is */
+} pf_shown_t;
+extern void pf_shown(const prfdinfo_t *, pf_shown_t *);
+/* What pf_file adds up in ctx of a record (pfiles_json.c calls it too). */
+extern void pf_account(pf_ctx_t *, const prfdinfo_t *);
 /*
  * The facts that the source could not find out for some socket of the
  * process (PR_SOCKGAPS), as a comma-separated list in the contract's
