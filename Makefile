@@ -68,10 +68,12 @@ endif
 # pfiles, libpreadcount.so, node for fixtures/sockets.js (scripts/demo.sh)
 DEPS_demo := make $(CC_PKGS) nodejs
 # the suite: kyua and ATF, node, the tools the tests run (strace, mandoc,
-# setpriv, nm and readelf) or compare with, and Debian's python3 with
-# jsonschema (the validator of pfiles -J)
+# setpriv, nm and readelf) or compare with, Debian's python3 with
+# jsonschema (the validator of pfiles -J), and what builds the bpf
+# source's program (clang, bpftool, libbpf's headers)
 DEPS_check := make $(CC_PKGS) kyua libatf-dev nodejs binutils strace \
-	mandoc util-linux lsof iproute2 procps python3 python3-jsonschema
+	mandoc util-linux lsof iproute2 procps python3 python3-jsonschema \
+	clang bpftool libbpf-dev
 # afl-clang-fast and afl-fuzz; clang for fuzz-libfuzzer; CC for mkseeds
 DEPS_fuzz := make $(CC_PKGS) afl++ clang libclang-rt-dev
 # what bench/bench.sh times: lsof, lsfd (util-linux), ss (iproute2); node

@@ -108,6 +108,7 @@ REPLAY_TC(maps)
 REPLAY_TC(escape)
 REPLAY_TC(seccomp)
 REPLAY_TC(diag)
+REPLAY_TC(bpfrec)
 
 /* The driver itself: an input it cannot read is an error, not a pass. */
 ATF_TC(unreadable_input_fails);
@@ -139,6 +140,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, escape);
 	ATF_TP_ADD_TC(tp, seccomp);
 	ATF_TP_ADD_TC(tp, diag);
+	ATF_TP_ADD_TC(tp, bpfrec);
 	ATF_TP_ADD_TC(tp, unreadable_input_fails);
 	return (atf_no_error());
 }

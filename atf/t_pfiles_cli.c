@@ -29,7 +29,7 @@
 
 #include "testutil.h"
 
-#define	USAGE	"usage:\tpfiles [-J] [-n] [--via=auto|pidfd|agent|diag] pid ...\n"
+#define	USAGE	"usage:\tpfiles [-J] [-n] [--via=auto|pidfd|agent|diag|bpf] pid ...\n"
 #define	SLEEP_SECONDS	"600"
 #define	WAIT_STEP_US	5000
 #define	NOBODY		"65534"

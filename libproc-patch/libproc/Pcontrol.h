@@ -165,6 +165,12 @@ extern int Pexiting(struct ps_prochandle *);
 extern int Psockfacts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
 /* The walk's next batch of fds, told to the source before it is walked. */
 extern void Psockbatch(struct ps_prochandle *, const int *, size_t);
+/*
+ * The whole walk by a source that finds every fact at once (bpf): *used
+ * says whether it did; then it returns as Pfdinfo_iter_flags does.
+ */
+extern int Psock_walk(struct ps_prochandle *, int, proc_fdinfo_f *, void *,
+    int *);
 /* May records be built on several threads?  Only if the source says so. */
 extern int Psock_parallel_ok(struct ps_prochandle *);
 /* Let the source's per-handle state go (Prelease, a new Psetsocksrc). */

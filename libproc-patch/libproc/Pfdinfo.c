@@ -444,6 +444,13 @@ Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
 	if (fs == NULL || dents == NULL || fds == NULL)
 		goto out;
 	prepare(P, flags);
+	/* A source that finds every fact of every fd at once (bpf). */
+	rv = Psock_walk(P, flags, func, cd, &used);
+	if (used) {
+		e = errno;
+		nfds = 0;
+		goto done;
+	}
 	par = parallel_ok(P, flags);
 	if (lseek(P->fddirfd, 0, SEEK_SET) != 0) {
 		e = errno;
@@ -466,6 +473,7 @@ Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
 	e = errno;
 	if (nfds < 0)
 		rv = -1;
+done:
 	/*
 	 * A target that exited part-way is not a complete walk: its fds
 	 * vanish one by one before its pidfd says so, which looks like fds

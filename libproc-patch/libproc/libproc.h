@@ -235,7 +235,8 @@ typedef enum {
 	PSOCK_AUTO = 0,
 	PSOCK_PIDFD,
 	PSOCK_AGENT,
-	PSOCK_DIAG
+	PSOCK_DIAG,
+	PSOCK_BPF
 } psocksrc_t;
 
 /*

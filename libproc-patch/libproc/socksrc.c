@@ -11,13 +11,21 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "socksrc.h"
 
-/* Every source, by its psocksrc_t; auto tries them in this order. */
+/*
+ * Every source, by its psocksrc_t; auto tries them in this order, but bpf
+ * only for a process with at least BPF_AUTO_MIN_FDS fds: below that, its
+ * load (tens of milliseconds, once per run) costs more than the walk it
+ * saves (pfiles.1 gives the figures).
+ */
 static const socksrc_ops_t *const sources[] = {
-	&sock_pidfd_ops, &sock_agent_ops, &sock_diag_ops
+	&sock_bpf_ops, &sock_pidfd_ops, &sock_agent_ops, &sock_diag_ops
 };
+#define	BPF_AUTO_MIN_FDS	2000
 #define	NSOURCES	(sizeof (sources) / sizeof (sources[0]))
 
 static const socksrc_ops_t *
@@ -73,6 +81,35 @@ probe(struct ps_prochandle *P, const socksrc_ops_t *ops)
 	return (-1);
 }
 
+/*
+ * Has the target at least n fds?  Counted from getdents64 of its fd
+ * directory (a few calls for thousands), which the walk reads again.
+ */
+static int
+has_fds(struct ps_prochandle *P, long n)
+{
+	char buf[32768];
+	long count = 0;
+	ssize_t got;
+
+	if (P->fddirfd < 0 || lseek(P->fddirfd, 0, SEEK_SET) != 0)
+		return (0);
+	while (count < n + 2 && (got = syscall(SYS_getdents64, P->fddirfd,
+	    buf, sizeof (buf))) > 0) {
+		for (ssize_t off = 0; off + 19 <= got; ) {
+			unsigned short reclen;
+
+			memcpy(&reclen, buf + off + 16, sizeof (reclen));
+			if (reclen == 0)
+				break;
+			count++;
+			off += reclen;
+		}
+	}
+	(void) lseek(P->fddirfd, 0, SEEK_SET);
+	return (count - 2 >= n);	/* "." and ".." */
+}
+
 /* Add one reason to those so far: "a; b", cut, never overrun. */
 static void
 add_reason(char *why, size_t size, const char *reason)
@@ -123,6 +160,12 @@ Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
 		 */
 		const procstatus_t *ps;
 
+		if (sources[i] == &sock_bpf_ops &&
+		    !has_fds(P, BPF_AUTO_MIN_FDS)) {
+			PDEBUG(P, "socket facts: bpf not tried (fewer than %d "
+			    "fds)", BPF_AUTO_MIN_FDS);
+			continue;
+		}
 		if (sources[i] == &sock_agent_ops &&
 		    (ps = Pstatus_facts(P)) != NULL && ps->pst_seccomp > 0) {
 			add_reason(why, sizeof (why), "agent: not used on a "
@@ -156,6 +199,18 @@ Psocksrc(struct ps_prochandle *P)
 		return (PSOCK_AUTO);
 	}
 	return (P->src_state == SRC_CHOSEN ? P->src->so_id : PSOCK_AUTO);
+}
+
+int
+Psock_walk(struct ps_prochandle *P, int flags, proc_fdinfo_f *func, void *cd,
+    int *used)
+{
+	*used = 0;
+	if ((flags & PFDI_STATONLY) || P->src_state != SRC_CHOSEN ||
+	    P->src->so_walk == NULL)
+		return (0);
+	*used = 1;
+	return (P->src->so_walk(P, flags, func, cd));
 }
 
 int

@@ -62,6 +62,11 @@ typedef struct sockfacts {
  *		facts found, and in sf_err why any are missing), ENOENT
  *		(closed since), ESTALE (replaced since), ESRCH (target gone).
  *  so_release	(optional) let go of P->src_data.
+ *  so_walk	(optional) the whole walk instead of the fd-by-fd one: a
+ *		source that finds every fact of every fd at once (bpf).
+ *		Called as Pfdinfo_iter_flags is, without PFDI_STATONLY;
+ *		returns as it does.  It builds records with fdwalk_build()
+ *		where it cannot stand behind its own facts.
  *  so_parallel	so_facts may be called from several threads at once.
  */
 typedef struct socksrc_ops {
@@ -73,12 +78,15 @@ typedef struct socksrc_ops {
 	int		(*so_facts)(struct ps_prochandle *, int, uint64_t,
 			    sockfacts_t *);
 	void		(*so_release)(struct ps_prochandle *);
+	int		(*so_walk)(struct ps_prochandle *, int, proc_fdinfo_f *,
+			    void *);
 	int		so_parallel;
 } socksrc_ops_t;
 
 extern const socksrc_ops_t sock_pidfd_ops;
 extern const socksrc_ops_t sock_agent_ops;
 extern const socksrc_ops_t sock_diag_ops;
+extern const socksrc_ops_t sock_bpf_ops;
 
 /*
  * The facts of a socket open in this process, which must be the one

@@ -1,7 +1,7 @@
 /*
  * pfiles(1): report the open files of processes.
  *
- *	pfiles [-J] [-n] [--via=auto|pidfd|agent|diag] pid ...
+ *	pfiles [-J] [-n] [--via=auto|pidfd|agent|diag|bpf] pid ...
  *
  * The output contract is pfiles.1.  pfiles never stops its target for
  * long, never writes to it, and never kills it: socket facts come from
@@ -22,7 +22,7 @@
 #include "pfiles_fmt.h"
 #include "pfiles_json.h"
 
-#define	USAGE		"usage:\tpfiles [-J] [-n] [--via=auto|pidfd|agent|diag] " \
+#define	USAGE		"usage:\tpfiles [-J] [-n] [--via=auto|pidfd|agent|diag|bpf] " \
 			"pid ...\n"
 #define	STDOUT_BUFSZ	(64 * 1024)
 #define	COMM_CACHE	64
@@ -347,7 +347,7 @@ static int
 parse_via(const char *s, psocksrc_t *viap)
 {
 	static const psocksrc_t all[] = {
-		PSOCK_AUTO, PSOCK_PIDFD, PSOCK_AGENT, PSOCK_DIAG
+		PSOCK_AUTO, PSOCK_PIDFD, PSOCK_AGENT, PSOCK_DIAG, PSOCK_BPF
 	};
 
 	for (size_t i = 0; i < sizeof (all) / sizeof (all[0]); i++) {

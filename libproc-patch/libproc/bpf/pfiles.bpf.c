@@ -1,0 +1,599 @@
+/*
+ * pfiles.bpf.c: a BPF task-file iterator that writes, for every fd of one
+ * process, one struct pfb_rec (pfiles_bpf.h) holding every fact pfiles
+ * prints for it, in one pass over the fd table.
+ *
+ * The link is made with union bpf_iter_link_info's task.pid (kernel 6.1
+ * and later), so the kernel walks the fd table of that process only, and
+ * visits a files_struct shared by threads once.  The program runs inside
+ * read(2) of the iterator fd, so `current' is the reader (pfiles): pids
+ * are translated into the reader's pid namespace from the struct pid's
+ * numbers[] at the reader's level, as pid_nr_ns() does for pid_vnr().
+ *
+ * Every fact is computed as the kernel computes it for the interface
+ * pfiles otherwise reads (sources named at each), with CO-RE reads (BTF
+ * of the running kernel), so no kernel structure layout is compiled in.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+#include "pfiles_bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* include/uapi/asm-generic/fcntl.h, linux/fs.h, linux/filelock.h */
+#define	K_O_CLOEXEC	02000000
+#define	K_S_IFMT	00170000
+#define	K_S_IFSOCK	0140000
+#define	FL_POSIX	1
+#define	FL_FLOCK	2
+#define	FL_DELEG	4
+#define	FL_ACCESS	8
+#define	FL_LEASE	32
+#define	FL_DOWNGRADE_PENDING	256
+#define	FL_UNLOCK_PENDING	512
+#define	FL_OFDLCK	1024
+#define	FL_LAYOUT	2048
+#define	K_F_RDLCK	0
+#define	K_F_WRLCK	1
+#define	K_F_UNLCK	2
+
+/* include/linux/socket.h, include/net/tcp_states.h */
+#define	K_AF_UNIX	1
+#define	K_AF_INET	2
+#define	K_AF_INET6	10
+#define	K_AF_NETLINK	16
+#define	K_AF_PACKET	17
+#define	K_AF_BLUETOOTH	31
+#define	K_SOCK_STREAM	1
+#define	K_IPPROTO_TCP	6
+#define	K_TCP_SYN_SENT	2
+#define	K_TCP_CLOSE	7
+#define	K_TCP_LISTEN	10
+#define	K_TCP_NAGLE_OFF	1
+#define	K_ENOTCONN	107
+#define	K_EOPNOTSUPP	95
+#define	K_MAX_PID_NS_LEVEL	32
+
+/* include/linux/kdev_t.h: the kernel's dev_t. */
+#define	K_MINORBITS	20
+#define	K_MINORMASK	((1U << K_MINORBITS) - 1)
+
+/* One record at a time per CPU: too big for the stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pfb_rec);
+} pfb_scratch SEC(".maps");
+
+/* The reader's pid namespace, as task_active_pid_ns(current). */
+struct reader_ns {
+	struct pid_namespace	*ns;
+	unsigned int		level;
+};
+
+/*
+ * pid_nr_ns(pid, ns): the number of pid in ns, 0 when pid is not seen
+ * there (kernel/pid.c).
+ */
+static __always_inline int
+pid_nr_in(struct pid *pid, const struct reader_ns *rn)
+{
+	struct upid *up;
+	unsigned int plevel;
+
+	if (pid == NULL || rn->level >= K_MAX_PID_NS_LEVEL)
+		return (0);
+	plevel = BPF_CORE_READ(pid, level);
+	if (rn->level > plevel)
+		return (0);
+	up = (struct upid *)((char *)pid +
+	    bpf_core_field_offset(struct pid, numbers) +
+	    rn->level * bpf_core_type_size(struct upid));
+	if (BPF_CORE_READ(up, ns) != rn->ns)
+		return (0);
+	return (BPF_CORE_READ(up, nr));
+}
+
+static __always_inline void
+reader_ns_get(struct reader_ns *rn)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct pid *cp = BPF_CORE_READ(cur, thread_pid);
+	struct upid *up;
+
+	rn->level = BPF_CORE_READ(cp, level);
+	rn->ns = NULL;
+	if (rn->level >= K_MAX_PID_NS_LEVEL)
+		return;
+	up = (struct upid *)((char *)cp +
+	    bpf_core_field_offset(struct pid, numbers) +
+	    rn->level * bpf_core_type_size(struct upid));
+	rn->ns = BPF_CORE_READ(up, ns);
+}
+
+/*
+ * The stat fields: generic_fillattr() (fs/stat.c) from the inode, as
+ * every filesystem without its own getattr gives them.
+ */
+static __always_inline void
+fill_stat(struct pfb_rec *r, struct inode *ino)
+{
+	__u32 dev = BPF_CORE_READ(ino, i_sb, s_dev);
+	__u32 rdev = BPF_CORE_READ(ino, i_rdev);
+
+	r->r_mode = BPF_CORE_READ(ino, i_mode);
+	r->r_nlink = BPF_CORE_READ(ino, __i_nlink);
+	r->r_uid = BPF_CORE_READ(ino, i_uid.val);
+	r->r_gid = BPF_CORE_READ(ino, i_gid.val);
+	r->r_dev_major = dev >> K_MINORBITS;
+	r->r_dev_minor = dev & K_MINORMASK;
+	r->r_rdev_major = rdev >> K_MINORBITS;
+	r->r_rdev_minor = rdev & K_MINORMASK;
+	r->r_ino = BPF_CORE_READ(ino, i_ino);
+	r->r_size = BPF_CORE_READ(ino, i_size);
+	r->r_have |= PFB_H_STAT;
+}
+
+/*
+ * fdinfo's flags:, pos: and mnt_id: (fs/proc/fd.c seq_show()): f_flags
+ * with O_CLOEXEC when the fd's bit is set in the fd table's
+ * close_on_exec bitmap; real_mount(f_path.mnt)->mnt_id.
+ */
+static __always_inline void
+fill_file(struct pfb_rec *r, struct task_struct *task, struct file *f,
+    __u32 fd)
+{
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	unsigned long *coe = BPF_CORE_READ(fdt, close_on_exec);
+	unsigned long word = 0;
+	struct vfsmount *vm = BPF_CORE_READ(f, f_path.mnt);
+	struct mount *m;
+
+	r->r_fflags = BPF_CORE_READ(f, f_flags);
+	if (coe != NULL && fd < BPF_CORE_READ(fdt, max_fds)) {
+		(void) bpf_probe_read_kernel(&word, sizeof (word),
+		    coe + fd / (8 * sizeof (unsigned long)));
+		if (word & (1UL << (fd % (8 * sizeof (unsigned long)))))
+			r->r_fflags |= K_O_CLOEXEC;
+	}
+	r->r_pos = BPF_CORE_READ(f, f_pos);
+	m = (struct mount *)((char *)vm - bpf_core_field_offset(struct mount,
+	    mnt));
+	r->r_mnt_id = vm != NULL ? BPF_CORE_READ(m, mnt_id) : -1;
+	r->r_have |= PFB_H_FILE;
+}
+
+/*
+ * One lock list of the inode's file_lock_context, as __show_fd_locks()
+ * and lock_get_status() (fs/locks.c) show it in fdinfo: the locks whose
+ * flc_file is this file and whose owner is the fd table or the file.
+ * Walked with bpf_loop(), so the verifier checks one step, not
+ * PFB_LOCKWALK of them.
+ */
+struct lockwalk {
+	struct pfb_rec		*lw_rec;
+	struct list_head	*lw_head;
+	struct list_head	*lw_pos;
+	struct file		*lw_file;
+	void			*lw_files;
+	unsigned long		lw_off;
+	int			lw_global;
+	int			lw_done;
+};
+
+static long
+lock_step(__u64 index __attribute__((unused)), void *arg)
+{
+	struct lockwalk *lw = arg;
+	struct pfb_rec *r = lw->lw_rec;
+	struct list_head *pos;
+	struct file_lock_core *fl;
+	struct pfb_lock *lk;
+	unsigned int flags, type, n;
+	void *owner;
+	int pid;
+
+	/* A local: BPF_CORE_READ(lw->lw_pos, ...) would relocate lw too. */
+	pos = lw->lw_pos;
+	if (pos == lw->lw_head || pos == NULL) {
+		lw->lw_done = 1;
+		return (1);
+	}
+	fl = (struct file_lock_core *)((char *)pos - lw->lw_off);
+	lw->lw_pos = BPF_CORE_READ(pos, next);
+	if (BPF_CORE_READ(fl, flc_file) != lw->lw_file)
+		return (0);
+	owner = BPF_CORE_READ(fl, flc_owner);
+	if (owner != lw->lw_files && owner != (void *)lw->lw_file)
+		return (0);
+	n = r->r_nlocks;
+	if (n >= PFB_MAXLOCKS) {
+		r->r_locks_more++;
+		return (0);
+	}
+	flags = BPF_CORE_READ(fl, flc_flags);
+	type = BPF_CORE_READ(fl, flc_type);
+	pid = BPF_CORE_READ(fl, flc_pid);
+	lk = &r->r_locks[n & (PFB_MAXLOCKS - 1)];
+	lk->l_flags = flags;
+	if (flags & FL_POSIX) {
+		lk->l_kind = (flags & FL_ACCESS) ? PFB_LK_OTHER :
+		    (flags & FL_OFDLCK) ? PFB_LK_OFD : PFB_LK_POSIX;
+	} else if (flags & FL_FLOCK) {
+		lk->l_kind = PFB_LK_FLOCK;
+	} else {
+		lk->l_kind = PFB_LK_OTHER;
+		/* target_leasetype() */
+		if (flags & (FL_LEASE | FL_DELEG | FL_LAYOUT)) {
+			if (flags & FL_UNLOCK_PENDING)
+				type = K_F_UNLCK;
+			else if (flags & FL_DOWNGRADE_PENDING)
+				type = K_F_RDLCK;
+		}
+	}
+	lk->l_type = type == K_F_WRLCK ? PFB_F_WRLCK :
+	    type == K_F_RDLCK ? PFB_F_RDLCK : PFB_F_UNLCK;
+	/* locks_translate_pid() */
+	if (flags & FL_OFDLCK)
+		pid = -1;
+	else if (pid > 0 && lw->lw_global)
+		r->r_have |= PFB_H_LOCKPID_GLOBAL;
+	lk->l_pid = pid;
+	r->r_nlocks = n + 1;
+	return (0);
+}
+
+/* Returns -1 when the list was longer than PFB_LOCKWALK. */
+static __always_inline int
+walk_locks(struct pfb_rec *r, struct list_head *head, struct file *f,
+    void *files, int global_pid)
+{
+	struct lockwalk lw;
+
+	lw.lw_rec = r;
+	lw.lw_head = head;
+	lw.lw_pos = BPF_CORE_READ(head, next);
+	lw.lw_file = f;
+	lw.lw_files = files;
+	lw.lw_off = bpf_core_field_offset(struct file_lock_core, flc_list);
+	lw.lw_global = global_pid;
+	lw.lw_done = 0;
+	(void) bpf_loop(PFB_LOCKWALK + 1, lock_step, &lw, 0);
+	return (lw.lw_done ? 0 : -1);
+}
+
+static __always_inline void
+fill_locks(struct pfb_rec *r, struct task_struct *task, struct inode *ino,
+    struct file *f, const struct reader_ns *rn)
+{
+	struct file_lock_context *ctx;
+	void *files = BPF_CORE_READ(task, files);
+	int global = rn->level != 0, cut = 0;
+
+	if (!bpf_core_type_exists(struct file_lock_core))
+		return;		/* before 6.9: no locks read */
+	r->r_have |= PFB_H_LOCKS;
+	ctx = BPF_CORE_READ(ino, i_flctx);
+	if (ctx == NULL)
+		return;
+	cut |= walk_locks(r, &ctx->flc_flock, f, files, global);
+	cut |= walk_locks(r, &ctx->flc_posix, f, files, global);
+	cut |= walk_locks(r, &ctx->flc_lease, f, files, global);
+	if (cut)
+		r->r_have |= PFB_H_LOCKS_CUT;
+}
+
+static __always_inline int
+sock_flag_set(unsigned long flags, int bit)
+{
+	return ((flags >> bit) & 1);
+}
+
+/*
+ * The options of sk_getsockopt() (net/core/sock.c) and do_tcp_getsockopt()
+ * (net/ipv4/tcp.c).
+ */
+static __always_inline void
+fill_sockopts(struct pfb_rec *r, struct sock *sk)
+{
+	unsigned long fl = BPF_CORE_READ(sk, __sk_common.skc_flags);
+	__u32 b = 0, known = PFB_SO_ALL & ~(PFB_SO_PASSCRED | PFB_TCP_NODELAY);
+	unsigned int v;
+
+	/* SO_DEBUG: sock_flag(sk, SOCK_DBG) */
+	if (sock_flag_set(fl, bpf_core_enum_value(enum sock_flags, SOCK_DBG)))
+		b |= PFB_SO_DEBUG;
+	/* SO_REUSEADDR: sk->sk_reuse */
+	if (BPF_CORE_READ_BITFIELD_PROBED(&sk->__sk_common, skc_reuse) != 0)
+		b |= PFB_SO_REUSEADDR;
+	/* SO_KEEPALIVE: sock_flag(sk, SOCK_KEEPOPEN) */
+	if (sock_flag_set(fl, bpf_core_enum_value(enum sock_flags,
+	    SOCK_KEEPOPEN)))
+		b |= PFB_SO_KEEPALIVE;
+	/* SO_DONTROUTE: sock_flag(sk, SOCK_LOCALROUTE) */
+	if (sock_flag_set(fl, bpf_core_enum_value(enum sock_flags,
+	    SOCK_LOCALROUTE)))
+		b |= PFB_SO_DONTROUTE;
+	/* SO_BROADCAST: sock_flag(sk, SOCK_BROADCAST) */
+	if (sock_flag_set(fl, bpf_core_enum_value(enum sock_flags,
+	    SOCK_BROADCAST)))
+		b |= PFB_SO_BROADCAST;
+	/* SO_OOBINLINE: sock_flag(sk, SOCK_URGINLINE) */
+	if (sock_flag_set(fl, bpf_core_enum_value(enum sock_flags,
+	    SOCK_URGINLINE)))
+		b |= PFB_SO_OOBINLINE;
+	/* SO_REUSEPORT: sk->sk_reuseport */
+	if (BPF_CORE_READ_BITFIELD_PROBED(&sk->__sk_common, skc_reuseport) != 0)
+		b |= PFB_SO_REUSEPORT;
+	/*
+	 * SO_PASSCRED: since 6.16, -EOPNOTSUPP unless sk_may_scm_recv()
+	 * (AF_UNIX, AF_NETLINK, AF_BLUETOOTH), else sk->sk_scm_credentials.
+	 * Before (no sk_scm_credentials): not computed here.
+	 */
+	if (bpf_core_field_exists(sk->sk_scm_credentials) &&
+	    (r->r_family == K_AF_UNIX || r->r_family == K_AF_NETLINK ||
+	    r->r_family == K_AF_BLUETOOTH)) {
+		known |= PFB_SO_PASSCRED;
+		if (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_scm_credentials) != 0)
+			b |= PFB_SO_PASSCRED;
+	}
+	/* SO_ACCEPTCONN: sk->sk_state == TCP_LISTEN */
+	if (BPF_CORE_READ(sk, __sk_common.skc_state) == K_TCP_LISTEN)
+		b |= PFB_SO_ACCEPTCONN;
+	/* TCP_NODELAY: !!(tcp_sk(sk)->nonagle & TCP_NAGLE_OFF) */
+	if ((r->r_family == K_AF_INET || r->r_family == K_AF_INET6) &&
+	    r->r_type == K_SOCK_STREAM && r->r_protocol == K_IPPROTO_TCP) {
+		known |= PFB_TCP_NODELAY;
+		v = BPF_CORE_READ_BITFIELD_PROBED((struct tcp_sock *)sk,
+		    nonagle);
+		if (v & K_TCP_NAGLE_OFF)
+			b |= PFB_TCP_NODELAY;
+	}
+	r->r_bools = b;
+	r->r_bools_known = known;
+
+	/* SO_LINGER: sock_flag(sk, SOCK_LINGER), sk_lingertime / HZ */
+	r->r_linger_on = sock_flag_set(fl, bpf_core_enum_value(enum sock_flags,
+	    SOCK_LINGER));
+	r->r_lingertime = BPF_CORE_READ(sk, sk_lingertime);
+	/* SO_SNDBUF, SO_RCVBUF: sk->sk_sndbuf, sk->sk_rcvbuf */
+	r->r_sndbuf = BPF_CORE_READ(sk, sk_sndbuf);
+	r->r_rcvbuf = BPF_CORE_READ(sk, sk_rcvbuf);
+	r->r_sock_have |= PFB_S_LINGER | PFB_S_BUFS;
+}
+
+static __always_inline void
+put16(__u8 *p, __u16 v)
+{
+	p[0] = v & 0xff;
+	p[1] = v >> 8;
+}
+
+/* inet_getname() (net/ipv4/af_inet.c), inet6_getname() (net/ipv6). */
+static __always_inline void
+fill_inet(struct pfb_rec *r, struct sock *sk, int peer)
+{
+	struct pfb_addr *a = peer ? &r->r_peername : &r->r_sockname;
+	struct inet_sock *inet = (struct inet_sock *)sk;
+	__u16 dport = BPF_CORE_READ(sk, __sk_common.skc_dport);
+	unsigned int state = BPF_CORE_READ(sk, __sk_common.skc_state);
+	__u32 a4;
+	__u16 port;
+
+	if (peer) {
+		if (dport == 0 || ((1U << state) &
+		    ((1U << K_TCP_CLOSE) | (1U << K_TCP_SYN_SENT)))) {
+			a->a_err = -K_ENOTCONN;
+			return;
+		}
+		port = dport;
+	} else {
+		port = BPF_CORE_READ(inet, inet_sport);
+	}
+	/* struct sockaddr_in and sockaddr_in6: family, then the port. */
+	put16(a->a_data, r->r_family);
+	__builtin_memcpy(a->a_data + 2, &port, 2);	/* network order */
+	if (r->r_family == K_AF_INET) {
+		if (peer) {
+			a4 = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+		} else {
+			a4 = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
+			if (a4 == 0)
+				a4 = BPF_CORE_READ(inet, inet_saddr);
+		}
+		__builtin_memcpy(a->a_data + 4, &a4, 4);
+		a->a_len = 16;
+	} else {
+		struct in6_addr in6;
+
+		if (peer) {
+			in6 = BPF_CORE_READ(sk, __sk_common.skc_v6_daddr);
+		} else {
+			in6 = BPF_CORE_READ(sk, __sk_common.skc_v6_rcv_saddr);
+			if ((in6.in6_u.u6_addr32[0] | in6.in6_u.u6_addr32[1] |
+			    in6.in6_u.u6_addr32[2] |
+			    in6.in6_u.u6_addr32[3]) == 0)
+				in6 = BPF_CORE_READ(inet, pinet6, saddr);
+		}
+		/* sin6_flowinfo at 4, sin6_addr at 8, sin6_scope_id at 24 */
+		__builtin_memcpy(a->a_data + 8, &in6, 16);
+		a->a_len = 28;
+	}
+}
+
+/* unix_getname() (net/unix/af_unix.c): the unix_address as it is. */
+static __always_inline void
+fill_unix_addr(struct pfb_addr *a, struct sock *sk)
+{
+	struct unix_address *ua = BPF_CORE_READ((struct unix_sock *)sk, addr);
+	unsigned int len;
+
+	if (ua == NULL) {
+		put16(a->a_data, K_AF_UNIX);
+		a->a_len = 2;	/* offsetof(struct sockaddr_un, sun_path) */
+		return;
+	}
+	len = BPF_CORE_READ(ua, len);
+	if (len > PFB_ADDR_MAX)
+		len = PFB_ADDR_MAX;
+	if (bpf_probe_read_kernel(a->a_data, len & (2 * PFB_ADDR_MAX - 1),
+	    (char *)ua + bpf_core_field_offset(struct unix_address, name)) != 0) {
+		a->a_err = -K_EOPNOTSUPP;	/* not what the kernel says */
+		return;
+	}
+	a->a_len = len;
+}
+
+static __always_inline void
+fill_unix(struct pfb_rec *r, struct sock *sk, const struct reader_ns *rn)
+{
+	struct sock *peer = BPF_CORE_READ((struct unix_sock *)sk, peer);
+
+	fill_unix_addr(&r->r_sockname, sk);
+	if (peer == NULL)
+		r->r_peername.a_err = -K_ENOTCONN;
+	else
+		fill_unix_addr(&r->r_peername, peer);
+	/* SO_PEERCRED: pid_vnr(sk->sk_peer_pid), in the reader's ns */
+	r->r_peer_pid = pid_nr_in(BPF_CORE_READ(sk, sk_peer_pid), rn);
+	r->r_sock_have |= PFB_S_PEERPID;
+}
+
+/* netlink_getname() (net/netlink/af_netlink.c): struct sockaddr_nl. */
+static __always_inline void
+fill_netlink(struct pfb_rec *r, struct sock *sk)
+{
+	struct netlink_sock *nlk = (struct netlink_sock *)sk;
+	unsigned long *groups = BPF_CORE_READ(nlk, groups);
+	unsigned long g0 = 0;
+	__u32 portid, grp, dg;
+
+	portid = BPF_CORE_READ(nlk, portid);
+	if (groups != NULL)
+		(void) bpf_probe_read_kernel(&g0, sizeof (g0), groups);
+	grp = (__u32)g0;
+	put16(r->r_sockname.a_data, K_AF_NETLINK);
+	__builtin_memcpy(r->r_sockname.a_data + 4, &portid, 4);
+	__builtin_memcpy(r->r_sockname.a_data + 8, &grp, 4);
+	r->r_sockname.a_len = 12;
+
+	portid = BPF_CORE_READ(nlk, dst_portid);
+	dg = BPF_CORE_READ(nlk, dst_group);
+	/* netlink_group_mask() */
+	grp = (dg == 0 || dg > 32) ? 0 : 1U << (dg - 1);
+	put16(r->r_peername.a_data, K_AF_NETLINK);
+	__builtin_memcpy(r->r_peername.a_data + 4, &portid, 4);
+	__builtin_memcpy(r->r_peername.a_data + 8, &grp, 4);
+	r->r_peername.a_len = 12;
+}
+
+static __always_inline void
+fill_sock(struct pfb_rec *r, struct file *f, const struct reader_ns *rn)
+{
+	struct socket *so = bpf_sock_from_file(f);
+	struct sock *sk;
+
+	if (so == NULL)
+		return;
+	r->r_have |= PFB_H_SOCK;
+	sk = BPF_CORE_READ(so, sk);
+	if (sk == NULL)
+		return;
+	r->r_sock_have |= PFB_S_SK;
+	/* SO_DOMAIN, SO_TYPE, SO_PROTOCOL */
+	r->r_family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	r->r_type = BPF_CORE_READ(sk, sk_type);
+	r->r_protocol = BPF_CORE_READ(sk, sk_protocol);
+	fill_sockopts(r, sk);
+
+	r->r_sockname.a_err = PFB_ENOTCOMPUTED;
+	r->r_peername.a_err = PFB_ENOTCOMPUTED;
+	switch (r->r_family) {
+	case K_AF_INET:
+	case K_AF_INET6:
+		r->r_sockname.a_err = 0;
+		r->r_peername.a_err = 0;
+		fill_inet(r, sk, 0);
+		fill_inet(r, sk, 1);
+		break;
+	case K_AF_UNIX:
+		r->r_sockname.a_err = 0;
+		r->r_peername.a_err = 0;
+		fill_unix(r, sk, rn);
+		break;
+	case K_AF_NETLINK:
+		r->r_sockname.a_err = 0;
+		r->r_peername.a_err = 0;
+		fill_netlink(r, sk);
+		break;
+	case K_AF_PACKET:
+		/* packet_getname*(): the family is all pfiles shows */
+		r->r_sockname.a_err = 0;
+		put16(r->r_sockname.a_data, K_AF_PACKET);
+		r->r_sockname.a_len = 2;
+		/* a peer: -EOPNOTSUPP */
+		r->r_peername.a_err = -K_EOPNOTSUPP;
+		break;
+	default:
+		break;
+	}
+}
+
+SEC("iter/task_file")
+int
+pfiles_task_file(struct bpf_iter__task_file *ctx)
+{
+	struct seq_file *seq = ctx->meta->seq;
+	struct task_struct *task = ctx->task;
+	struct file *f = ctx->file;
+	struct reader_ns rn;
+	struct pfb_rec *r;
+	struct inode *ino;
+	__u32 zero = 0;
+	long n;
+
+	if (task == NULL || f == NULL)
+		return (0);
+	if ((r = bpf_map_lookup_elem(&pfb_scratch, &zero)) == NULL)
+		return (0);
+	__builtin_memset(r, 0, sizeof (*r) - PFB_PATH_MAX);
+
+	reader_ns_get(&rn);
+	r->r_magic = PFB_MAGIC;
+	r->r_version = PFB_VERSION;
+	r->r_recsize = sizeof (*r);
+	r->r_fd = ctx->fd;
+	r->r_tgid = pid_nr_in(BPF_CORE_READ(task, group_leader, thread_pid),
+	    &rn);
+
+	ino = BPF_CORE_READ(f, f_inode);
+	if (ino != NULL)
+		fill_stat(r, ino);
+	fill_file(r, task, f, ctx->fd);
+
+	/*
+	 * bpf_d_path() is d_path(), what proc_fd_link() and readlink of
+	 * /proc/PID/fd/N use, d_dname() ("socket:[N]", "anon_inode:[x]")
+	 * and " (deleted)" included, relative to the reader's root.
+	 */
+	n = bpf_d_path((struct path *)&f->f_path, r->r_path,
+	    sizeof (r->r_path));
+	if (n < 0) {
+		r->r_path_err = (__s32)n;
+		r->r_path[0] = '\0';
+	} else {
+		r->r_path_len = n > 0 ? (__u32)n - 1 : 0;
+	}
+
+	if (ino != NULL) {
+		fill_locks(r, task, ino, f, &rn);
+		if ((r->r_mode & K_S_IFMT) == K_S_IFSOCK)
+			fill_sock(r, f, &rn);
+	}
+
+	(void) bpf_seq_write(seq, r, sizeof (*r));
+	return (0);
+}

@@ -1,0 +1,148 @@
+/*
+ * pfiles_bpf.h: the record that the BPF task-file iterator (pfiles.bpf.c)
+ * writes for every fd of the target, one after another, with
+ * bpf_seq_write(); shared by the BPF program and user space
+ * (bpfrec_parse.c).
+ *
+ * Every record has the same size, PFB_RECSIZE bytes, and starts with
+ * PFB_MAGIC, PFB_VERSION and that size.  Only fixed-width types, every
+ * field at its natural alignment and every hole an explicit pad (zero), so
+ * that the layout is the same for clang -target bpf and for the host's C
+ * compiler on a little-endian 64-bit machine (the record is in the
+ * kernel's byte order: it never leaves the machine).
+ *
+ * Include <linux/types.h> (user space) or vmlinux.h (BPF) first.
+ */
+#ifndef	_PFILES_BPF_H
+#define	_PFILES_BPF_H
+
+#define	PFB_MAGIC	0x31424650U	/* "PFB1" in memory order */
+#define	PFB_VERSION	1
+
+#define	PFB_PATH_MAX	4096	/* PATH_MAX: what readlink of /proc/PID/fd/N */
+				/* can give, NUL included */
+#define	PFB_MAXLOCKS	8	/* locks kept per fd; the rest are counted */
+#define	PFB_LOCKWALK	64	/* list entries looked at per lock list */
+#define	PFB_ADDR_MAX	128	/* sizeof (struct sockaddr_storage) */
+
+/* r_have: which groups of facts the record holds. */
+#define	PFB_H_STAT	0x0001	/* r_mode ... r_nlink */
+#define	PFB_H_FILE	0x0002	/* r_fflags, r_pos, r_mnt_id */
+#define	PFB_H_LOCKS	0x0004	/* r_locks, r_nlocks, r_locks_more */
+#define	PFB_H_SOCK	0x0008	/* the socket part */
+#define	PFB_H_LOCKS_CUT	0x0010	/* a lock list was longer than */
+				/* PFB_LOCKWALK: r_locks_more is a floor */
+#define	PFB_H_LOCKPID_GLOBAL 0x0020 /* lock pids are init_pid_ns numbers */
+				/* (the reader is in another pid ns) */
+
+/* pfb_lock.l_kind, as the words of fdinfo's lock: lines. */
+#define	PFB_LK_POSIX	1
+#define	PFB_LK_OFD	2
+#define	PFB_LK_FLOCK	3
+#define	PFB_LK_OTHER	4	/* LEASE, DELEG, ACCESS, UNKNOWN */
+
+/* pfb_lock.l_type: the kernel's F_RDLCK, F_WRLCK, F_UNLCK. */
+#define	PFB_F_RDLCK	0
+#define	PFB_F_WRLCK	1
+#define	PFB_F_UNLCK	2
+
+struct pfb_lock {
+	__u32	l_kind;		/* PFB_LK_* */
+	__u32	l_type;		/* PFB_F_* */
+	__s32	l_pid;		/* as fdinfo prints it: -1 for OFD, <= 0 */
+				/* remote, else the owner */
+	__u32	l_flags;	/* the kernel's flc_flags */
+};
+
+/* Bits of r_bools and r_bools_known, in the order pfiles prints them. */
+#define	PFB_SO_DEBUG		0x0001
+#define	PFB_SO_REUSEADDR	0x0002
+#define	PFB_SO_KEEPALIVE	0x0004
+#define	PFB_SO_DONTROUTE	0x0008
+#define	PFB_SO_BROADCAST	0x0010
+#define	PFB_SO_OOBINLINE	0x0020
+#define	PFB_SO_REUSEPORT	0x0040
+#define	PFB_SO_PASSCRED		0x0080
+#define	PFB_SO_ACCEPTCONN	0x0100
+#define	PFB_TCP_NODELAY		0x0200
+#define	PFB_SO_ALL		0x03ff
+
+/* pfb_addr.a_err when getname was not computed for this family. */
+#define	PFB_ENOTCOMPUTED	(-38)	/* -ENOSYS */
+
+/*
+ * An address as getsockname(2)/getpeername(2) would return it inside the
+ * target: a_len bytes of a_data (a struct sockaddr_*), or a_err (-errno)
+ * when the call would fail.
+ */
+struct pfb_addr {
+	__s32	a_err;		/* 0, or -ENOTCONN, -EOPNOTSUPP, ... */
+	__u32	a_len;		/* <= PFB_ADDR_MAX */
+	__u8	a_data[PFB_ADDR_MAX];
+};
+
+/* r_sock_have: which socket facts are known. */
+#define	PFB_S_SK	0x0001	/* the socket has a struct sock */
+#define	PFB_S_LINGER	0x0002	/* r_linger_on, r_lingertime */
+#define	PFB_S_BUFS	0x0004	/* r_sndbuf, r_rcvbuf */
+#define	PFB_S_PEERPID	0x0008	/* r_peer_pid (SO_PEERCRED) */
+
+struct pfb_rec {
+	/* 0: header */
+	__u32	r_magic;	/* PFB_MAGIC */
+	__u16	r_version;	/* PFB_VERSION */
+	__u16	r_recsize;	/* PFB_RECSIZE */
+	__u32	r_have;		/* PFB_H_* */
+	__s32	r_fd;
+	__s32	r_tgid;		/* the task's, in the reader's pid ns */
+	__u32	r_pad0;
+
+	/* 24: the inode, as stat(2) gives it */
+	__u32	r_mode;
+	__u32	r_nlink;
+	__u32	r_uid;		/* in the initial user ns */
+	__u32	r_gid;
+	__u32	r_dev_major;	/* of the superblock's s_dev */
+	__u32	r_dev_minor;
+	__u32	r_rdev_major;
+	__u32	r_rdev_minor;
+	__u64	r_ino;
+	__s64	r_size;		/* st_size */
+
+	/* 72: the open file, as /proc/PID/fdinfo/N gives it */
+	__u32	r_fflags;	/* flags:, O_CLOEXEC included */
+	__s32	r_mnt_id;
+	__s64	r_pos;
+
+	/* 88: the path, as readlink(/proc/PID/fd/N) gives it */
+	__s32	r_path_err;	/* 0, or -errno of d_path */
+	__u32	r_path_len;	/* bytes in r_path, no NUL */
+
+	/* 96: locks held through the file */
+	__u32	r_nlocks;	/* in r_locks, <= PFB_MAXLOCKS */
+	__u32	r_locks_more;	/* found beyond those */
+	struct pfb_lock r_locks[PFB_MAXLOCKS];
+
+	/* 232: the socket */
+	__u32	r_sock_have;	/* PFB_S_* */
+	__u16	r_family;	/* SO_DOMAIN */
+	__u16	r_type;		/* SO_TYPE */
+	__u32	r_protocol;	/* SO_PROTOCOL */
+	__u32	r_bools;	/* PFB_SO_*: on */
+	__u32	r_bools_known;	/* PFB_SO_*: getsockopt would succeed */
+	__u32	r_linger_on;	/* SO_LINGER l_onoff */
+	__u64	r_lingertime;	/* sk_lingertime, jiffies: l_linger * HZ */
+	__s32	r_sndbuf;	/* SO_SNDBUF */
+	__s32	r_rcvbuf;	/* SO_RCVBUF */
+	__s32	r_peer_pid;	/* SO_PEERCRED pid, reader's pid ns */
+	__u32	r_pad1;
+	struct pfb_addr r_sockname;
+	struct pfb_addr r_peername;
+
+	/* 552: the path's bytes */
+	char	r_path[PFB_PATH_MAX];
+};
+
+#define	PFB_RECSIZE	4648
+
+#endif	/* _PFILES_BPF_H */

@@ -1,0 +1,406 @@
+/*
+ * bpf_load.c: the loader of the BPF task-file iterator (bpf_load.h).
+ *
+ * Built with HAVE_BPF when the build machine could build the program and
+ * its light skeleton (bpf/Makefile.inc); without it, bpf_pfiles_open()
+ * says so and fails.  The light skeleton loads the program through a
+ * BPF_PROG_TYPE_SYSCALL loader and needs only bpf(2) at run time; the
+ * iterator's link and fd are made here with bpf(2) too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
+
+#include "bpf_load.h"
+
+int bpf_pfiles_verbose;
+
+#ifndef	HAVE_BPF
+
+bpf_pfiles_t *
+bpf_pfiles_open(char *why, size_t whysz)
+{
+	(void) snprintf(why, whysz, "pfiles was built without BPF support");
+	errno = ENOTSUP;
+	return (NULL);
+}
+
+int
+bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
+    char *why, size_t whysz)
+{
+	(void) snprintf(why, whysz, "pfiles was built without BPF support");
+	errno = ENOTSUP;
+	return (-1);
+}
+
+unsigned int
+bpf_pfiles_hz(const bpf_pfiles_t *bp)
+{
+	return (0);
+}
+
+void
+bpf_pfiles_times(const bpf_pfiles_t *bp, bpf_pfiles_times_t *bt)
+{
+	(void) memset(bt, 0, sizeof (*bt));
+}
+
+void
+bpf_pfiles_close(bpf_pfiles_t *bp)
+{
+}
+
+#else	/* HAVE_BPF */
+
+#include <linux/types.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wmissing-prototypes"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wpointer-arith"
+#include "pfiles.lskel.h"
+#pragma GCC diagnostic pop
+
+#include "bpf/pfiles_bpf.h"
+
+#define	ITER_READSZ	(32 * 1024)	/* the kernel's seq buffer is 8 pages */
+#define	LOG_SIZE	(4 * 1024 * 1024)
+
+/* include/uapi/linux/capability.h of 5.8 and later */
+#define	K_CAP_SYS_ADMIN	21
+#define	K_CAP_PERFMON	38
+#define	K_CAP_BPF	39
+
+struct bpf_pfiles {
+	struct pfiles	*bp_skel;
+	int		bp_prog_fd;
+	unsigned int	bp_hz;
+	bpf_pfiles_times_t bp_times;
+	uint8_t		bp_buf[ITER_READSZ + PFB_RECSIZE];
+};
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6);
+}
+
+static int
+have_cap(const struct __user_cap_data_struct *d, int cap)
+{
+	return ((d[cap / 32].effective >> (cap % 32)) & 1);
+}
+
+/* Root, or CAP_BPF and CAP_PERFMON (the program reads kernel memory). */
+static int
+check_privilege(char *why, size_t whysz)
+{
+	struct __user_cap_header_struct h;
+	struct __user_cap_data_struct d[2];
+
+	(void) memset(&h, 0, sizeof (h));
+	(void) memset(d, 0, sizeof (d));
+	h.version = _LINUX_CAPABILITY_VERSION_3;
+	if (syscall(SYS_capget, &h, d) != 0) {
+		(void) snprintf(why, whysz, "capget: %s", strerror(errno));
+		return (-1);
+	}
+	if (have_cap(d, K_CAP_SYS_ADMIN) ||
+	    (have_cap(d, K_CAP_BPF) && have_cap(d, K_CAP_PERFMON)))
+		return (0);
+	(void) snprintf(why, whysz, "permission denied (BPF needs root, or "
+	    "CAP_BPF and CAP_PERFMON)");
+	errno = EPERM;
+	return (-1);
+}
+
+static int
+check_btf(char *why, size_t whysz)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK) == 0)
+		return (0);
+	(void) snprintf(why, whysz, "the kernel has no BTF "
+	    "(/sys/kernel/btf/vmlinux: %s)", strerror(errno));
+	errno = ENOTSUP;
+	return (-1);
+}
+
+/* Lockdown "confidentiality" forbids BPF reads of kernel memory. */
+static int
+check_lockdown(char *why, size_t whysz)
+{
+	char buf[128];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open("/sys/kernel/security/lockdown",
+	    O_RDONLY | O_CLOEXEC)) < 0)
+		return (0);
+	n = read(fd, buf, sizeof (buf) - 1);
+	(void) close(fd);
+	if (n <= 0)
+		return (0);
+	buf[n] = '\0';
+	if (strstr(buf, "[confidentiality]") == NULL)
+		return (0);
+	(void) snprintf(why, whysz, "kernel lockdown (confidentiality) "
+	    "forbids BPF reads of kernel memory");
+	errno = EPERM;
+	return (-1);
+}
+
+static int
+sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return ((int)syscall(__NR_bpf, cmd, attr, sizeof (*attr)));
+}
+
+/* An iterator fd over the fds of pid (in our pid namespace). */
+static int
+iter_fd(const bpf_pfiles_t *bp, pid_t pid, char *why, size_t whysz)
+{
+	union bpf_iter_link_info li;
+	union bpf_attr attr;
+	int lfd, ifd, e;
+
+	(void) memset(&li, 0, sizeof (li));
+	li.task.pid = (__u32)pid;
+	(void) memset(&attr, 0, sizeof (attr));
+	attr.link_create.prog_fd = (__u32)bp->bp_prog_fd;
+	attr.link_create.attach_type = BPF_TRACE_ITER;
+	attr.link_create.iter_info = (__u64)(uintptr_t)&li;
+	attr.link_create.iter_info_len = sizeof (li);
+	if ((lfd = sys_bpf(BPF_LINK_CREATE, &attr)) < 0) {
+		e = errno;
+		if (e == E2BIG || e == EINVAL)
+			(void) snprintf(why, whysz, "the kernel's task-file "
+			    "iterator has no pid filter (6.1 and later): "
+			    "link: %s", strerror(e));
+		else
+			(void) snprintf(why, whysz, "BPF link: %s",
+			    strerror(e));
+		errno = e;
+		return (-1);
+	}
+	(void) memset(&attr, 0, sizeof (attr));
+	attr.iter_create.link_fd = (__u32)lfd;
+	ifd = sys_bpf(BPF_ITER_CREATE, &attr);
+	e = errno;
+	(void) close(lfd);	/* the iterator holds the link */
+	if (ifd < 0) {
+		(void) snprintf(why, whysz, "BPF iterator: %s", strerror(e));
+		errno = e;
+		return (-1);
+	}
+	return (ifd);
+}
+
+int
+bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
+    char *why, size_t whysz)
+{
+	size_t held = 0, off;
+	ssize_t n, used;
+	bpfrec_t br;
+	int fd, ret = 0, e;
+
+	if ((fd = iter_fd(bp, pid, why, whysz)) < 0)
+		return (-1);
+	for (;;) {
+		n = read(fd, bp->bp_buf + held, ITER_READSZ);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			(void) snprintf(why, whysz, "BPF iterator read: %s",
+			    strerror(e));
+			(void) close(fd);
+			errno = e;
+			return (-1);
+		}
+		if (n == 0)
+			break;
+		held += (size_t)n;
+		for (off = 0; off < held; off += (size_t)used) {
+			used = bpfrec_parse(bp->bp_buf + off, held - off, &br);
+			if (used == 0)
+				break;
+			if (used < 0) {
+				(void) snprintf(why, whysz, "BPF record: %s",
+				    br.br_err);
+				(void) close(fd);
+				errno = EPROTO;
+				return (-1);
+			}
+			if (br.br_tgid != pid) {
+				(void) snprintf(why, whysz, "the kernel's "
+				    "task-file iterator gave process %d's "
+				    "fds (no pid filter: 6.1 and later)",
+				    (int)br.br_tgid);
+				(void) close(fd);
+				errno = ENOTSUP;
+				return (-1);
+			}
+			if ((ret = cb(arg, &br, bp->bp_buf + off,
+			    (size_t)used)) != 0) {
+				(void) close(fd);
+				return (ret);
+			}
+		}
+		(void) memmove(bp->bp_buf, bp->bp_buf + off, held - off);
+		held -= off;
+	}
+	(void) close(fd);
+	if (held != 0) {
+		(void) snprintf(why, whysz, "BPF record: cut short");
+		errno = EPROTO;
+		return (-1);
+	}
+	return (0);
+}
+
+typedef struct probe {
+	int	pr_fd;
+	unsigned int pr_hz;
+} probe_t;
+
+static int
+probe_rec(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
+{
+	probe_t *p = arg;
+
+	if (br->br_fd == p->pr_fd && (br->br_have & BPFREC_SOCK) &&
+	    br->br_linger_on && br->br_lingertime <= UINT32_MAX)
+		p->pr_hz = (unsigned int)br->br_lingertime;
+	return (0);
+}
+
+/*
+ * The walk of our own fds: proves the pid filter, and gives HZ from a
+ * socket whose SO_LINGER is 1 second (sk_lingertime = 1 * HZ).
+ */
+static int
+self_test(bpf_pfiles_t *bp, char *why, size_t whysz)
+{
+	struct linger l = { 1, 1 };
+	probe_t p;
+	int e, r;
+
+	if ((p.pr_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		(void) snprintf(why, whysz, "socket: %s", strerror(errno));
+		return (-1);
+	}
+	p.pr_hz = 0;
+	if (setsockopt(p.pr_fd, SOL_SOCKET, SO_LINGER, &l, sizeof (l)) != 0) {
+		e = errno;
+		(void) close(p.pr_fd);
+		(void) snprintf(why, whysz, "setsockopt: %s", strerror(e));
+		errno = e;
+		return (-1);
+	}
+	r = bpf_pfiles_iter(bp, getpid(), probe_rec, &p, why, whysz);
+	e = errno;
+	(void) close(p.pr_fd);
+	if (r != 0) {
+		errno = e;
+		return (-1);
+	}
+	if (p.pr_hz == 0) {
+		(void) snprintf(why, whysz, "the BPF iterator did not show "
+		    "pfiles' own socket");
+		errno = EPROTO;
+		return (-1);
+	}
+	bp->bp_hz = p.pr_hz;
+	return (0);
+}
+
+bpf_pfiles_t *
+bpf_pfiles_open(char *why, size_t whysz)
+{
+	bpf_pfiles_t *bp;
+	char *log = NULL;
+	double t0, t1;
+	int e;
+
+	if (check_privilege(why, whysz) != 0 || check_btf(why, whysz) != 0 ||
+	    check_lockdown(why, whysz) != 0)
+		return (NULL);
+	if ((bp = calloc(1, sizeof (*bp))) == NULL) {
+		(void) snprintf(why, whysz, "%s", strerror(errno));
+		return (NULL);
+	}
+	t0 = now_ms();
+	if ((bp->bp_skel = pfiles__open()) == NULL) {
+		e = errno;
+		(void) snprintf(why, whysz, "BPF open: %s", strerror(e));
+		free(bp);
+		errno = e;
+		return (NULL);
+	}
+	if (bpf_pfiles_verbose && (log = calloc(1, LOG_SIZE)) != NULL) {
+		bp->bp_skel->ctx.log_level = 1;
+		bp->bp_skel->ctx.log_size = LOG_SIZE;
+		bp->bp_skel->ctx.log_buf = (__u64)(uintptr_t)log;
+	}
+	if (pfiles__load(bp->bp_skel) != 0) {
+		e = errno;
+		if (log != NULL)
+			(void) fprintf(stderr, "%s\n", log);
+		(void) snprintf(why, whysz, "BPF load: %s", strerror(e));
+		pfiles__destroy(bp->bp_skel);
+		free(log);
+		free(bp);
+		errno = e;
+		return (NULL);
+	}
+	free(log);
+	bp->bp_skel->ctx.log_buf = 0;
+	bp->bp_prog_fd = bp->bp_skel->progs.pfiles_task_file.prog_fd;
+	t1 = now_ms();
+	bp->bp_times.bt_load_ms = t1 - t0;
+	if (self_test(bp, why, whysz) != 0) {
+		e = errno;
+		bpf_pfiles_close(bp);
+		errno = e;
+		return (NULL);
+	}
+	bp->bp_times.bt_probe_ms = now_ms() - t1;
+	return (bp);
+}
+
+unsigned int
+bpf_pfiles_hz(const bpf_pfiles_t *bp)
+{
+	return (bp->bp_hz);
+}
+
+void
+bpf_pfiles_times(const bpf_pfiles_t *bp, bpf_pfiles_times_t *bt)
+{
+	*bt = bp->bp_times;
+}
+
+void
+bpf_pfiles_close(bpf_pfiles_t *bp)
+{
+	if (bp == NULL)
+		return;
+	pfiles__destroy(bp->bp_skel);
+	free(bp);
+}
+
+#endif	/* HAVE_BPF */

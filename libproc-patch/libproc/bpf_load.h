@@ -1,0 +1,46 @@
+/*
+ * bpf_load.h: the loader of the BPF task-file iterator (bpf/pfiles.bpf.c),
+ * through its light skeleton: no libbpf at run time.
+ *
+ * bpf_pfiles_open() checks what the iterator needs, each with its own
+ * reason (privilege, BTF, lockdown), loads and verifies the program once,
+ * and proves on pfiles itself that the kernel's task-file iterator obeys
+ * the pid filter (6.1 and later) and learns the kernel's HZ (SO_LINGER's
+ * unit).  bpf_pfiles_iter() attaches one link for one pid, reads the
+ * iterator in 32 KiB reads and hands each record, decoded and checked
+ * (bpfrec_parse.h), to the callback; a callback that returns non-zero
+ * stops the walk, and bpf_pfiles_iter() returns that value.
+ *
+ * On failure both return NULL or -1 with errno set and the reason, in
+ * the contract's words, in why.
+ */
+#ifndef	_BPF_LOAD_H
+#define	_BPF_LOAD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "bpfrec_parse.h"
+
+typedef struct bpf_pfiles bpf_pfiles_t;
+
+/* raw/rawlen: the record's bytes as the kernel wrote them. */
+typedef int bpf_pfiles_rec_f(void *, const bpfrec_t *, const void *raw,
+    size_t rawlen);
+
+typedef struct bpf_pfiles_times {
+	double		bt_load_ms;	/* open + load + verify */
+	double		bt_probe_ms;	/* the self-test walk */
+} bpf_pfiles_times_t;
+
+extern bpf_pfiles_t *bpf_pfiles_open(char *, size_t);
+extern int bpf_pfiles_iter(bpf_pfiles_t *, pid_t, bpf_pfiles_rec_f *, void *,
+    char *, size_t);
+extern unsigned int bpf_pfiles_hz(const bpf_pfiles_t *);
+extern void bpf_pfiles_times(const bpf_pfiles_t *, bpf_pfiles_times_t *);
+extern void bpf_pfiles_close(bpf_pfiles_t *);
+
+/* Set before bpf_pfiles_open(): the verifier's log, on stderr. */
+extern int bpf_pfiles_verbose;
+
+#endif	/* _BPF_LOAD_H */
