@@ -1,10 +1,12 @@
 /*
- * t_budget: what pfiles reads per socket, against a budget per --via.
+ * t_budget: what pfiles reads per socket, and the netlink messages it
+ * sends, against a budget per --via.
  *
  * The seed found the bug by counting preads with dtrace: per socket, 230
  * of /proc/PID/as and 50 of lwpstatus.  Here libpreadcount.so counts
  * every libc entry that reads or writes a file or another process's
- * memory (atf/pcount.c runs pfiles under it), on fixtures/sockets.js with
+ * memory, and every netlink message sent or received (atf/pcount.c runs
+ * pfiles under it), on fixtures/sockets.js with
  * N and 4N connections.  From the two runs each class of reads gets a
  * slope, per socket added, and a fixed part:
  *
@@ -26,7 +28,16 @@
  *	target /proc	any other /proc/T file;
  *	other /proc	every other /proc path, pfiles' own /proc/self
  *			included (the counter names it /proc/<pfiles' pid>);
- *	other files	the rest (shown, not budgeted).
+ *	other files	the rest (shown, not budgeted);
+ *	netlink sent	send, sendto, sendmsg on a netlink socket (the
+ *			counter names it "netlink:P", P its protocol): for
+ *			--via=diag, one per dump of the kernel's tables;
+ *	netlink recvd	recv, recvfrom, recvmsg on a netlink socket: the
+ *			datagrams of the dumps, and a receive that failed.
+ *			A dump lists every socket of the target's network
+ *			namespace, not only the target's, so their number
+ *			follows the namespace (both nodes are up during
+ *			both runs): shown, not budgeted.
  *
  * "grown": a /proc/T file that is read whole, once, may take more calls
  * when it grows with the sockets, without being read more often (node's
@@ -44,8 +55,11 @@
  * at all, at most 1 fdinfo read per socket, other /proc reads constant;
  * --via=agent: at most 1 pread and 1 pwrite of /proc/T/mem per socket
  * (and no more by any other call), fdinfo and /proc as for pidfd;
- * --via=diag: no target memory read or written.  The diag case is
- * skipped while pfiles says "diag: not available".
+ * --via=diag: no target memory read or written, no netlink message sent
+ * per socket (the same number at N and at 4N) and per process at most
+ * DIAG_DUMPS_MAX, one per dump, at least one (a diag run that sends
+ * nothing is a counter that does not see it), and fdinfo and /proc as
+ * for pidfd (no call per socket beyond the walk's own).
  *
  * Each case prints its table on stdout (kyua report --verbose shows it)
  * and fails with the numbers when a budget is exceeded.  The checker,
@@ -96,6 +110,8 @@ typedef enum bclass {
 	BC_OPROC,	/* reads of other /proc files */
 	BC_OTHER_R,	/* reads of anything else */
 	BC_OTHER_W,	/* writes of anything but target memory */
+	BC_NL_SENT,	/* netlink messages sent */
+	BC_NL_RECV,	/* netlink datagrams received (or receives tried) */
 	BC_NCLASS
 } bclass_t;
 
@@ -112,27 +128,45 @@ static const struct bclass_info {
 	[BC_OPROC] = { "other /proc files, reads", -1 },
 	[BC_OTHER_R] = { "other files, reads", -1 },
 	[BC_OTHER_W] = { "other files, writes", -1 },
+	[BC_NL_SENT] = { "netlink messages sent", -1 },
+	[BC_NL_RECV] = { "netlink datagrams received", -1 },
 };
 
 #define	SEED_TOTAL	280	/* 230 /proc/PID/as + 50 lwpstatus */
 
 /* What the counter's call names are. */
+typedef enum ckside {
+	CK_READ,		/* reads a file or memory */
+	CK_WRITE,		/* writes one */
+	CK_NL_SEND,		/* sends a netlink message */
+	CK_NL_RECV		/* receives a netlink datagram */
+} ckside_t;
+
 static const struct callkind {
 	const char	*ck_name;
-	int		ck_write;	/* the write side */
+	ckside_t	ck_side;
 	int		ck_pfamily;	/* pread or pwrite family */
 } callkinds[] = {
-	{ "pread", 0, 1 }, { "pread64", 0, 1 }, { "__pread_chk", 0, 1 },
-	{ "__pread64_chk", 0, 1 }, { "preadv", 0, 1 }, { "preadv64", 0, 1 },
-	{ "preadv2", 0, 1 }, { "preadv64v2", 0, 1 },
-	{ "read", 0, 0 }, { "__read_chk", 0, 0 }, { "readv", 0, 0 },
-	{ "process_vm_readv", 0, 0 }, { "ptrace:PEEKTEXT", 0, 0 },
-	{ "ptrace:PEEKDATA", 0, 0 }, { "ptrace:PEEKUSER", 0, 0 },
-	{ "pwrite", 1, 1 }, { "pwrite64", 1, 1 }, { "pwritev", 1, 1 },
-	{ "pwritev64", 1, 1 }, { "pwritev2", 1, 1 }, { "pwritev64v2", 1, 1 },
-	{ "write", 1, 0 }, { "writev", 1, 0 }, { "process_vm_writev", 1, 0 },
-	{ "ptrace:POKETEXT", 1, 0 }, { "ptrace:POKEDATA", 1, 0 },
-	{ "ptrace:POKEUSER", 1, 0 },
+	{ "pread", CK_READ, 1 }, { "pread64", CK_READ, 1 },
+	{ "__pread_chk", CK_READ, 1 }, { "__pread64_chk", CK_READ, 1 },
+	{ "preadv", CK_READ, 1 }, { "preadv64", CK_READ, 1 },
+	{ "preadv2", CK_READ, 1 }, { "preadv64v2", CK_READ, 1 },
+	{ "read", CK_READ, 0 }, { "__read_chk", CK_READ, 0 },
+	{ "readv", CK_READ, 0 }, { "process_vm_readv", CK_READ, 0 },
+	{ "ptrace:PEEKTEXT", CK_READ, 0 }, { "ptrace:PEEKDATA", CK_READ, 0 },
+	{ "ptrace:PEEKUSER", CK_READ, 0 },
+	{ "pwrite", CK_WRITE, 1 }, { "pwrite64", CK_WRITE, 1 },
+	{ "pwritev", CK_WRITE, 1 }, { "pwritev64", CK_WRITE, 1 },
+	{ "pwritev2", CK_WRITE, 1 }, { "pwritev64v2", CK_WRITE, 1 },
+	{ "write", CK_WRITE, 0 }, { "writev", CK_WRITE, 0 },
+	{ "process_vm_writev", CK_WRITE, 0 },
+	{ "ptrace:POKETEXT", CK_WRITE, 0 }, { "ptrace:POKEDATA", CK_WRITE, 0 },
+	{ "ptrace:POKEUSER", CK_WRITE, 0 },
+	{ "send", CK_NL_SEND, 0 }, { "sendto", CK_NL_SEND, 0 },
+	{ "sendmsg", CK_NL_SEND, 0 },
+	{ "recv", CK_NL_RECV, 0 }, { "__recv_chk", CK_NL_RECV, 0 },
+	{ "recvfrom", CK_NL_RECV, 0 }, { "__recvfrom_chk", CK_NL_RECV, 0 },
+	{ "recvmsg", CK_NL_RECV, 0 },
 };
 
 /* The process examined: its pid and its threads' ids. */
@@ -156,12 +190,15 @@ typedef struct bmeasure {
 typedef enum blimit_kind {
 	BL_NONE,		/* shown, not budgeted */
 	BL_ZERO,		/* no call at all, at either size */
-	BL_PER_SOCKET		/* at most bl_max per socket added */
+	BL_PER_SOCKET,		/* at most bl_max per socket added */
+	BL_BOUNDED		/* none per socket added, and from bl_min */
+				/* to bl_max calls at each size */
 } blimit_kind_t;
 
 typedef struct blimit {
 	blimit_kind_t	bl_kind;
 	unsigned	bl_max;
+	unsigned	bl_min;		/* BL_BOUNDED only */
 } blimit_t;
 
 typedef struct budget {
@@ -176,27 +213,38 @@ typedef struct btable {
 	bmeasure_t	bt_at[2];
 } btable_t;
 
+/*
+ * The most netlink messages --via=diag may send for one process (the
+ * issue's bound): one per dump, and sock_diag.c has 13 dumps in 8 groups;
+ * the node fixture's sockets are all in the first group (2 dumps).
+ */
+#define	DIAG_DUMPS_MAX	16
+
 static const budget_t budget_pidfd = { "--via=pidfd", {
-	[BC_MEM_R] = { BL_ZERO, 0 },
-	[BC_MEM_W] = { BL_ZERO, 0 },
-	[BC_FDINFO] = { BL_PER_SOCKET, 1 },
-	[BC_TPROC] = { BL_PER_SOCKET, 0 },
-	[BC_OPROC] = { BL_PER_SOCKET, 0 },
+	[BC_MEM_R] = { BL_ZERO, 0, 0 },
+	[BC_MEM_W] = { BL_ZERO, 0, 0 },
+	[BC_FDINFO] = { BL_PER_SOCKET, 1, 0 },
+	[BC_TPROC] = { BL_PER_SOCKET, 0, 0 },
+	[BC_OPROC] = { BL_PER_SOCKET, 0, 0 },
 } };
 
 static const budget_t budget_agent = { "--via=agent", {
-	[BC_MEM_R] = { BL_PER_SOCKET, 1 },
-	[BC_MEM_PREAD] = { BL_PER_SOCKET, 1 },
-	[BC_MEM_W] = { BL_PER_SOCKET, 1 },
-	[BC_MEM_PWRITE] = { BL_PER_SOCKET, 1 },
-	[BC_FDINFO] = { BL_PER_SOCKET, 1 },
-	[BC_TPROC] = { BL_PER_SOCKET, 0 },
-	[BC_OPROC] = { BL_PER_SOCKET, 0 },
+	[BC_MEM_R] = { BL_PER_SOCKET, 1, 0 },
+	[BC_MEM_PREAD] = { BL_PER_SOCKET, 1, 0 },
+	[BC_MEM_W] = { BL_PER_SOCKET, 1, 0 },
+	[BC_MEM_PWRITE] = { BL_PER_SOCKET, 1, 0 },
+	[BC_FDINFO] = { BL_PER_SOCKET, 1, 0 },
+	[BC_TPROC] = { BL_PER_SOCKET, 0, 0 },
+	[BC_OPROC] = { BL_PER_SOCKET, 0, 0 },
 } };
 
 static const budget_t budget_diag = { "--via=diag", {
-	[BC_MEM_R] = { BL_ZERO, 0 },
-	[BC_MEM_W] = { BL_ZERO, 0 },
+	[BC_MEM_R] = { BL_ZERO, 0, 0 },
+	[BC_MEM_W] = { BL_ZERO, 0, 0 },
+	[BC_FDINFO] = { BL_PER_SOCKET, 1, 0 },
+	[BC_TPROC] = { BL_PER_SOCKET, 0, 0 },
+	[BC_OPROC] = { BL_PER_SOCKET, 0, 0 },
+	[BC_NL_SENT] = { BL_BOUNDED, DIAG_DUMPS_MAX, 1 },
 } };
 
 /*
@@ -348,16 +396,28 @@ measure(const struct pcount_tab *t, const btarget_t *tg, long sockets,
 			    r->pr_call);
 			return (-1);
 		}
+		if (ck->ck_side == CK_NL_SEND || ck->ck_side == CK_NL_RECV) {
+			/* The counter counts these on netlink sockets only. */
+			if (strncmp(r->pr_path, "netlink:", 8) != 0) {
+				(void) snprintf(err, errlen, "the counter "
+				    "names %s on %s, not a netlink socket",
+				    r->pr_call, r->pr_path);
+				return (-1);
+			}
+			add_to(m, ck->ck_side == CK_NL_SEND ? BC_NL_SENT :
+			    BC_NL_RECV, r->pr_calls, 0);
+			continue;
+		}
 		pk = classify_path(r->pr_path, tg);
 		if (pk == PK_MEM) {
 			int onfile = strncmp(r->pr_path, "pid:", 4) != 0;
+			int w = ck->ck_side == CK_WRITE;
 
-			add_to(m, ck->ck_write ? BC_MEM_W : BC_MEM_R,
-			    r->pr_calls, 0);
+			add_to(m, w ? BC_MEM_W : BC_MEM_R, r->pr_calls, 0);
 			if (ck->ck_pfamily && onfile)
-				add_to(m, ck->ck_write ? BC_MEM_PWRITE :
-				    BC_MEM_PREAD, r->pr_calls, 0);
-		} else if (ck->ck_write) {
+				add_to(m, w ? BC_MEM_PWRITE : BC_MEM_PREAD,
+				    r->pr_calls, 0);
+		} else if (ck->ck_side == CK_WRITE) {
 			add_to(m, BC_OTHER_W, r->pr_calls, 0);
 		} else {
 			bclass_t c = pk == PK_FDINFO ? BC_FDINFO :
@@ -441,6 +501,10 @@ limit_text(const blimit_t *bl, char *buf, size_t len)
 			return ("constant");
 		(void) snprintf(buf, len, "<= %u per socket", bl->bl_max);
 		return (buf);
+	case BL_BOUNDED:
+		(void) snprintf(buf, len, "constant, %u..%u", bl->bl_min,
+		    bl->bl_max);
+		return (buf);
 	case BL_NONE:
 		break;
 	}
@@ -456,6 +520,10 @@ within(const blimit_t *bl, const brow_t *r, long added)
 		return (r->br_lo == 0 && r->br_hi == 0);
 	case BL_PER_SOCKET:
 		return (r->br_charged <= (int64_t)bl->bl_max * added);
+	case BL_BOUNDED:
+		return (r->br_charged <= 0 && r->br_lo >= bl->bl_min &&
+		    r->br_hi >= bl->bl_min && r->br_lo <= bl->bl_max &&
+		    r->br_hi <= bl->bl_max);
 	case BL_NONE:
 		break;
 	}
@@ -756,29 +824,6 @@ measure_pfiles(const char *via, const node_t *nd, bmeasure_t *m)
 	free(what);
 }
 
-/*
- * Is --via=diag there yet?  Until it is, pfiles answers "diag: not
- * available" with exit status 1; the test then has nothing to measure.
- */
-static int
-diag_missing(const node_t *nd, char *why, size_t whylen)
-{
-	char pidstr[16];
-	const char *const argv[] = { TU_PFILES, "--via=diag", pidstr, NULL };
-	tu_result_t r;
-	int missing;
-
-	(void) snprintf(pidstr, sizeof (pidstr), "%d",
-	    (int)nd->nd_child.tc_pid);
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
-	missing = WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 1 &&
-	    strstr(r.tr_err, "diag: not available") != NULL;
-	(void) snprintf(why, whylen, "%.*s", (int)strcspn(r.tr_err, "\n"),
-	    r.tr_err);
-	tu_result_free(&r);
-	return (missing);
-}
-
 /* The budget case of one --via: two nodes, two counted runs, a verdict. */
 static void
 budget_case(const char *via, const budget_t *budget)
@@ -792,13 +837,6 @@ budget_case(const char *via, const budget_t *budget)
 	node_spawn(&nd[1], 4 * NCONN);
 	node_ready(&nd[0]);
 	node_ready(&nd[1]);
-	if (budget == &budget_diag && diag_missing(&nd[0], msg,
-	    sizeof (msg))) {
-		node_stop(&nd[0]);
-		node_stop(&nd[1]);
-		atf_tc_skip("pfiles --via=diag is not implemented yet (pfiles "
-		    "says \"%s\"); this case measures it once it is", msg);
-	}
 	(void) snprintf(title, sizeof (title), "pfiles --via=%s under "
 	    "libpreadcount.so, node sockets.js with %d and %d connections",
 	    via, NCONN, 4 * NCONN);
@@ -939,8 +977,10 @@ ATF_TC(diag);
 ATF_TC_HEAD(diag, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "pfiles --via=diag on node at N and "
-	    "4N connections: no read or write of the target's memory "
-	    "(skipped while diag is not available)");
+	    "4N connections: no read or write of the target's memory, no "
+	    "netlink message sent per socket and 1 to 16 per process (one "
+	    "per dump), at most one fdinfo read per socket, other /proc "
+	    "reads constant");
 	atf_tc_set_md_var(tc, "timeout", "120");
 }
 ATF_TC_BODY(diag, tc)
@@ -1071,8 +1111,10 @@ ATF_TC_BODY(classify, tc)
 		    (int)classify_path(cases[i].path, &tg), (int)cases[i].kind);
 	ATF_CHECK_MSG(callkind("pread64") != NULL &&
 	    callkind("ptrace:PEEKDATA") != NULL && callkind("pwritev2")->
-	    ck_write && !callkind("__read_chk")->ck_write &&
-	    callkind("recv") == NULL, "callkinds[]");
+	    ck_side == CK_WRITE && callkind("__read_chk")->ck_side ==
+	    CK_READ && callkind("sendto")->ck_side == CK_NL_SEND &&
+	    callkind("__recvfrom_chk")->ck_side == CK_NL_RECV &&
+	    callkind("mmap") == NULL, "callkinds[]");
 }
 
 /* A table of one class, by hand: calls and one-pass pages at N and 4N. */
@@ -1136,6 +1178,73 @@ ATF_TC_BODY(checker_grown, tc)
 	ATF_CHECK_MSG(strstr(msg, "cannot judge") != NULL, "%s", msg);
 }
 
+ATF_TC(checker_netlink);
+ATF_TC_HEAD(checker_netlink, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the diag budget on netlink messages "
+	    "sent, by hand: the same few at N and 4N pass; one more at 4N, "
+	    "one per socket, more than 16, or none at all fail; the counter's "
+	    "netlink lines sort into their classes, and one not on a netlink "
+	    "socket is refused");
+}
+ATF_TC_BODY(checker_netlink, tc)
+{
+	static char call_s[] = "sendto", call_r[] = "recvmsg";
+	static char call_w[] = "sendmsg", nl4[] = "netlink:4";
+	static char tcp[] = "socket:[77]";
+	struct pcount_rec recs[3] = {
+		{ call_s, nl4, 2, 152, 1 }, { call_r, nl4, 33, 967128, 1 },
+		{ call_w, tcp, 1, 10, 1 },
+	};
+	struct pcount_tab t = { recs, 2, 3, 2, NULL, 0 };
+	btarget_t tg = { { 100 }, 1 };
+	bmeasure_t m;
+	btable_t bt;
+	char msg[MSG_MAX];
+
+	/* Two dumps at either size: diag's budget, and no read of memory. */
+	hand_table(&bt, BC_NL_SENT, 2, 0, 2, 0);
+	ATF_CHECK_EQ_MSG(judge(&bt, &budget_diag, msg, sizeof (msg)), 0,
+	    "%s", msg);
+	hand_table(&bt, BC_NL_SENT, 16, 0, 16, 0);
+	ATF_CHECK_EQ_MSG(judge(&bt, &budget_diag, msg, sizeof (msg)), 0,
+	    "%s", msg);
+	/* One more dump at 4N: not constant. */
+	hand_table(&bt, BC_NL_SENT, 2, 0, 3, 0);
+	ATF_CHECK_EQ(judge(&bt, &budget_diag, msg, sizeof (msg)), 1);
+	require_clause(msg, &budget_diag, BC_NL_SENT, "0.01 per socket");
+	/* One message per socket. */
+	hand_table(&bt, BC_NL_SENT, 51, 0, 201, 0);
+	ATF_CHECK_EQ(judge(&bt, &budget_diag, msg, sizeof (msg)), 1);
+	require_clause(msg, &budget_diag, BC_NL_SENT, "1.00 per socket");
+	/* Constant, but more than one per dump. */
+	hand_table(&bt, BC_NL_SENT, 17, 0, 17, 0);
+	ATF_CHECK_EQ(judge(&bt, &budget_diag, msg, sizeof (msg)), 1);
+	require_clause(msg, &budget_diag, BC_NL_SENT, "0.00 per socket");
+	/* None at all: diag made no dump the counter saw. */
+	hand_table(&bt, BC_NL_SENT, 0, 0, 0, 0);
+	ATF_CHECK_EQ(judge(&bt, &budget_diag, msg, sizeof (msg)), 1);
+	require_clause(msg, &budget_diag, BC_NL_SENT, "0.00 per socket");
+	/* Datagrams received are shown, not budgeted: they follow the netns. */
+	hand_table(&bt, BC_NL_RECV, 30, 0, 500, 0);
+	bt.bt_at[0].bm_class[BC_NL_SENT].bc_calls = 2;
+	bt.bt_at[1].bm_class[BC_NL_SENT].bc_calls = 2;
+	ATF_CHECK_EQ_MSG(judge(&bt, &budget_diag, msg, sizeof (msg)), 0,
+	    "%s", msg);
+
+	/* The counter's lines: sent and received apart, nothing else. */
+	ATF_REQUIRE_EQ_MSG(measure(&t, &tg, 51, 0, &m, msg, sizeof (msg)), 0,
+	    "%s", msg);
+	ATF_CHECK_EQ(m.bm_class[BC_NL_SENT].bc_calls, 2);
+	ATF_CHECK_EQ(m.bm_class[BC_NL_RECV].bc_calls, 33);
+	ATF_CHECK_EQ(m.bm_class[BC_OTHER_W].bc_calls, 0);
+	ATF_CHECK_EQ(m.bm_class[BC_OTHER_R].bc_calls, 0);
+	/* A send the counter says was not on a netlink socket. */
+	t.pt_n = 3;
+	ATF_CHECK_EQ(measure(&t, &tg, 51, 0, &m, msg, sizeof (msg)), -1);
+	ATF_CHECK_MSG(strstr(msg, "not a netlink socket") != NULL, "%s", msg);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, pidfd);
@@ -1144,6 +1253,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, seedlike_caught);
 	ATF_TP_ADD_TC(tp, checker_bounds);
 	ATF_TP_ADD_TC(tp, checker_grown);
+	ATF_TP_ADD_TC(tp, checker_netlink);
 	ATF_TP_ADD_TC(tp, classify);
 	return (atf_no_error());
 }

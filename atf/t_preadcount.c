@@ -7,6 +7,11 @@
  * inode) the victim reports on stdout.  Each victim is run with the
  * counter preloaded in the child only (pcount_run builds the child's
  * environment; this process never has LD_PRELOAD).
+ *
+ * The netlink cases run preadcount/nl_victim.c, which sends and receives
+ * known numbers of netlink messages (to another netlink socket of its own
+ * and to the kernel's NETLINK_SOCK_DIAG), and makes the same calls on a
+ * unix socketpair and a closed fd, which must not be counted.
  */
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -18,6 +23,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/netlink.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,6 +347,94 @@ check_plan(const struct variant *v)
 	escape_path(edata, sizeof (edata), data);
 	n = plan_expect(e, v, edata, victim_fact("self"), victim_fact("child"),
 	    victim_fact("pipe"));
+	load_out(out, &t);
+	check_exact(&t, e, n);
+	ATF_CHECK_EQ_MSG(t.pt_lines, n, "one line per pair: %zu lines for "
+	    "%zu pairs", t.pt_lines, n);
+	pcount_free(&t);
+}
+
+/*
+ * The netlink victim (preadcount/nl_victim.c), built plainly and
+ * fortified: the entries its build calls for recv and recvfrom.
+ */
+struct nl_variant {
+	const char	*nv_name;	/* preadcount/nl_victim_NAME */
+	const char	*nv_recv;
+	const char	*nv_recvfrom;
+};
+
+static const struct nl_variant nl_plain = { "plain", "recv", "recvfrom" };
+static const struct nl_variant nl_fortify = {
+	"fortify", FORTIFIED ? "__recv_chk" : "recv",
+	FORTIFIED ? "__recvfrom_chk" : "recvfrom"
+};
+
+static void
+run_nl_victim(const struct nl_variant *nv, const char *out)
+{
+	char prog[PATH_MAX], err[PATH_MAX + 256];
+	char *argv[2] = { prog, NULL };
+	int status;
+
+	(void) snprintf(prog, sizeof (prog), "%s/preadcount/nl_victim_%s",
+	    BUILD_DIR, nv->nv_name);
+	if (pcount_run(argv, out, VICTIM_OUT, TIMEOUT_S, &status, err,
+	    sizeof (err)) != 0)
+		atf_tc_fail("nl_victim_%s: %s", nv->nv_name, err);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		atf_tc_fail("nl_victim_%s: wait status 0x%x (see stderr)",
+		    nv->nv_name, status);
+}
+
+/*
+ * What nl_victim does (see the list at its top): over NETLINK_USERSOCK,
+ * 2 sends of 10 bytes, a sendto of 11, a sendmsg of 12, and their 2
+ * recvs, recvfrom and recvmsg, then a recv that fails; to the kernel's
+ * NETLINK_SOCK_DIAG one sendto of a request (REQ bytes), one recvmsg of
+ * its answer (ANS bytes), a recv that fails.  Its unix socketpair and
+ * closed-fd calls must not be counted at all.
+ */
+static size_t
+netlink_expect(struct expect *e, const struct nl_variant *nv, long long req,
+    long long ans)
+{
+	char us[32], diag[32];
+	size_t n = 0;
+
+	(void) snprintf(us, sizeof (us), "netlink:%d", NETLINK_USERSOCK);
+	(void) snprintf(diag, sizeof (diag), "netlink:%d", NETLINK_SOCK_DIAG);
+	add_expect(e, &n, "send", us, 2, 20);
+	add_expect(e, &n, "sendto", us, 1, 11);
+	add_expect(e, &n, "sendmsg", us, 1, 12);
+	add_expect(e, &n, nv->nv_recv, us, 3, 20);
+	add_expect(e, &n, nv->nv_recvfrom, us, 1, 11);
+	add_expect(e, &n, "recvmsg", us, 1, 12);
+	add_expect(e, &n, "sendto", diag, 1, (uint64_t)req);
+	add_expect(e, &n, "recvmsg", diag, 1, (uint64_t)ans);
+	add_expect(e, &n, nv->nv_recv, diag, 1, 0);
+	return (n);
+}
+
+static void
+check_netlink(const struct nl_variant *nv)
+{
+	static struct expect e[16];
+	char out[PATH_MAX];
+	struct pcount_tab t;
+	long long req, ans;
+	size_t n;
+
+	work_path(out, sizeof (out), OUT);
+	run_nl_victim(nv, out);
+	req = victim_fact("diagreq");
+	ans = victim_fact("diagans");
+	/* A nlmsghdr and a sock_diag_req; an NLMSG_ERROR at the least. */
+	ATF_CHECK_EQ_MSG(req, (long long)NLMSG_LENGTH(2), "request of %lld "
+	    "bytes", req);
+	ATF_CHECK_MSG(ans >= (long long)NLMSG_LENGTH(sizeof (struct nlmsgerr)),
+	    "answer of %lld bytes", ans);
+	n = netlink_expect(e, nv, req, ans);
 	load_out(out, &t);
 	check_exact(&t, e, n);
 	ATF_CHECK_EQ_MSG(t.pt_lines, n, "one line per pair: %zu lines for "
@@ -822,6 +916,49 @@ ATF_TC_BODY(escaped_path, tc)
 	pcount_free(&t);
 }
 
+ATF_TC(netlink_plain);
+ATF_TC_HEAD(netlink_plain, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "send, sendto, sendmsg, recv, "
+	    "recvfrom and recvmsg on netlink sockets (to another socket and "
+	    "to the kernel's NETLINK_SOCK_DIAG) are counted exactly under "
+	    "netlink:PROTO; the same calls on a unix socket or a closed fd "
+	    "are not counted; errno is kept");
+}
+ATF_TC_BODY(netlink_plain, tc)
+{
+	check_netlink(&nl_plain);
+}
+
+ATF_TC(netlink_fortify);
+ATF_TC_HEAD(netlink_fortify, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "-O2 -D_FORTIFY_SOURCE=2: netlink "
+	    "receives through __recv_chk and __recvfrom_chk are counted "
+	    "under their own names");
+}
+ATF_TC_BODY(netlink_fortify, tc)
+{
+	check_netlink(&nl_fortify);
+}
+
+ATF_TC(netlink_unset_writes_nothing);
+ATF_TC_HEAD(netlink_unset_writes_nothing, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "With PREADCOUNT_OUT unset the "
+	    "netlink victim runs as without the counter and nothing is "
+	    "written");
+}
+ATF_TC_BODY(netlink_unset_writes_nothing, tc)
+{
+	const char *const keep[] = { VICTIM_OUT, NULL };
+	char msg[4096];
+
+	run_nl_victim(&nl_plain, NULL);
+	ATF_CHECK_EQ_MSG(stray_files(keep, msg, sizeof (msg)), 0,
+	    "files written:%s", msg);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, plan_plain);
@@ -839,5 +976,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, own_io_many_pairs);
 	ATF_TP_ADD_TC(tp, overflow_keeps_totals);
 	ATF_TP_ADD_TC(tp, escaped_path);
+	ATF_TP_ADD_TC(tp, netlink_plain);
+	ATF_TP_ADD_TC(tp, netlink_fortify);
+	ATF_TP_ADD_TC(tp, netlink_unset_writes_nothing);
 	return (atf_no_error());
 }

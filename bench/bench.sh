@@ -1,14 +1,26 @@
 #!/bin/sh
 # bench.sh BUILD_DIR TOP: pfiles against lsof, lsfd and ss (make bench).
 #
+# pfiles is timed with each source of socket facts: --via=pidfd,
+# --via=agent and --via=diag.  ss -tanp is system-wide (every TCP socket
+# of the network namespace, and every process's fds for -p), the others
+# examine the fixture alone.
+#
 # For each N in BENCH_NS (default "1000 10000") it starts the node fixture
 # (fixtures/sockets.js: 1 + 2N sockets in one process, loopback only),
 # raising RLIMIT_NOFILE as needed, runs every tool once as a warm-up, then
 # BENCH_RUNS (default 5) rounds of all of them, the order rotated each round
 # so that no tool always runs first or last.  It prints, as markdown, the
-# median wall time of each, its ratio to pfiles --via=pidfd, and the peak
-# RSS over all runs, then the issue's goals.  The same text goes to
-# BUILD_DIR/bench/results.md.
+# median wall time of each, its ratios to pfiles --via=pidfd and to
+# ss -tanp (medians of the same run), and the peak RSS over all runs, then
+# the issue's goals.  The same text goes to BUILD_DIR/bench/results.md.
+#
+# Then, untimed, each pfiles source once under strace -f -c (pfiles and
+# its worker threads; when strace is installed): its system calls in all,
+# and per socket (all / sockets); with more than one N, the slope between
+# the two largest, which leaves out the fixed part.  The agent's count is
+# pfiles' own: the calls it injects into the target are made by the
+# target's thread, which strace does not follow.
 #
 # Times come from bench/runstat (fork to reap, CLOCK_MONOTONIC; peak RSS
 # from wait4).  Each tool's stdout goes to a file, not a terminal.
@@ -21,7 +33,8 @@ NS=${BENCH_NS:-"1000 10000"}
 RUNS=${BENCH_RUNS:-5}
 RUNSTAT=$B/bench/runstat
 RESULTS=$B/bench/results.md
-TOOLS="pfiles-pidfd pfiles-agent lsof lsfd ss"
+TOOLS="pfiles-pidfd pfiles-agent pfiles-diag lsof lsfd ss"
+PFILES_TOOLS="pfiles-pidfd pfiles-agent pfiles-diag"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX") || exit 1
 fixpid=
@@ -64,6 +77,7 @@ tool_cmd() {
 	case $1 in
 	pfiles-pidfd)	echo "$B/pfiles --via=pidfd $2" ;;
 	pfiles-agent)	echo "$B/pfiles --via=agent $2" ;;
+	pfiles-diag)	echo "$B/pfiles --via=diag $2" ;;
 	lsof)		echo "lsof -p $2" ;;
 	lsfd)		echo "lsfd -p $2" ;;
 	ss)		echo "ss -tanp" ;;
@@ -74,9 +88,10 @@ tool_label() {
 	case $1 in
 	pfiles-pidfd)	echo "pfiles --via=pidfd" ;;
 	pfiles-agent)	echo "pfiles --via=agent" ;;
+	pfiles-diag)	echo "pfiles --via=diag" ;;
 	lsof)		echo "lsof -p" ;;
 	lsfd)		echo "lsfd -p" ;;
-	ss)		echo "ss -tanp" ;;
+	ss)		echo "ss -tanp (system-wide)" ;;
 	esac
 }
 
@@ -147,6 +162,17 @@ run_tool() {
 	echo "$1 $2" >>"$tmp/$t.res"
 }
 
+# The system calls of pfiles tool T on pid P, under strace -f -c (its
+# threads included): prints the total, or nothing when it cannot say.
+count_syscalls() {
+	command -v strace >/dev/null 2>&1 || return 0
+	# shellcheck disable=SC2046
+	set -- $(tool_cmd "$1" "$pid")
+	strace -f -c -o "$tmp/strace.out" "$@" >/dev/null 2>>"$tmp/strace.err" ||
+	    return 0
+	awk '$NF == "total" { print $4 }' "$tmp/strace.out"
+}
+
 # The tools in rotated order for round R.
 rotated() {
 	echo $TOOLS | awk -v r="$1" '{
@@ -192,33 +218,80 @@ bench_n() {
 		done
 		r=$((r + 1))
 	done
+	for t in $PFILES_TOOLS; do
+		case " $avail " in
+		*" $t "*)
+			echo "bench: $n connections, $t under strace -f -c" >&2
+			c=$(count_syscalls "$t")
+			[ -z "$c" ] || echo "$n $((2 * n + 1)) $c" >>"$tmp/$t.sys"
+			;;
+		esac
+	done
 	stop_fixture
 
 	echo
 	echo "### $n connections ($((2 * n + 1)) sockets), $RUNS runs each"
 	echo
 	[ -z "$note" ] || { echo "($note.)"; echo; }
-	echo "| tool | median wall (ms) | × pfiles --via=pidfd | peak RSS (MiB) | output lines |"
-	echo "|---|---:|---:|---:|---:|"
+	echo "| tool | median wall (ms) | × pfiles --via=pidfd | × ss -tanp | peak RSS (MiB) | output lines | system calls (per socket) |"
+	echo "|---|---:|---:|---:|---:|---:|---:|"
 	base=$(cut -d' ' -f1 "$tmp/pfiles-pidfd.res" 2>/dev/null | median)
+	ssbase=$(cut -d' ' -f1 "$tmp/ss.res" 2>/dev/null | median)
 	for t in $TOOLS; do
 		label=$(tool_label "$t")
 		if [ ! -s "$tmp/$t.res" ]; then
 			why=$(head -n 1 "$tmp/$t.stderr" 2>/dev/null)
-			echo "| $label | n/a | | | ${why:-failed} |"
+			echo "| $label | n/a | | | | ${why:-failed} | |"
 			continue
 		fi
 		med=$(cut -d' ' -f1 "$tmp/$t.res" | median)
 		rss=$(cut -d' ' -f2 "$tmp/$t.res" | sort -n | tail -n 1)
+		sys=$(awk -v n="$n" '$1 == n { print $3 }' "$tmp/$t.sys" \
+		    2>/dev/null)
 		echo "$t $med $rss" >>"$tmp/summary.$n"
-		awk -v l="$label" -v m="$med" -v b="$base" -v k="$rss" \
-		    -v o="$(cat "$tmp/$t.lines")" 'BEGIN {
-			ratio = (b == "nan" || b == 0) ? "" : sprintf("%.2f", m / b)
-			printf "| %s | %.1f | %s | %.1f | %d |\n", l, m * 1000, \
-			    ratio, k / 1024, o
+		awk -v l="$label" -v m="$med" -v b="$base" -v s="$ssbase" \
+		    -v k="$rss" -v o="$(cat "$tmp/$t.lines")" -v c="${sys:-}" \
+		    -v socks=$((2 * n + 1)) -v pf="$t" 'BEGIN {
+			ratio = (b == "nan" || b == "" || b == 0) ? "" : \
+			    sprintf("%.2f", m / b)
+			sratio = (s == "nan" || s == "" || s == 0) ? "" : \
+			    sprintf("%.2f", m / s)
+			if (c != "")
+				calls = sprintf("%d (%.1f)", c, c / socks)
+			else if (pf ~ /^pfiles-/)
+				calls = "n/a (no strace)"
+			else
+				calls = ""
+			printf "| %s | %.1f | %s | %s | %.1f | %d | %s |\n", l, \
+			    m * 1000, ratio, sratio, k / 1024, o, calls
 		    }'
 	done
 	goals "$n"
+}
+
+# System calls per socket added, between the two largest N (the fixed
+# part left out), for each pfiles source counted at both.
+slopes() {
+	# shellcheck disable=SC2086
+	set -- $NS
+	[ $# -ge 2 ] || return 0
+	printed=
+	for t in $PFILES_TOOLS; do
+		[ -s "$tmp/$t.sys" ] || continue
+		line=$(sort -n "$tmp/$t.sys" | tail -n 2 | awk '
+		    NR == 1 { s0 = $2; c0 = $3 } NR == 2 { s1 = $2; c1 = $3 }
+		    END { if (NR == 2 && s1 > s0)
+			printf "%.2f (%d calls at %d sockets, %d at %d)", \
+			    (c1 - c0) / (s1 - s0), c0, s0, c1, s1 }')
+		[ -n "$line" ] || continue
+		if [ -z "$printed" ]; then
+			echo
+			echo "### System calls per socket added (strace -f -c of pfiles and its threads)"
+			echo
+			printed=1
+		fi
+		echo "- $(tool_label "$t"): $line"
+	done
 }
 
 # The issue's goals, for the largest N only they are binding.
@@ -226,12 +299,16 @@ goals() {
 	s=$tmp/summary.$1
 	get() { awk -v t="$1" -v f="$2" '$1 == t { print $f }' "$s"; }
 	pidfd=$(get pfiles-pidfd 2); agent=$(get pfiles-agent 2)
+	diag=$(get pfiles-diag 2); ss=$(get ss 2)
 	lsof=$(get lsof 2); lsfd=$(get lsfd 2)
 	prss=$(cat "$tmp"/pfiles-*.res 2>/dev/null | cut -d' ' -f2 | sort -n |
 	    tail -n 1)
 	echo
+	drss=$(cut -d' ' -f2 "$tmp/pfiles-diag.res" 2>/dev/null | sort -n |
+	    tail -n 1)
 	awk -v p="${pidfd:-}" -v a="${agent:-}" -v lo="${lsof:-}" \
-	    -v ld="${lsfd:-}" -v rss="${prss:-}" 'function goal(what, v, lim,
+	    -v ld="${lsfd:-}" -v rss="${prss:-}" -v d="${diag:-}" \
+	    -v ss="${ss:-}" -v drss="${drss:-}" 'function goal(what, v, lim,
 	    op) {
 		if (v == "") { printf "- %s: n/a\n", what; return }
 		ok = (op == "<=") ? v <= lim : v < lim
@@ -242,6 +319,9 @@ goals() {
 		goal("pfiles --via=pidfd / lsof -p", (p != "" && lo != "") ? p / lo : "", 0.5, "<=")
 		goal("pfiles --via=pidfd / lsfd -p", (p != "" && ld != "") ? p / ld : "", 0.5, "<=")
 		goal("pfiles --via=agent / lsof -p", (a != "" && lo != "") ? a / lo : "", 3, "<=")
+		goal("pfiles --via=diag / ss -tanp", (d != "" && ss != "") ? d / ss : "", 0.5, "<=")
+		goal("pfiles --via=diag / pfiles --via=pidfd", (d != "" && p != "") ? d / p : "", 0.5, "<=")
+		goal("pfiles --via=diag peak RSS, MiB", drss != "" ? drss / 1024 : "", 16, "<")
 		goal("pfiles peak RSS, MiB", rss != "" ? rss / 1024 : "", 16, "<")
 	    }'
 }
@@ -267,6 +347,7 @@ mkdir -p "$B/bench"
 	for n in $NS; do
 		bench_n "$n"
 	done
+	slopes
 } >"$RESULTS"
 cat "$RESULTS"
 echo

@@ -1,6 +1,7 @@
 /*
  * libpreadcount.so: count, per (libc entry, file), the calls through which
- * a process reads or writes a file or another process's memory.
+ * a process reads or writes a file or another process's memory, and the
+ * netlink messages it sends and receives.
  *
  * The seed found pfiles' cost by counting preads with dtrace.  This library
  * is that measurement for Linux, as an LD_PRELOAD object:
@@ -14,9 +15,10 @@
  * CALL is the libc entry the program called (pread, __pread_chk, preadv64,
  * ptrace:PEEKDATA, ...).  PATH is the fd's target as /proc/thread-self/fd
  * names it ("/proc/42/mem", "pipe:[1234]"), "pid:N" for process_vm_* and
- * ptrace, and "fd:N" when the fd could not be resolved (a bad fd).  Control
- * bytes, DEL and backslash in a path are written as \ooo (octal), as the
- * kernel does in /proc/self/mountinfo, so that a line is always one record.
+ * ptrace, "netlink:P" for the netlink calls (below), and "fd:N" when the
+ * fd could not be resolved (a bad fd).  Control bytes, DEL and backslash
+ * in a path are written as \ooo (octal), as the kernel does in
+ * /proc/self/mountinfo, so that a line is always one record.
  * BYTES sums the positive return values (for ptrace, sizeof (long) per
  * successful PEEK or POKE).  Pairs that do not fit the fixed tables are
  * summed per call on the PATH "(overflow)", so totals stay exact.
@@ -36,9 +38,25 @@
  * exits; a vfork() child writes nothing (its pid differs from the
  * table's owner).
  *
+ * Netlink traffic is counted too, and only netlink traffic: send, sendto
+ * and sendmsg (messages sent) and recv, __recv_chk, recvfrom,
+ * __recvfrom_chk and recvmsg (datagrams received, or attempts: a receive
+ * that fails is a call of 0 bytes) on an AF_NETLINK socket, with PATH
+ * "netlink:P", P the socket's netlink protocol (4 is NETLINK_SOCK_DIAG,
+ * 0 NETLINK_ROUTE), summed over the process's sockets of that protocol.
+ * On any other fd (a TCP or unix socket, a pipe, a bad fd) these calls
+ * are passed through and not counted.  The fd is classified after the
+ * real call returns, by getsockopt(SO_DOMAIN) and getsockopt(SO_PROTOCOL)
+ * made as raw system calls: they change nothing in the socket, their
+ * errno (ENOTSOCK, EBADF) is not let out, and they are made only when
+ * PREADCOUNT_OUT is set.  Not cached: a socket's fd can be reused as
+ * unseen as a file's, and two getsockopts cost what the cache's fstat
+ * and a readlink would.
+ *
  * What is not seen: reads and writes that glibc makes internally (stdio's
- * fread/fgets/printf, opendir/readdir, ...), which call glibc's private
- * __read rather than the interposable entry points, and raw syscall().
+ * fread/fgets/printf, opendir/readdir, getaddrinfo's netlink, ...), which
+ * call glibc's private __read or __recvmsg rather than the interposable
+ * entry points, sendmmsg and recvmmsg (not wrapped), and raw syscall().
  *
  * The fd-to-path cache.  readlink of /proc/thread-self/fd/N costs a path
  * walk and a d_path, so the path is cached per fd.  An fd number can be
@@ -69,6 +87,7 @@
 
 #include <sys/types.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -94,6 +113,8 @@ enum pc_call {
 	PC_PWRITE, PC_PWRITE64, PC_PWRITEV, PC_PWRITEV64,
 	PC_PWRITEV2, PC_PWRITEV64V2, PC_WRITE, PC_WRITEV,
 	PC_PROCESS_VM_WRITEV, PC_POKETEXT, PC_POKEDATA, PC_POKEUSER,
+	PC_SEND, PC_SENDTO, PC_SENDMSG,
+	PC_RECV, PC_RECV_CHK, PC_RECVFROM, PC_RECVFROM_CHK, PC_RECVMSG,
 	PC_NCALLS
 };
 
@@ -125,6 +146,14 @@ static const char *const pc_call_name[PC_NCALLS] = {
 	[PC_POKETEXT] = "ptrace:POKETEXT",
 	[PC_POKEDATA] = "ptrace:POKEDATA",
 	[PC_POKEUSER] = "ptrace:POKEUSER",
+	[PC_SEND] = "send",
+	[PC_SENDTO] = "sendto",
+	[PC_SENDMSG] = "sendmsg",
+	[PC_RECV] = "recv",
+	[PC_RECV_CHK] = "__recv_chk",
+	[PC_RECVFROM] = "recvfrom",
+	[PC_RECVFROM_CHK] = "__recvfrom_chk",
+	[PC_RECVMSG] = "recvmsg",
 };
 
 /*
@@ -199,6 +228,9 @@ static __thread int pc_forklocked __attribute__((tls_model("initial-exec")));
 ssize_t __pread_chk(int, void *, size_t, off_t, size_t);
 ssize_t __pread64_chk(int, void *, size_t, off64_t, size_t);
 ssize_t __read_chk(int, void *, size_t, size_t);
+ssize_t __recv_chk(int, void *, size_t, size_t, int);
+ssize_t __recvfrom_chk(int, void *__restrict, size_t, size_t, int,
+    __SOCKADDR_ARG, socklen_t *__restrict);
 
 static void pc_atfork_prepare(void);
 static void pc_atfork_parent(void);
@@ -501,6 +533,45 @@ pc_count_pid(enum pc_call call, pid_t pid, uint64_t bytes)
 	errno = saved;
 }
 
+/*
+ * Is FD a netlink socket now?  Its netlink protocol in *PROTO (-1 when
+ * it cannot be read).  Raw system calls, which change nothing; errno is
+ * the caller's to restore.
+ */
+static int
+pc_netlink(int fd, int *proto)
+{
+	int dom = -1;
+	socklen_t len = sizeof (dom);
+
+	if (fd < 0 || syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_DOMAIN, &dom,
+	    &len) != 0 || len != sizeof (dom) || dom != AF_NETLINK)
+		return (0);
+	len = sizeof (*proto);
+	if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_PROTOCOL, proto,
+	    &len) != 0 || len != sizeof (*proto))
+		*proto = -1;
+	return (1);
+}
+
+/*
+ * Count a send or a receive on FD that returned RET, when FD is a
+ * netlink socket; any other fd is not counted.  errno is kept.
+ */
+static void
+pc_count_nl(enum pc_call call, int fd, ssize_t ret)
+{
+	int saved = errno, proto;
+
+	if (pc_enter()) {
+		if (pc_netlink(fd, &proto))
+			pc_add(call, pc_intern_num("netlink:", proto),
+			    ret > 0 ? (uint64_t)ret : 0);
+		pc_leave();
+	}
+	errno = saved;
+}
+
 /* Write LEN bytes, whole, with raw system calls: never counted. */
 static void
 pc_writeall(int fd, const char *buf, size_t len)
@@ -676,6 +747,17 @@ typedef ssize_t pwrite64_fn(int, const void *, size_t, off64_t);
 typedef ssize_t vm_rw_fn(pid_t, const struct iovec *, unsigned long,
     const struct iovec *, unsigned long, unsigned long);
 typedef long ptrace_fn(enum __ptrace_request, pid_t, void *, void *);
+typedef ssize_t send_fn(int, const void *, size_t, int);
+typedef ssize_t sendto_fn(int, const void *, size_t, int,
+    __CONST_SOCKADDR_ARG, socklen_t);
+typedef ssize_t sendmsg_fn(int, const struct msghdr *, int);
+typedef ssize_t recv_fn(int, void *, size_t, int);
+typedef ssize_t recv_chk_fn(int, void *, size_t, size_t, int);
+typedef ssize_t recvfrom_fn(int, void *__restrict, size_t, int,
+    __SOCKADDR_ARG, socklen_t *__restrict);
+typedef ssize_t recvfrom_chk_fn(int, void *__restrict, size_t, size_t, int,
+    __SOCKADDR_ARG, socklen_t *__restrict);
+typedef ssize_t recvmsg_fn(int, struct msghdr *, int);
 typedef void exit_fn(int);
 
 ssize_t
@@ -1026,6 +1108,126 @@ ptrace(enum __ptrace_request request, ...)
 			ok = (r == 0);
 		pc_count_pid(call, pid, ok ? sizeof (long) : 0);
 	}
+	return (r);
+}
+
+/*
+ * Netlink: messages sent and datagrams received, counted only on
+ * AF_NETLINK sockets (pc_count_nl).
+ */
+ssize_t
+send(int fd, const void *buf, size_t n, int flags)
+{
+	static _Atomic(void *) real;
+	send_fn *fn = (send_fn *)pc_real(&real, "send");
+	ssize_t r;
+
+	if (fn == NULL)
+		return (pc_nosys());
+	r = fn(fd, buf, n, flags);
+	pc_count_nl(PC_SEND, fd, r);
+	return (r);
+}
+
+ssize_t
+sendto(int fd, const void *buf, size_t n, int flags,
+    __CONST_SOCKADDR_ARG addr, socklen_t addrlen)
+{
+	static _Atomic(void *) real;
+	sendto_fn *fn = (sendto_fn *)pc_real(&real, "sendto");
+	ssize_t r;
+
+	if (fn == NULL)
+		return (pc_nosys());
+	r = fn(fd, buf, n, flags, addr, addrlen);
+	pc_count_nl(PC_SENDTO, fd, r);
+	return (r);
+}
+
+ssize_t
+sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	static _Atomic(void *) real;
+	sendmsg_fn *fn = (sendmsg_fn *)pc_real(&real, "sendmsg");
+	ssize_t r;
+
+	if (fn == NULL)
+		return (pc_nosys());
+	r = fn(fd, msg, flags);
+	pc_count_nl(PC_SENDMSG, fd, r);
+	return (r);
+}
+
+ssize_t
+recv(int fd, void *buf, size_t n, int flags)
+{
+	static _Atomic(void *) real;
+	recv_fn *fn = (recv_fn *)pc_real(&real, "recv");
+	ssize_t r;
+
+	if (fn == NULL)
+		return (pc_nosys());
+	r = fn(fd, buf, n, flags);
+	pc_count_nl(PC_RECV, fd, r);
+	return (r);
+}
+
+ssize_t
+__recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
+{
+	static _Atomic(void *) real;
+	recv_chk_fn *fn = (recv_chk_fn *)pc_real(&real, "__recv_chk");
+	ssize_t r;
+
+	if (fn == NULL)
+		return (pc_nosys());
+	r = fn(fd, buf, n, buflen, flags);
+	pc_count_nl(PC_RECV_CHK, fd, r);
+	return (r);
+}
+
+ssize_t
+recvfrom(int fd, void *__restrict buf, size_t n, int flags,
+    __SOCKADDR_ARG addr, socklen_t *__restrict addrlen)
+{
+	static _Atomic(void *) real;
+	recvfrom_fn *fn = (recvfrom_fn *)pc_real(&real, "recvfrom");
+	ssize_t r;
+
+	if (fn == NULL)
+		return (pc_nosys());
+	r = fn(fd, buf, n, flags, addr, addrlen);
+	pc_count_nl(PC_RECVFROM, fd, r);
+	return (r);
+}
+
+ssize_t
+__recvfrom_chk(int fd, void *__restrict buf, size_t n, size_t buflen,
+    int flags, __SOCKADDR_ARG addr, socklen_t *__restrict addrlen)
+{
+	static _Atomic(void *) real;
+	recvfrom_chk_fn *fn = (recvfrom_chk_fn *)pc_real(&real,
+	    "__recvfrom_chk");
+	ssize_t r;
+
+	if (fn == NULL)
+		return (pc_nosys());
+	r = fn(fd, buf, n, buflen, flags, addr, addrlen);
+	pc_count_nl(PC_RECVFROM_CHK, fd, r);
+	return (r);
+}
+
+ssize_t
+recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	static _Atomic(void *) real;
+	recvmsg_fn *fn = (recvmsg_fn *)pc_real(&real, "recvmsg");
+	ssize_t r;
+
+	if (fn == NULL)
+		return (pc_nosys());
+	r = fn(fd, msg, flags);
+	pc_count_nl(PC_RECVMSG, fd, r);
 	return (r);
 }
 
