@@ -77,7 +77,8 @@ DEPS_check := make $(CC_PKGS) kyua libatf-dev nodejs binutils strace \
 # afl-clang-fast and afl-fuzz; clang for fuzz-libfuzzer; CC for mkseeds
 DEPS_fuzz := make $(CC_PKGS) afl++ clang libclang-rt-dev
 # what bench/bench.sh times: lsof, lsfd (util-linux), ss (iproute2); node
-DEPS_bench := make $(CC_PKGS) nodejs lsof util-linux iproute2
+DEPS_bench := make $(CC_PKGS) nodejs lsof util-linux iproute2 strace \
+	clang bpftool libbpf-dev
 
 DEPS_TARGETS := demo check fuzz bench
 .PHONY: $(addprefix deps-,$(DEPS_TARGETS))
