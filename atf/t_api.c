@@ -512,7 +512,7 @@ ATF_TC_BODY(Psocksrc_invalid, tc)
 	P = grab(k.k_pid);
 	CHECK_FAIL(Psetsocksrc(P, (psocksrc_t)42), EINVAL);
 	CHECK_FAIL(Psetsocksrc(P, (psocksrc_t)-1), EINVAL);
-	CHECK_FAIL(Psetsocksrc(P, (psocksrc_t)(PSOCK_DIAG + 1)), EINVAL);
+	CHECK_FAIL(Psetsocksrc(P, (psocksrc_t)(PSOCK_BPF + 1)), EINVAL);
 	ATF_CHECK_EQ(Psocksrc(P), PSOCK_AUTO);
 	/* A refused call leaves the source chosen before as it was. */
 	if (Psetsocksrc(P, PSOCK_PIDFD) == 0) {

@@ -6,6 +6,7 @@
  * the same whichever brought it.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,30 +50,36 @@ note_refused(int domain, const sockopt_t *o, int row, int err)
  * socket anything).  A domain we cannot make a socket of: not refused.
  */
 static _Atomic uint_t probed[REFUSED_FAMILIES / 32 + 1];
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int
 sock_family_refuses(int domain, int row)
 {
 	const sockopt_t *opts = sockopt_table();
+	uint_t bit = 1U << (domain % 32);
 	int s, v;
 
 	if (domain < 0 || domain >= REFUSED_FAMILIES)
 		return (0);
-	if (!(atomic_fetch_or_explicit(&probed[domain / 32],
-	    1U << (domain % 32), memory_order_relaxed) &
-	    (1U << (domain % 32))) &&
-	    ((s = socket(domain, SOCK_DGRAM | SOCK_CLOEXEC, 0)) >= 0 ||
-	    (s = socket(domain, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0)) {
-		for (int r = 0; r < SOCKOPT_N; r++) {
-			socklen_t len = sizeof (v);
+	/* Probed once; the walk's other threads wait for the answer. */
+	if (!(atomic_load(&probed[domain / 32]) & bit)) {
+		(void) pthread_mutex_lock(&probe_lock);
+		if (!(atomic_load(&probed[domain / 32]) & bit) &&
+		    ((s = socket(domain, SOCK_DGRAM | SOCK_CLOEXEC, 0)) >= 0 ||
+		    (s = socket(domain, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0)) {
+			for (int r = 0; r < SOCKOPT_N; r++) {
+				socklen_t len = sizeof (v);
 
-			if (opts[r].so_level == SOL_SOCKET &&
-			    opts[r].so_kind == SOK_BOOL &&
-			    getsockopt(s, SOL_SOCKET, opts[r].so_optname, &v,
-			    &len) != 0)
-				note_refused(domain, &opts[r], r, errno);
+				if (opts[r].so_level == SOL_SOCKET &&
+				    opts[r].so_kind == SOK_BOOL &&
+				    getsockopt(s, SOL_SOCKET, opts[r].so_optname,
+				    &v, &len) != 0)
+					note_refused(domain, &opts[r], r, errno);
+			}
+			(void) close(s);
 		}
-		(void) close(s);
+		(void) atomic_fetch_or(&probed[domain / 32], bit);
+		(void) pthread_mutex_unlock(&probe_lock);
 	}
 	return (is_refused(domain, row));
 }
