@@ -13,6 +13,10 @@
  * can be used from several threads (pidfd, or none), records are built
  * by worker threads ahead of the caller (fdpipe.c); the caller's function
  * is still called in fd order, on the caller's thread.
+ *
+ * Unless the caller asked for stat only, the walk first learns who holds
+ * the other end of each of the target's sockets whose other end is on
+ * this host (endpoint.c), and adds it to their records (PR_ENDPOINTS).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "endpoint.h"
 #include "fdwalk.h"
 
 #define	DENTS_BUFSZ	32768
@@ -402,6 +407,55 @@ serial_walk(struct ps_prochandle *P, int flags, fdscratch_t *fs,
 	return (0);
 }
 
+/*
+ * The walk's records on their way to the caller, when some socket of the
+ * target has its other end on this host: a socket's record gets
+ * PR_ENDPOINTS here, on the caller's thread and whatever the source or
+ * the walk (serial, pipelined, a source's own), from endpoint.c's
+ * answers, which cost no system call.  Such a record is copied first:
+ * the walk's own buffer is not ours to grow.
+ */
+typedef struct epwalk {
+	endpoints_t	*ew_ep;
+	proc_fdinfo_f	*ew_func;
+	void		*ew_cd;
+	fdrec_t		ew_rec;
+} epwalk_t;
+
+/* A copy of info in rec, room for more items; 0, or -1 (ENOMEM). */
+static int
+copy_record(fdrec_t *rec, const prfdinfo_t *info)
+{
+	size_t need = sizeof (prfdinfo_t) + info->pr_misc_size;
+
+	if (rec->cap < need) {
+		uint8_t *nbuf = realloc(rec->buf, need);
+
+		if (nbuf == NULL)
+			return (-1);
+		rec->buf = nbuf;
+		rec->cap = need;
+	}
+	memcpy(rec->buf, info, need);
+	return (0);
+}
+
+static int
+with_endpoints(void *arg, const prfdinfo_t *info)
+{
+	epwalk_t *ew = arg;
+	uint8_t ends[ENDPOINTS_BUFSZ];
+	size_t len;
+
+	if (!S_ISSOCK(info->pr_mode) || (info->pr_fileflags & O_PATH) ||
+	    proc_fdinfo_misc(info, PR_CHANGED, NULL) != NULL ||
+	    (len = endpoints_of(ew->ew_ep, info->pr_ino, ends,
+	    sizeof (ends))) == 0 || copy_record(&ew->ew_rec, info) != 0 ||
+	    fdrec_add(&ew->ew_rec, PR_ENDPOINTS, ends, len) != 0)
+		return (ew->ew_func(ew->ew_cd, info));
+	return (ew->ew_func(ew->ew_cd, fdrec_info(&ew->ew_rec)));
+}
+
 /* May records be built on several threads?  Not through ptrace. */
 static int
 parallel_ok(struct ps_prochandle *P, int flags)
@@ -430,6 +484,7 @@ Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
 	char *dents;
 	int *fds;
 	fdrec_t rec = { NULL, 0 };
+	epwalk_t ew = { NULL, func, cd, { NULL, 0 } };
 	int rv = -1, e = ENOMEM, par, used;
 	long nfds;
 
@@ -444,6 +499,15 @@ Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
 	if (fs == NULL || dents == NULL || fds == NULL)
 		goto out;
 	prepare(P, flags);
+	/*
+	 * Who holds the other ends of the target's local sockets: learnt
+	 * before the first record, as the walk streams in fd order.
+	 */
+	if (!(flags & PFDI_STATONLY) &&
+	    (ew.ew_ep = endpoints_resolve(P)) != NULL) {
+		func = with_endpoints;
+		cd = &ew;
+	}
 	/* A source that finds every fact of every fd at once (bpf). */
 	rv = Psock_walk(P, flags, func, cd, &used);
 	if (used) {
@@ -485,6 +549,8 @@ done:
 		e = ESRCH;
 	}
 out:
+	endpoints_free(ew.ew_ep);
+	fdrec_free(&ew.ew_rec);
 	fdrec_free(&rec);
 	free(fs);
 	free(dents);

@@ -166,6 +166,8 @@ typedef struct pr_misc_header {
 					   try; only the stat fields hold */
 #define	PR_SOCKGAPS		17	/* prsockgaps_t: facts that the
 					   source cannot find out */
+#define	PR_ENDPOINTS		18	/* prendpoints_t: who holds the
+					   other end of a local socket */
 
 /* Bits of prsockbool_t, in the order pfiles prints them. */
 #define	PR_SO_DEBUG		0x0001
@@ -202,6 +204,28 @@ typedef struct prsockgaps {
 	uint_t		pr_other;	/* PR_GAP_* */
 	char		pr_why[];	/* NUL-ended */
 } prsockgaps_t;
+
+/*
+ * The holders of the other end of a socket whose other end is on this
+ * host (a connected unix socket, a socketpair, a TCP or UDP connection
+ * to a local address): the first pr_nend of them in order of pid, then
+ * fd (at most PR_ENDPOINTS_MAX), pids as the caller's /proc sees them;
+ * pr_more, the holders left out, and 1 for a holder that could not be
+ * seen (the other end is held, and only fd tables the caller may not
+ * read could hold it).
+ */
+#define	PR_ENDPOINTS_MAX	8
+
+typedef struct prendpoint {
+	pid_t		pr_pid;
+	int		pr_fd;
+} prendpoint_t;
+
+typedef struct prendpoints {
+	uint_t		pr_nend;	/* entries of pr_end */
+	uint_t		pr_more;	/* holders not in pr_end */
+	prendpoint_t	pr_end[];
+} prendpoints_t;
 
 /* One lock held through an fd, from the lock: lines of fdinfo. */
 #define	PR_LOCK_POSIX	1

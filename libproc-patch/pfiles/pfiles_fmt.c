@@ -625,13 +625,67 @@ pf_gaps(FILE *out, const pf_ctx_t *ctx)
 	return (n);
 }
 
+/*
+ * The comm of process pid through the rule for text from the target, or
+ * "?" (pfiles' own, not escaped) when it cannot be read.
+ */
+static void
+proc_name(pf_ctx_t *ctx, pid_t pid)
+{
+	const char *comm = ctx->pf_comm != NULL ?
+	    ctx->pf_comm(ctx->pf_comm_arg, pid) : NULL;
+
+	if (comm != NULL)
+		pf_fputesc(ctx->pf_out, comm, strlen(comm));
+	else
+		(void) fputc('?', ctx->pf_out);
+}
+
+void
+pf_endpoint_each(const prfdinfo_t *info, pf_endpoint_f *fn, void *arg)
+{
+	const uint8_t *p;
+	prendpoints_t hdr;
+	prendpoint_t end;
+	size_t len;
+
+	if ((p = proc_fdinfo_misc(info, PR_ENDPOINTS, &len)) == NULL ||
+	    len < sizeof (hdr))
+		return;
+	memcpy(&hdr, p, sizeof (hdr));
+	/* A damaged item: the holders it has room for, no more. */
+	if (hdr.pr_nend > PR_ENDPOINTS_MAX)
+		hdr.pr_nend = PR_ENDPOINTS_MAX;
+	for (uint_t i = 0; i < hdr.pr_nend &&
+	    sizeof (hdr) + (i + 1) * sizeof (end) <= len; i++) {
+		memcpy(&end, p + sizeof (hdr) + i * sizeof (end), sizeof (end));
+		fn(arg, end.pr_pid, end.pr_fd, 0);
+	}
+	if (hdr.pr_more > 0)
+		fn(arg, 0, -1, hdr.pr_more);
+}
+
+/* One endpoint line: a holder, or how many more there are. */
+static void
+endpoint_text(void *arg, pid_t pid, int fd, uint_t more)
+{
+	pf_ctx_t *ctx = arg;
+
+	if (more > 0) {
+		(void) fprintf(ctx->pf_out, "\tendpoint: and %u more\n", more);
+		return;
+	}
+	(void) fputs("\tendpoint: ", ctx->pf_out);
+	proc_name(ctx, pid);
+	(void) fprintf(ctx->pf_out, "[%d] fd %d\n", (int)pid, fd);
+}
+
 static void
 socket_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
 {
 	FILE *out = ctx->pf_out;
 	const void *sa;
 	struct ucred cred;
-	const char *comm;
 	size_t len;
 	int type, protocol, have_peer;
 
@@ -648,21 +702,17 @@ socket_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
 	if (have_peer)
 		pf_sockaddr(out, "peername", sa, len, protocol);
 
-	if (!have_peer || int_item(info, PR_SOCKOPT_DOMAIN, -1) != AF_UNIX ||
-	    (sa = proc_fdinfo_misc(info, PR_PEERCRED, &len)) == NULL ||
-	    len != sizeof (cred))
-		return;
-	memcpy(&cred, sa, sizeof (cred));
-	if (cred.pid == 0)
-		return;
-	comm = ctx->pf_comm != NULL ? ctx->pf_comm(ctx->pf_comm_arg,
-	    cred.pid) : NULL;
-	(void) fputs("\tpeer: ", out);
-	if (comm != NULL)
-		pf_fputesc(out, comm, strlen(comm));
-	else
-		(void) fputc('?', out);		/* pfiles' own: not escaped */
-	(void) fprintf(out, "[%d]\n", (int)cred.pid);
+	if (have_peer && int_item(info, PR_SOCKOPT_DOMAIN, -1) == AF_UNIX &&
+	    (sa = proc_fdinfo_misc(info, PR_PEERCRED, &len)) != NULL &&
+	    len == sizeof (cred)) {
+		memcpy(&cred, sa, sizeof (cred));
+		if (cred.pid != 0) {
+			(void) fputs("\tpeer: ", out);
+			proc_name(ctx, cred.pid);
+			(void) fprintf(out, "[%d]\n", (int)cred.pid);
+		}
+	}
+	pf_endpoint_each(info, endpoint_text, ctx);
 }
 
 void

@@ -11,7 +11,10 @@
 
 #include "libproc.h"
 
-/* The comm of a process, for the "peer:" line; NULL when unknown. */
+/*
+ * The comm of a process, for the "peer:" and "endpoint:" lines; NULL when
+ * unknown.
+ */
 typedef const char *pf_comm_f(void *, pid_t);
 
 typedef struct pf_ctx {
@@ -65,6 +68,14 @@ typedef enum {
 typedef void pf_opt_f(void *, const char *, pf_optkind_t, int);
 /* The options known of a socket, in the table's (the contract's) order. */
 extern void pf_sockopt_each(const prfdinfo_t *, pf_opt_f *, void *);
+
+/*
+ * The endpoint lines of a socket (PR_ENDPOINTS): fn once per holder of
+ * the other end (pid, fd, more 0), in the item's order, then once with
+ * more > 0 (pid 0, fd -1) when there are more than are listed.
+ */
+typedef void pf_endpoint_f(void *, pid_t, int, uint_t);
+extern void pf_endpoint_each(const prfdinfo_t *, pf_endpoint_f *, void *);
 
 /* "SOCK_STREAM"...; NULL for a type with no name. */
 extern const char *pf_socktype_name(int);

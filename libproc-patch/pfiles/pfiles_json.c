@@ -328,6 +328,56 @@ int_of(const prfdinfo_t *info, uint_t type, int def)
 	return (v);
 }
 
+/* What endpoints_member() is writing. */
+typedef struct ends {
+	FILE		*e_out;
+	pf_ctx_t	*e_ctx;
+	int		e_n;		/* holders written */
+	uint_t		e_more;
+} ends_t;
+
+static void
+endpoint_member(void *arg, pid_t pid, int fd, uint_t more)
+{
+	ends_t *e = arg;
+	const char *comm;
+
+	if (more > 0) {
+		e->e_more = more;
+		return;
+	}
+	(void) fputs(e->e_n++ > 0 ? ",{" : "{", e->e_out);
+	comm = e->e_ctx->pf_comm != NULL ?
+	    e->e_ctx->pf_comm(e->e_ctx->pf_comm_arg, pid) : NULL;
+	if (comm != NULL) {
+		(void) fputs("\"comm\":", e->e_out);
+		target_string(e->e_out, comm, strlen(comm));
+		(void) fputc(',', e->e_out);
+	}
+	(void) fprintf(e->e_out, "\"pid\":%d,\"fd\":%d}", (int)pid, fd);
+}
+
+/*
+ * The holders of the other end, where the text has "endpoint:" lines:
+ * "endpoints", and "endpoints_more" when there are more than are listed.
+ */
+static void
+endpoints_member(FILE *out, int *m, pf_ctx_t *ctx, const prfdinfo_t *info)
+{
+	ends_t e = { out, ctx, 0, 0 };
+
+	if (proc_fdinfo_misc(info, PR_ENDPOINTS, NULL) == NULL)
+		return;
+	key(out, m, "endpoints");
+	(void) fputc('[', out);
+	pf_endpoint_each(info, endpoint_member, &e);
+	(void) fputc(']', out);
+	if (e.e_more > 0) {
+		key(out, m, "endpoints_more");
+		(void) fprintf(out, "%u", e.e_more);
+	}
+}
+
 static void
 socket_member(FILE *out, int *n, pf_ctx_t *ctx, const prfdinfo_t *info)
 {
@@ -377,6 +427,7 @@ socket_member(FILE *out, int *n, pf_ctx_t *ctx, const prfdinfo_t *info)
 			(void) fprintf(out, "\"pid\":%d}", (int)cred.pid);
 		}
 	}
+	endpoints_member(out, &m, ctx, info);
 	if ((p = proc_fdinfo_misc(info, PR_SOCKERR, &len)) != NULL) {
 		key(out, &m, "error");
 		target_string(out, p, strnlen(p, len));

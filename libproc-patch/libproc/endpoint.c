@@ -1,0 +1,679 @@
+/*
+ * endpoint.c: who holds the other end of each of the target's sockets
+ * whose other end is on this host.
+ *
+ * Once per walk, before its first record:
+ *  1. the target's fds that are sockets, and their inodes: one readlink
+ *     of /proc/PID/fd/N per fd ("socket:[INO]"), since the walk streams
+ *     in fd order and a socket's other end may be an fd not walked yet;
+ *  2. the other end of each (diag_table.c, in the target's network
+ *     namespace): a unix socket's peer inode (UNIX_DIAG_PEER); for a
+ *     connected TCP, MPTCP, UDP or UDP-Lite socket, the socket whose own
+ *     address and port are this one's peer's and the reverse.  No list
+ *     of local addresses is needed: a socket with that reversed 4-tuple
+ *     is in the tables of the namespace only when the peer's address is
+ *     one of the namespace's own (loopback or an address assigned there;
+ *     a transparent proxy's socket, bound to a foreign address, is the
+ *     other end too), so the lookup is the test, with no second dump and
+ *     no window between the two;
+ *  3. the holders of each other end: the target's own fds first (from
+ *     1.); only when some other end is not held by the target, ONE pass
+ *     over the fd tables of every other process in /proc (readlink of
+ *     each fd), counting those pfiles may not read.
+ * Then endpoints_of() answers per socket from memory.
+ *
+ * An other end that no fd table pfiles read holds, while some could not
+ * be read, is "1 more": a socket in the tables is held by someone, and
+ * pfiles cannot know by how many.  Where every table was read and none
+ * holds it (in flight in an SCM_RIGHTS message, held by the kernel),
+ * nothing is said.  Holders in other processes are looked for only for
+ * the other ends that the target does not hold itself.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "diag_parse.h"
+#include "diag_table.h"
+#include "endpoint.h"
+
+#define	EP_DENTS	32768		/* one getdents64 */
+#define	EP_LINK		64		/* "socket:[INO]" and more */
+#define	PF_KTHREAD_BIT	0x00200000	/* /proc/PID/stat flags: kthread */
+#define	EP_SPLIT_MIN	2048		/* fds: a second thread reads half */
+
+/* A socket fd of a process: its inode, the pid and the fd. */
+typedef struct ephold {
+	uint64_t	eh_ino;
+	pid_t		eh_pid;
+	int		eh_fd;
+} ephold_t;
+
+/* A socket of the target and its other end. */
+typedef struct eppeer {
+	uint64_t	ep_ino;
+	uint64_t	ep_peer;
+} eppeer_t;
+
+/* A growable array of holders. */
+typedef struct holds {
+	ephold_t	*h_v;
+	size_t		h_n, h_cap;
+} holds_t;
+
+struct endpoints {
+	holds_t		en_own;		/* the target's socket fds */
+	holds_t		en_other;	/* of wanted inodes, elsewhere */
+	eppeer_t	*en_peers;	/* by ep_ino */
+	size_t		en_npeers;
+	uint_t		en_unreadable;	/* fd tables pfiles may not read */
+	int		en_scanned;	/* the other processes were read */
+};
+
+/* ------------------------------------------------------------------ */
+/* Reading fd tables. */
+
+static int
+holds_add(holds_t *h, uint64_t ino, pid_t pid, int fd)
+{
+	if (h->h_n == h->h_cap) {
+		size_t cap = h->h_cap == 0 ? 256 : h->h_cap * 2;
+		ephold_t *v = realloc(h->h_v, cap * sizeof (*v));
+
+		if (v == NULL)
+			return (ENOMEM);
+		h->h_v = v;
+		h->h_cap = cap;
+	}
+	h->h_v[h->h_n].eh_ino = ino;
+	h->h_v[h->h_n].eh_pid = pid;
+	h->h_v[h->h_n].eh_fd = fd;
+	h->h_n++;
+	return (0);
+}
+
+/* By inode, then pid, then fd. */
+static int
+hold_cmp(const void *a, const void *b)
+{
+	const ephold_t *x = a, *y = b;
+
+	if (x->eh_ino != y->eh_ino)
+		return (x->eh_ino < y->eh_ino ? -1 : 1);
+	if (x->eh_pid != y->eh_pid)
+		return (x->eh_pid < y->eh_pid ? -1 : 1);
+	return ((x->eh_fd > y->eh_fd) - (x->eh_fd < y->eh_fd));
+}
+
+/* A decimal name: its value, or -1. */
+static long
+decimal(const char *s)
+{
+	long v = 0;
+
+	if (*s == '\0')
+		return (-1);
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9' || v > (INT32_MAX - 9) / 10)
+			return (-1);
+		v = v * 10 + (*s - '0');
+	}
+	return (v);
+}
+
+/* The inode of a link "socket:[INO]" of n bytes, or 0. */
+static uint64_t
+socket_ino(const char *link, ssize_t n)
+{
+	uint64_t v = 0;
+	ssize_t i = 8;
+
+	if (n < 10 || memcmp(link, "socket:[", 8) != 0 || link[n - 1] != ']')
+		return (0);
+	for (; i < n - 1; i++) {
+		if (link[i] < '0' || link[i] > '9' || v > UINT64_MAX / 10)
+			return (0);
+		v = v * 10 + (uint64_t)(link[i] - '0');
+	}
+	return (v);
+}
+
+/* Is ino among the n sorted inodes of want? */
+static int
+wanted(const uint64_t *want, size_t n, uint64_t ino)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (want[mid] == ino)
+			return (1);
+		if (want[mid] < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (0);
+}
+
+/*
+ * The socket fds of the fd directory dirfd (of pid) into h: every one,
+ * or with want only those whose inode is wanted.  0 or an errno.
+ */
+static int
+read_fd_table(int dirfd, pid_t pid, char *dents, const uint64_t *want,
+    size_t nwant, holds_t *h)
+{
+	char link[EP_LINK];
+	long n;
+
+	while ((n = syscall(SYS_getdents64, dirfd, dents, EP_DENTS)) > 0) {
+		for (long off = 0; off < n; ) {
+			struct dirent64 *d = (struct dirent64 *)(void *)
+			    (dents + off);
+			ssize_t len;
+			uint64_t ino;
+			long fd;
+
+			if (d->d_reclen == 0 || d->d_reclen > n - off)
+				return (EPROTO);
+			off += d->d_reclen;
+			if ((fd = decimal(d->d_name)) < 0)
+				continue;
+			if ((len = readlinkat(dirfd, d->d_name, link,
+			    sizeof (link))) <= 0 ||
+			    (ino = socket_ino(link, len)) == 0)
+				continue;
+			if (want != NULL && !wanted(want, nwant, ino))
+				continue;
+			if (holds_add(h, ino, pid, (int)fd) != 0)
+				return (ENOMEM);
+		}
+	}
+	return (n < 0 ? errno : 0);
+}
+
+/*
+ * Does process pid (whose fd table may not be read) hold no fd at all:
+ * a kernel thread, or a zombie?  Its stat line says, to anyone.
+ */
+static int
+holds_nothing(int procdir, long pid)
+{
+	char path[32], buf[512], *p;
+	unsigned long flags;
+	ssize_t n;
+	int fd;
+
+	(void) snprintf(path, sizeof (path), "%ld/stat", pid);
+	if ((fd = openat(procdir, path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (errno == ENOENT);	/* gone: holds nothing now */
+	n = read(fd, buf, sizeof (buf) - 1);
+	(void) close(fd);
+	if (n <= 0)
+		return (0);
+	buf[n] = '\0';
+	/* After the comm: state, ppid, pgrp, session, tty, tpgid, flags. */
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return (0);
+	if (p[2] == 'Z' || p[2] == 'X')
+		return (1);
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return (0);
+	return ((flags & PF_KTHREAD_BIT) != 0);
+}
+
+/*
+ * The one pass over every other process's fd table: the holders of the
+ * nwant inodes of want (sorted), and the processes whose table pfiles
+ * may not read.  0 or an errno.
+ */
+static int
+scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
+    size_t nwant, char *dents)
+{
+	struct dirent *d;
+	DIR *proc;
+	int err = 0;
+
+	if ((proc = opendir("/proc")) == NULL)
+		return (errno);
+	while (err == 0 && (d = readdir(proc)) != NULL) {
+		char path[32];
+		long pid = decimal(d->d_name);
+		int fdd;
+
+		if (pid <= 0 || pid == (long)P->pid)
+			continue;
+		(void) snprintf(path, sizeof (path), "%ld/fd", pid);
+		if ((fdd = openat(dirfd(proc), path, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) < 0) {
+			if ((errno == EACCES || errno == EPERM) &&
+			    !holds_nothing(dirfd(proc), pid))
+				en->en_unreadable++;
+			continue;
+		}
+		err = read_fd_table(fdd, (pid_t)pid, dents, want, nwant,
+		    &en->en_other);
+		if (err == EACCES || err == EPERM) {
+			en->en_unreadable++;
+			err = 0;
+		} else if (err != 0 && err != ENOMEM) {
+			err = 0;	/* gone meanwhile: it holds nothing */
+		}
+		(void) close(fdd);
+	}
+	(void) closedir(proc);
+	en->en_scanned = 1;
+	qsort(en->en_other.h_v, en->en_other.h_n, sizeof (ephold_t), hold_cmp);
+	PDEBUG(P, "endpoints: %zu other ends looked for in every process: "
+	    "%zu holders, %u fd tables not readable", nwant,
+	    en->en_other.h_n, en->en_unreadable);
+	return (err);
+}
+
+/* The first holder of ino in the sorted h, or h->h_n. */
+static size_t
+first_of(const holds_t *h, uint64_t ino)
+{
+	size_t lo = 0, hi = h->h_n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->h_v[mid].eh_ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (lo);
+}
+
+static int
+held_in(const holds_t *h, uint64_t ino)
+{
+	size_t i = first_of(h, ino);
+
+	return (i < h->h_n && h->h_v[i].eh_ino == ino);
+}
+
+/* ------------------------------------------------------------------ */
+/* The other ends. */
+
+static int
+peer_cmp(const void *a, const void *b)
+{
+	const eppeer_t *x = a, *y = b;
+
+	return ((x->ep_ino > y->ep_ino) - (x->ep_ino < y->ep_ino));
+}
+
+static int
+u64_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return ((*x > *y) - (*x < *y));
+}
+
+/* Is e a socket whose other end a 4-tuple names (TCP, UDP...)? */
+static int
+inet_connected(const dent_t *e)
+{
+	if (e->de_family != AF_INET && e->de_family != AF_INET6)
+		return (0);
+	if (e->de_protocol != IPPROTO_TCP && e->de_protocol != IPPROTO_MPTCP &&
+	    e->de_protocol != IPPROTO_UDP && e->de_protocol != IPPROTO_UDPLITE)
+		return (0);
+	return ((e->de_have & (DS_NAME | DS_PEER)) == (DS_NAME | DS_PEER));
+}
+
+/*
+ * The other end of each of the target's sockets (en_own, sorted) that
+ * has one in the tables.  A TCP connection's other end may be a socket
+ * of the other family (a dual-stack socket holds a v4-mapped address):
+ * when one is not found, the TCP dump of the other family is made too,
+ * once.  0 or an errno.
+ */
+static int
+find_peers(struct ps_prochandle *P, endpoints_t *en, diag_table_t *dt)
+{
+	const holds_t *own = &en->en_own;
+	int err = 0, round;
+
+	if ((en->en_peers = calloc(own->h_n, sizeof (eppeer_t))) == NULL)
+		return (ENOMEM);
+	/* Every inode of the target in the tables, as the diag source would. */
+	for (size_t i = 0; i < own->h_n; i++) {
+		if (i > 0 && own->h_v[i].eh_ino == own->h_v[i - 1].eh_ino)
+			continue;
+		while (diag_table_lookup(dt, own->h_v[i].eh_ino) == NULL &&
+		    diag_table_next(P, dt))
+			continue;
+	}
+	for (round = 0; round < 2; round++) {
+		int missed = 0;
+
+		en->en_npeers = 0;
+		for (size_t i = 0; i < own->h_n; i++) {
+			uint64_t ino = own->h_v[i].eh_ino, peer = 0;
+			const dent_t *e;
+
+			if ((i > 0 && ino == own->h_v[i - 1].eh_ino) ||
+			    (e = diag_table_lookup(dt, ino)) == NULL)
+				continue;
+			if (e->de_family == AF_UNIX &&
+			    (e->de_have & DS_PEER_INO))
+				peer = e->de_peer_ino;
+			else if (inet_connected(e) &&
+			    (peer = diag_table_reverse(dt, e, &err)) == 0 &&
+			    err == 0 && (e->de_protocol == IPPROTO_TCP ||
+			    e->de_protocol == IPPROTO_MPTCP))
+				missed = 1;
+			if (err != 0)
+				return (err);
+			if (peer == 0)
+				continue;
+			en->en_peers[en->en_npeers].ep_ino = ino;
+			en->en_peers[en->en_npeers].ep_peer = peer;
+			en->en_npeers++;
+		}
+		if (!missed || (diag_table_dumped(dt, DT_TCP4) &&
+		    diag_table_dumped(dt, DT_TCP6)))
+			break;
+		diag_table_dump(P, dt, DT_TCP4);
+		diag_table_dump(P, dt, DT_TCP6);
+	}
+	return (0);
+}
+
+/*
+ * The other ends that the target does not hold, sorted, without
+ * duplicates, into *wantp: their number, or -1 (ENOMEM).
+ */
+static long
+not_held(const endpoints_t *en, uint64_t **wantp)
+{
+	uint64_t *want;
+	size_t n = 0, k = 0;
+
+	if (en->en_npeers == 0) {
+		*wantp = NULL;
+		return (0);
+	}
+	if ((want = malloc(en->en_npeers * sizeof (*want))) == NULL)
+		return (-1);
+	for (size_t i = 0; i < en->en_npeers; i++) {
+		if (!held_in(&en->en_own, en->en_peers[i].ep_peer))
+			want[n++] = en->en_peers[i].ep_peer;
+	}
+	qsort(want, n, sizeof (*want), u64_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (k == 0 || want[k - 1] != want[i])
+			want[k++] = want[i];
+	}
+	*wantp = want;
+	return ((long)k);
+}
+
+/* One share of the target's fds, read by one thread. */
+typedef struct share {
+	int		sh_dirfd;
+	pid_t		sh_pid;
+	const int	*sh_fds;
+	size_t		sh_nfds;
+	holds_t		sh_holds;
+	int		sh_err;
+} share_t;
+
+/* The socket fds among a share's fds. */
+static void *
+read_share(void *arg)
+{
+	share_t *sh = arg;
+	char name[16], link[EP_LINK];
+
+	for (size_t i = 0; i < sh->sh_nfds && sh->sh_err == 0; i++) {
+		ssize_t len;
+		uint64_t ino;
+
+		(void) snprintf(name, sizeof (name), "%d", sh->sh_fds[i]);
+		if ((len = readlinkat(sh->sh_dirfd, name, link,
+		    sizeof (link))) <= 0 || (ino = socket_ino(link, len)) == 0)
+			continue;
+		sh->sh_err = holds_add(&sh->sh_holds, ino, sh->sh_pid,
+		    sh->sh_fds[i]);
+	}
+	return (NULL);
+}
+
+/*
+ * The fd numbers of the fd directory dirfd, into *fdsp (*np of them).
+ * 0 or an errno.
+ */
+static int
+list_fds(int dirfd, char *dents, int **fdsp, size_t *np)
+{
+	int *fds = NULL, *nf;
+	size_t n = 0, cap = 0;
+	long got;
+
+	while ((got = syscall(SYS_getdents64, dirfd, dents, EP_DENTS)) > 0) {
+		for (long off = 0; off < got; ) {
+			struct dirent64 *d = (struct dirent64 *)(void *)
+			    (dents + off);
+			long fd;
+
+			if (d->d_reclen == 0 || d->d_reclen > got - off) {
+				free(fds);
+				return (EPROTO);
+			}
+			off += d->d_reclen;
+			if ((fd = decimal(d->d_name)) < 0)
+				continue;
+			if (n == cap) {
+				cap = cap == 0 ? 1024 : cap * 2;
+				if ((nf = realloc(fds, cap * sizeof (*fds))) ==
+				    NULL) {
+					free(fds);
+					return (ENOMEM);
+				}
+				fds = nf;
+			}
+			fds[n++] = (int)fd;
+		}
+	}
+	if (got < 0) {
+		int err = errno;
+
+		free(fds);
+		return (err);
+	}
+	*fdsp = fds;
+	*np = n;
+	return (0);
+}
+
+/*
+ * The target's socket fds, sorted by inode: 0 or an errno.  A readlink
+ * of /proc/PID/fd/N costs a few microseconds (a lookup, a check of
+ * ptrace access, the link made): with many fds and more than one CPU,
+ * a second thread reads half of them.
+ */
+static int
+read_own(struct ps_prochandle *P, endpoints_t *en, char *dents)
+{
+	share_t sh[2];
+	pthread_t t;
+	int d, err, *fds = NULL, two;
+	size_t nfds = 0, half;
+
+	if ((d = openat(P->procfd, "fd", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return (errno);
+	if ((err = list_fds(d, dents, &fds, &nfds)) != 0) {
+		(void) close(d);
+		return (err);
+	}
+	two = nfds >= EP_SPLIT_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	half = two ? nfds / 2 : nfds;
+	memset(sh, 0, sizeof (sh));
+	for (int k = 0; k < 2; k++) {
+		sh[k].sh_dirfd = d;
+		sh[k].sh_pid = P->pid;
+		sh[k].sh_fds = k == 0 ? fds : fds + half;
+		sh[k].sh_nfds = k == 0 ? half : nfds - half;
+	}
+	if (two && pthread_create(&t, NULL, read_share, &sh[1]) != 0)
+		two = 0;
+	(void) read_share(&sh[0]);
+	if (two)
+		(void) pthread_join(t, NULL);
+	else
+		(void) read_share(&sh[1]);
+	(void) close(d);
+	free(fds);
+	en->en_own = sh[0].sh_holds;
+	err = sh[0].sh_err != 0 ? sh[0].sh_err : sh[1].sh_err;
+	for (size_t i = 0; err == 0 && i < sh[1].sh_holds.h_n; i++) {
+		const ephold_t *h = &sh[1].sh_holds.h_v[i];
+
+		err = holds_add(&en->en_own, h->eh_ino, h->eh_pid, h->eh_fd);
+	}
+	free(sh[1].sh_holds.h_v);
+	qsort(en->en_own.h_v, en->en_own.h_n, sizeof (ephold_t), hold_cmp);
+	return (err);
+}
+
+void
+endpoints_free(endpoints_t *en)
+{
+	if (en == NULL)
+		return;
+	free(en->en_own.h_v);
+	free(en->en_other.h_v);
+	free(en->en_peers);
+	free(en);
+}
+
+endpoints_t *
+endpoints_resolve(struct ps_prochandle *P)
+{
+	endpoints_t *en;
+	diag_table_t *dt, *mine = NULL;
+	uint64_t *want = NULL;
+	char *dents;
+	long nwant;
+	int err;
+
+	if ((en = calloc(1, sizeof (*en))) == NULL ||
+	    (dents = malloc(EP_DENTS)) == NULL) {
+		free(en);
+		return (NULL);
+	}
+	/* No socket: nothing to say, not even in the trace. */
+	if ((err = read_own(P, en, dents)) != 0 || en->en_own.h_n == 0) {
+		if (err != 0)
+			PDEBUG(P, "endpoints: none (%s)", strerror(err));
+		goto fail;
+	}
+	/* The diag source's table when it serves: no dump made twice. */
+	if ((dt = sock_diag_table(P)) == NULL &&
+	    (dt = mine = diag_table_new(P)) == NULL) {
+		err = errno;
+		PDEBUG(P, "endpoints: none (%s)", strerror(err));
+		goto fail;
+	}
+	if (dt->dt_nserr[0] != '\0') {
+		PDEBUG(P, "endpoints: none (%s)", dt->dt_nserr);
+		goto fail;
+	}
+	if ((err = find_peers(P, en, dt)) != 0)
+		goto fail;
+	qsort(en->en_peers, en->en_npeers, sizeof (eppeer_t), peer_cmp);
+	if ((nwant = not_held(en, &want)) < 0)
+		goto fail;
+	PDEBUG(P, "endpoints: %zu socket fds, %zu with another end here, "
+	    "%ld of those ends held elsewhere", en->en_own.h_n,
+	    en->en_npeers, nwant);
+	if (nwant > 0 && (err = scan_others(P, en, want, (size_t)nwant,
+	    dents)) != 0)
+		goto fail;
+	free(want);
+	free(dents);
+	diag_table_free(mine);
+	return (en);
+fail:
+	free(want);
+	free(dents);
+	diag_table_free(mine);
+	endpoints_free(en);
+	return (NULL);
+}
+
+size_t
+endpoints_of(const endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
+{
+	const eppeer_t *p;
+	eppeer_t key;
+	prendpoints_t hdr;
+	prendpoint_t end;
+	size_t i, j, total, n = 0;
+	uint64_t peer;
+
+	key.ep_ino = ino;
+	if (en == NULL || bufsz < ENDPOINTS_BUFSZ ||
+	    (p = bsearch(&key, en->en_peers, en->en_npeers, sizeof (eppeer_t),
+	    peer_cmp)) == NULL)
+		return (0);
+	peer = p->ep_peer;
+	/* Two lists, each in order of pid then fd: merged. */
+	i = first_of(&en->en_own, peer);
+	j = first_of(&en->en_other, peer);
+	total = 0;
+	while (1) {
+		const ephold_t *a = i < en->en_own.h_n &&
+		    en->en_own.h_v[i].eh_ino == peer ?
+		    &en->en_own.h_v[i] : NULL;
+		const ephold_t *b = j < en->en_other.h_n &&
+		    en->en_other.h_v[j].eh_ino == peer ?
+		    &en->en_other.h_v[j] : NULL;
+		const ephold_t *next;
+
+		if (a == NULL && b == NULL)
+			break;
+		if (a != NULL && (b == NULL || hold_cmp(a, b) < 0)) {
+			next = a;
+			i++;
+		} else {
+			next = b;
+			j++;
+		}
+		if (n < PR_ENDPOINTS_MAX) {
+			end.pr_pid = next->eh_pid;
+			end.pr_fd = next->eh_fd;
+			memcpy((uint8_t *)buf + sizeof (hdr) + n * sizeof (end),
+			    &end, sizeof (end));
+			n++;
+		}
+		total++;
+	}
+	hdr.pr_nend = (uint_t)n;
+	hdr.pr_more = (uint_t)(total - n);
+	/* Held, but only where pfiles may not look: one, at least. */
+	if (total == 0 && en->en_scanned && en->en_unreadable > 0)
+		hdr.pr_more = 1;
+	if (hdr.pr_nend == 0 && hdr.pr_more == 0)
+		return (0);
+	memcpy(buf, &hdr, sizeof (hdr));
+	return (sizeof (hdr) + n * sizeof (end));
+}
