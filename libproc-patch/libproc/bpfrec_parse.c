@@ -24,7 +24,7 @@ _Static_assert(BPFREC_ADDR_MAX == PFB_ADDR_MAX, "address sizes agree");
 	    sizeof (v)))
 
 #define	H_ALL	(PFB_H_STAT | PFB_H_FILE | PFB_H_LOCKS | PFB_H_SOCK | \
-	PFB_H_LOCKS_CUT | PFB_H_LOCKPID_GLOBAL)
+	PFB_H_LOCKS_CUT | PFB_H_LOCKPID_GLOBAL | PFB_H_OWNTABLE)
 #define	S_ALL	(PFB_S_SK | PFB_S_LINGER | PFB_S_BUFS | PFB_S_PEERPID)
 
 static const char anon_pfx[] = "anon_inode:";

@@ -29,6 +29,8 @@
 #define	BPFREC_SOCK		0x0008	/* a socket */
 #define	BPFREC_LOCKS_CUT	0x0010	/* br_locks_more is a floor */
 #define	BPFREC_LOCKPID_GLOBAL	0x0020	/* lock pids: init pid ns numbers */
+#define	BPFREC_OWNTABLE		0x0040	/* a thread's own table, not the
+					   one /proc/PID/fd shows */
 
 /* br_sock_have */
 #define	BPFREC_S_SK		0x0001	/* type, family, protocol, options */

@@ -47,6 +47,10 @@ bpf_probe(struct ps_prochandle *P)
 	/* The permission to read its fd table is pfiles' own. */
 	if (P->fddirfd < 0)
 		return (Pseterr(P, EACCES, "permission denied"));
+	/* Its main thread exited: the table shown is a live thread's. */
+	if (P->tid != 0 && P->tid != P->pid)
+		return (Pseterr(P, ENOTSUP, "the process's main thread has "
+		    "exited"));
 	(void) pthread_mutex_lock(&bpf_lock);
 	if (!bpf_tried) {
 		bpf_tried = 1;
@@ -212,6 +216,13 @@ one_fd(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 		bw->bw_err = EIO;	/* not the process asked for */
 		return (-1);
 	}
+	/*
+	 * The iterator visits every thread's table; a thread that unshared
+	 * its own (CLONE_FILES) is not the table /proc/PID/fd shows, nor
+	 * what the other sources show.
+	 */
+	if (br->br_have & BPFREC_OWNTABLE)
+		return (0);
 	/* Locks whose pids are another namespace's: as the others do. */
 	if (taken_as_is(br) && br->br_nlocks == 0 &&
 	    !(br->br_have & (BPFREC_LOCKS_CUT | BPFREC_LOCKPID_GLOBAL)))

@@ -568,6 +568,10 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	r->r_fd = ctx->fd;
 	r->r_tgid = pid_nr_in(BPF_CORE_READ(task, group_leader, thread_pid),
 	    &rn);
+	/* /proc/PID/fd shows the group leader's table, not a thread's own. */
+	if (BPF_CORE_READ(task, files) !=
+	    BPF_CORE_READ(task, group_leader, files))
+		r->r_have |= PFB_H_OWNTABLE;
 
 	ino = BPF_CORE_READ(f, f_inode);
 	if (ino != NULL)
