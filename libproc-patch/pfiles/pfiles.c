@@ -83,6 +83,43 @@ typedef struct shown {
 	char		sh_patherr[64];	/* the first reason */
 } shown_t;
 
+#define	ARGS_MAX	(64 * 1024)	/* of a command line, in JSON */
+
+/*
+ * -J: the header's facts, with the whole command line (the text's is cut
+ * to 70 bytes, psinfo's to 79): /proc/PID/cmdline, up to ARGS_MAX bytes,
+ * NULs made spaces and the last one dropped, as psinfo does.
+ */
+static void
+json_header(shown_t *sh)
+{
+	static char args[ARGS_MAX];
+	char path[32];
+	ssize_t n = -1;
+	int fd;
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/cmdline",
+	    (int)sh->sh_psinfo->pr_pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		size_t got = 0;
+
+		while (got < sizeof (args) && (n = read(fd, args + got,
+		    sizeof (args) - got)) > 0)
+			got += (size_t)n;
+		(void) close(fd);
+		n = n < 0 ? -1 : (ssize_t)got;
+	}
+	if (n > 0 && args[n - 1] == '\0')
+		n--;
+	for (ssize_t i = 0; i < n; i++) {
+		if (args[i] == '\0')
+			args[i] = ' ';
+	}
+	/* Unreadable (gone), or empty (a zombie, a kernel thread): psinfo's. */
+	pfj_proc_begin(json, sh->sh_psinfo, sh->sh_have_rl ? &sh->sh_rl : NULL,
+	    n > 0 ? args : NULL, n > 0 ? (size_t)n : 0);
+}
+
 /*
  * The header goes out with the first fd (or at the end of a walk of a
  * process with none), so that a process that cannot be examined at all
@@ -95,8 +132,7 @@ show_header(shown_t *sh)
 		return;
 	sh->sh_header = 1;
 	if (json != NULL)
-		pfj_proc_begin(json, sh->sh_psinfo, sh->sh_have_rl ?
-		    &sh->sh_rl : NULL);
+		json_header(sh);
 	else
 		pf_header(stdout, sh->sh_psinfo, sh->sh_have_rl ?
 		    &sh->sh_rl : NULL);

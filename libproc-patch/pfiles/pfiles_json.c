@@ -88,9 +88,13 @@ pfj_end(pfj_t *j)
 	(void) fputs(j->j_nobj > 0 ? "\n]\n" : "]\n", j->j_out);
 }
 
-/* The header's facts: pid, command line (its whole, escaped), comm. */
+/*
+ * The header's facts: pid, comm, and the command line, whole (args, when
+ * the caller read it all; else psinfo's, which holds its first 79 bytes).
+ */
 static void
-header_members(FILE *out, int *n, const psinfo_t *psp)
+header_members(FILE *out, int *n, const psinfo_t *psp, const char *args,
+    size_t argslen)
 {
 	key(out, n, "pid");
 	(void) fprintf(out, "%d", (int)psp->pr_pid);
@@ -98,19 +102,23 @@ header_members(FILE *out, int *n, const psinfo_t *psp)
 	target_string(out, psp->pr_fname, strnlen(psp->pr_fname,
 	    sizeof (psp->pr_fname)));
 	key(out, n, "args");
-	target_string(out, psp->pr_psargs, strnlen(psp->pr_psargs,
-	    sizeof (psp->pr_psargs)));
+	if (args != NULL)
+		target_string(out, args, argslen);
+	else
+		target_string(out, psp->pr_psargs, strnlen(psp->pr_psargs,
+		    sizeof (psp->pr_psargs)));
 }
 
 void
-pfj_proc_begin(pfj_t *j, const psinfo_t *psp, const struct rlimit *rl)
+pfj_proc_begin(pfj_t *j, const psinfo_t *psp, const struct rlimit *rl,
+    const char *args, size_t argslen)
 {
 	FILE *out = j->j_out;
 	int n = 0;
 
 	begin_object(j);
 	(void) fputc('{', out);
-	header_members(out, &n, psp);
+	header_members(out, &n, psp, args, argslen);
 	if (rl != NULL) {
 		key(out, &n, "rlimit_nofile");
 		if (rl->rlim_cur == RLIM_INFINITY)
@@ -153,7 +161,7 @@ pfj_sysproc(pfj_t *j, const psinfo_t *psp)
 
 	begin_object(j);
 	(void) fputc('{', j->j_out);
-	header_members(j->j_out, &n, psp);
+	header_members(j->j_out, &n, psp, NULL, 0);
 	(void) fputs(",\"system_process\":true}", j->j_out);
 }
 

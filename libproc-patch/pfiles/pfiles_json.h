@@ -32,8 +32,12 @@ typedef struct pfj {
 extern void pfj_begin(pfj_t *, FILE *);
 extern void pfj_end(pfj_t *);
 
-/* A process: its header facts, then its fds, then its notes. */
-extern void pfj_proc_begin(pfj_t *, const psinfo_t *, const struct rlimit *);
+/*
+ * A process: its header facts (args: its whole command line, NULs made
+ * spaces; NULL for psinfo's), then its fds, then its notes.
+ */
+extern void pfj_proc_begin(pfj_t *, const psinfo_t *, const struct rlimit *,
+    const char *, size_t);
 extern int pfj_file(pfj_t *, pf_ctx_t *, const prfdinfo_t *);
 /* Ends it: what could not be found out, and the error that ended it. */
 extern void pfj_proc_end(pfj_t *, const char *const *, int, const char *);
