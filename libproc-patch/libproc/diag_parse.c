@@ -106,7 +106,7 @@ diag_build_req(const diag_req_t *req, uint32_t seq, void *buf, size_t cap)
 		r.idiag_ext = 1U << (INET_DIAG_SKMEMINFO - 1);
 		/* pad is sdiag_raw_protocol for raw: 0, a dump ignores it. */
 		r.pad = 0;
-		r.idiag_states = ~0U;
+		r.idiag_states = DIAG_INET_STATES;
 		r.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
 		r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
 		(void) memcpy(msg + len, &r, sizeof (r));

@@ -199,6 +199,13 @@ extern const size_t diag_nreqs;
 extern int diag_req_valid(const diag_req_t *req);
 
 /*
+ * The TCP states an inet request asks for: every state but those whose
+ * sockets no fd can hold (TIME_WAIT, and the request sockets of SYN_RECV
+ * and NEW_SYN_RECV), which a busy host has by the ten thousand.
+ */
+#define	DIAG_INET_STATES	(~0U & ~((1U << 6) | (1U << 3) | (1U << 12)))
+
+/*
  * The largest request diag_build_req() makes, in bytes: a buffer of this
  * size is always big enough.
  */
@@ -208,7 +215,7 @@ extern int diag_req_valid(const diag_req_t *req);
  * Build the dump request for req with sequence number seq into buf: an
  * nlmsghdr (SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_DUMP, nlmsg_pid 0)
  * followed by
- *  - inet: struct inet_diag_req_v2 for every state, with idiag_ext asking
+ *  - inet: struct inet_diag_req_v2 for DIAG_INET_STATES, with idiag_ext asking
  *    for INET_DIAG_SKMEMINFO (INET_DIAG_SHUTDOWN and, since Linux 5.10,
  *    INET_DIAG_SOCKOPT come unasked); for raw sockets the same bytes as
  *    struct inet_diag_req_raw with sdiag_raw_protocol 0 (a dump is not

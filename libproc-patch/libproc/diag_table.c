@@ -50,7 +50,6 @@ static const diag_req_t diag_groups[DT_NGROUPS][2] = {
 	{ { AF_INET, IPPROTO_RAW }, { AF_INET6, IPPROTO_RAW } },
 };
 
-#define	ALL_GROUPS	((1U << DT_NGROUPS) - 1)
 
 /* ------------------------------------------------------------------ */
 /* The table. */
@@ -468,18 +467,6 @@ diag_table_next(struct ps_prochandle *P, diag_table_t *dt)
 		}
 	}
 	return (0);
-}
-
-void
-diag_table_forget(diag_table_t *dt)
-{
-	dt->dt_dumped = 0;
-}
-
-void
-diag_table_close_groups(diag_table_t *dt)
-{
-	dt->dt_dumped = ALL_GROUPS;
 }
 
 int

@@ -91,10 +91,6 @@ extern void diag_table_free(diag_table_t *);
  */
 extern int diag_table_next(struct ps_prochandle *, diag_table_t *);
 extern void diag_table_dump(struct ps_prochandle *, diag_table_t *, int);
-/* Every group may be dumped once more (a later record of an inode wins). */
-extern void diag_table_forget(diag_table_t *);
-/* No group is dumped any more. */
-extern void diag_table_close_groups(diag_table_t *);
 /* Has group g been dumped? */
 extern int diag_table_dumped(const diag_table_t *, int);
 

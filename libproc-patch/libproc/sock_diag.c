@@ -9,10 +9,10 @@
  * by inode (a hash).  A dump is made only when a socket's inode is not in
  * the dumps made so far, family group by family group (diag_table.c), so
  * that a process is served by at most one dump per family and protocol
- * and by none of the families it has no socket of -- mostly: a socket
- * in no dump (made after its family's dump, or of a family the tables do
- * not cover) has every group dumped once more, once per process.  Per
- * socket there is no system call beyond the walk's own.
+ * and by none of the families it has no socket of (but a socket in no
+ * dump -- made after its family's dump, or of a family the tables do not
+ * cover -- has every group not yet dumped dumped).  Per socket there is
+ * no system call beyond the walk's own.
  *
  * A dump describes the namespace of the netlink socket that asks: where
  * the target's network namespace is not ours, the socket is made in a
@@ -41,10 +41,14 @@
 static const char diag_gapwhy[] =
     "diag: the kernel's socket tables do not hold them";
 
+/*
+ * The walk's threads share the table: lookups under the read lock, which
+ * none waits for once the dumps the process needs are made; a dump under
+ * the write lock.
+ */
 typedef struct diag_state {
-	pthread_mutex_t	dg_lock;	/* the walk's threads share it */
+	pthread_rwlock_t dg_lock;
 	diag_table_t	*dg_table;	/* diag_table.c */
-	int		dg_again;	/* every group dumped a second time */
 } diag_state_t;
 
 /* ------------------------------------------------------------------ */
@@ -58,7 +62,7 @@ diag_release(struct ps_prochandle *P)
 	if (dg == NULL)
 		return;
 	diag_table_free(dg->dg_table);
-	(void) pthread_mutex_destroy(&dg->dg_lock);
+	(void) pthread_rwlock_destroy(&dg->dg_lock);
 	free(dg);
 	P->src_data = NULL;
 }
@@ -76,7 +80,7 @@ diag_probe(struct ps_prochandle *P)
 		free(dg);
 		return (err);
 	}
-	(void) pthread_mutex_init(&dg->dg_lock, NULL);
+	(void) pthread_rwlock_init(&dg->dg_lock, NULL);
 	P->src_data = dg;
 	return (0);
 }
@@ -152,24 +156,20 @@ diag_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 		sockfacts_error(sf, "diag: %s", dt->dt_nserr);
 		return (0);
 	}
-	(void) pthread_mutex_lock(&dg->dg_lock);
-	while ((e = diag_table_lookup(dt, ino)) == NULL &&
-	    diag_table_next(P, dt))
-		continue;
-	/*
-	 * Made after its family's dump?  Every group once more, once per
-	 * process (a later record of an inode wins).
-	 */
-	if (e == NULL && !dg->dg_again) {
-		PDEBUG(P, "diag: inode %llu in no dump: every dump again",
-		    (unsigned long long)ino);
-		dg->dg_again = 1;
-		diag_table_forget(dt);
+	(void) pthread_rwlock_rdlock(&dg->dg_lock);
+	if ((e = diag_table_lookup(dt, ino)) == NULL) {
+		/* Not in the dumps made so far: the next groups', if any. */
+		(void) pthread_rwlock_unlock(&dg->dg_lock);
+		(void) pthread_rwlock_wrlock(&dg->dg_lock);
 		while ((e = diag_table_lookup(dt, ino)) == NULL &&
 		    diag_table_next(P, dt))
 			continue;
-		diag_table_close_groups(dt);
 	}
+	/*
+	 * A socket in no dump: of a family the tables do not cover, or made
+	 * after its family's dump (at most one dump per family and protocol
+	 * is made per process).
+	 */
 	if (e != NULL)
 		fill(dt, e, sf);
 	else if (dt->dt_dumperr[0] != '\0')
@@ -177,7 +177,7 @@ diag_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 		    "(%s)", dt->dt_dumperr);
 	else
 		sockfacts_error(sf, "diag: not in the kernel's socket tables");
-	(void) pthread_mutex_unlock(&dg->dg_lock);
+	(void) pthread_rwlock_unlock(&dg->dg_lock);
 	return (0);
 }
 
