@@ -42,6 +42,15 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 	return (-1);
 }
 
+int
+bpf_pfiles_sock_inodes(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_ino_f *cb,
+    void *arg, char *why, size_t whysz)
+{
+	(void) snprintf(why, whysz, "built without BPF support");
+	errno = ENOTSUP;
+	return (-1);
+}
+
 unsigned int
 bpf_pfiles_hz(const bpf_pfiles_t *bp)
 {
@@ -84,6 +93,7 @@ bpf_pfiles_close(bpf_pfiles_t *bp)
 struct bpf_pfiles {
 	struct pfiles	*bp_skel;
 	int		bp_prog_fd;
+	int		bp_ino_prog_fd;	/* pfiles_sock_inodes */
 	unsigned int	bp_hz;
 	bpf_pfiles_times_t bp_times;
 	uint8_t		bp_buf[ITER_READSZ + PFB_RECSIZE];
@@ -168,9 +178,9 @@ sys_bpf(int cmd, union bpf_attr *attr)
 	return ((int)syscall(__NR_bpf, cmd, attr, sizeof (*attr)));
 }
 
-/* An iterator fd over the fds of pid (in our pid namespace). */
+/* An iterator fd of program prog over the fds of pid (our pid ns). */
 static int
-iter_fd(const bpf_pfiles_t *bp, pid_t pid, char *why, size_t whysz)
+iter_fd(int prog, pid_t pid, char *why, size_t whysz)
 {
 	union bpf_iter_link_info li;
 	union bpf_attr attr;
@@ -179,7 +189,7 @@ iter_fd(const bpf_pfiles_t *bp, pid_t pid, char *why, size_t whysz)
 	(void) memset(&li, 0, sizeof (li));
 	li.task.pid = (__u32)pid;
 	(void) memset(&attr, 0, sizeof (attr));
-	attr.link_create.prog_fd = (__u32)bp->bp_prog_fd;
+	attr.link_create.prog_fd = (__u32)prog;
 	attr.link_create.attach_type = BPF_TRACE_ITER;
 	attr.link_create.iter_info = (__u64)(uintptr_t)&li;
 	attr.link_create.iter_info_len = sizeof (li);
@@ -217,7 +227,7 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 	bpfrec_t br;
 	int fd, ret = 0, e;
 
-	if ((fd = iter_fd(bp, pid, why, whysz)) < 0)
+	if ((fd = iter_fd(bp->bp_prog_fd, pid, why, whysz)) < 0)
 		return (-1);
 	for (;;) {
 		n = read(fd, bp->bp_buf + held, ITER_READSZ);
@@ -256,6 +266,58 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 			}
 			if ((ret = cb(arg, &br, bp->bp_buf + off,
 			    (size_t)used)) != 0) {
+				(void) close(fd);
+				return (ret);
+			}
+		}
+		(void) memmove(bp->bp_buf, bp->bp_buf + off, held - off);
+		held -= off;
+	}
+	(void) close(fd);
+	if (held != 0) {
+		(void) snprintf(why, whysz, "BPF record: cut short");
+		errno = EPROTO;
+		return (-1);
+	}
+	return (0);
+}
+
+int
+bpf_pfiles_sock_inodes(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_ino_f *cb,
+    void *arg, char *why, size_t whysz)
+{
+	struct pfb_ino r;
+	size_t held = 0, off;
+	ssize_t n;
+	int fd, ret = 0, e;
+
+	if ((fd = iter_fd(bp->bp_ino_prog_fd, pid, why, whysz)) < 0)
+		return (-1);
+	for (;;) {
+		n = read(fd, bp->bp_buf + held, ITER_READSZ);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			e = errno;
+			(void) snprintf(why, whysz, "BPF iterator read: %s",
+			    strerror(e));
+			(void) close(fd);
+			errno = e;
+			return (-1);
+		}
+		if (n == 0)
+			break;
+		held += (size_t)n;
+		for (off = 0; held - off >= sizeof (r); off += sizeof (r)) {
+			(void) memcpy(&r, bp->bp_buf + off, sizeof (r));
+			if (r.i_magic != PFB_INO_MAGIC || r.i_fd < 0) {
+				(void) snprintf(why, whysz, "BPF record: not "
+				    "an inode record");
+				(void) close(fd);
+				errno = EPROTO;
+				return (-1);
+			}
+			if ((ret = cb(arg, r.i_fd, r.i_ino)) != 0) {
 				(void) close(fd);
 				return (ret);
 			}
@@ -370,6 +432,7 @@ bpf_pfiles_open(char *why, size_t whysz)
 	free(log);
 	bp->bp_skel->ctx.log_buf = 0;
 	bp->bp_prog_fd = bp->bp_skel->progs.pfiles_task_file.prog_fd;
+	bp->bp_ino_prog_fd = bp->bp_skel->progs.pfiles_sock_inodes.prog_fd;
 	t1 = now_ms();
 	bp->bp_times.bt_load_ms = t1 - t0;
 	if (self_test(bp, why, whysz) != 0) {

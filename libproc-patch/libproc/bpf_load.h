@@ -18,6 +18,7 @@
 #define	_BPF_LOAD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "bpfrec_parse.h"
@@ -36,6 +37,14 @@ typedef struct bpf_pfiles_times {
 extern bpf_pfiles_t *bpf_pfiles_open(char *, size_t);
 extern int bpf_pfiles_iter(bpf_pfiles_t *, pid_t, bpf_pfiles_rec_f *, void *,
     char *, size_t);
+/*
+ * The target's sockets only, (fd, inode) each, in one pass of a second
+ * program: for the endpoints, before the walk.  Returns as
+ * bpf_pfiles_iter() does.
+ */
+typedef int bpf_pfiles_ino_f(void *, int, uint64_t);
+extern int bpf_pfiles_sock_inodes(bpf_pfiles_t *, pid_t, bpf_pfiles_ino_f *,
+    void *, char *, size_t);
 extern unsigned int bpf_pfiles_hz(const bpf_pfiles_t *);
 extern void bpf_pfiles_times(const bpf_pfiles_t *, bpf_pfiles_times_t *);
 extern void bpf_pfiles_close(bpf_pfiles_t *);

@@ -285,11 +285,26 @@ bpf_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 	return (sock_pidfd_ops.so_facts(P, fd, ino, sf));
 }
 
+static int
+bpf_inodes(struct ps_prochandle *P, int (*cb)(void *, int, uint64_t),
+    void *arg)
+{
+	char why[PERRMSG_MAX];
+
+	if (bpf_pfiles_sock_inodes(bpf_prog, P->pid, cb, arg, why,
+	    sizeof (why)) != 0) {
+		PDEBUG(P, "bpf: the sockets' inodes: %s", why);
+		return (-1);
+	}
+	return (0);
+}
+
 const socksrc_ops_t sock_bpf_ops = {
 	.so_id = PSOCK_BPF,
 	.so_name = "bpf",
 	.so_probe = bpf_probe,
 	.so_facts = bpf_facts,
 	.so_walk = bpf_walk,
+	.so_inodes = bpf_inodes,
 	.so_parallel = 1,
 };

@@ -214,6 +214,17 @@ Psock_walk(struct ps_prochandle *P, int flags, proc_fdinfo_f *func, void *cd,
 }
 
 int
+Psock_inodes(struct ps_prochandle *P, int (*cb)(void *, int, uint64_t),
+    void *arg)
+{
+	if (P->src_state != SRC_CHOSEN || P->src->so_inodes == NULL) {
+		errno = ENOTSUP;
+		return (-1);
+	}
+	return (P->src->so_inodes(P, cb, arg));
+}
+
+int
 Psock_parallel_ok(struct ps_prochandle *P)
 {
 	return (P->src_state == SRC_CHOSEN && P->src->so_parallel);

@@ -25,6 +25,19 @@
 #define	PFB_LOCKWALK	64	/* list entries looked at per lock list */
 #define	PFB_ADDR_MAX	128	/* sizeof (struct sockaddr_storage) */
 
+/*
+ * The second program (pfiles_sock_inodes) writes only this, one per
+ * socket of the table /proc/PID/fd shows (not an O_PATH one): the
+ * endpoints' list of the target's socket inodes, without its records.
+ */
+#define	PFB_INO_MAGIC	0x31494250	/* "PBI1" */
+
+struct pfb_ino {
+	__u32	i_magic;	/* PFB_INO_MAGIC */
+	__s32	i_fd;
+	__u64	i_ino;
+};
+
 /* r_have: which groups of facts the record holds. */
 #define	PFB_H_STAT	0x0001	/* r_mode ... r_nlink */
 #define	PFB_H_FILE	0x0002	/* r_fflags, r_pos, r_mnt_id */
