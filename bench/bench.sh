@@ -2,18 +2,27 @@
 # bench.sh BUILD_DIR TOP: pfiles against lsof, lsfd and ss (make bench).
 #
 # pfiles is timed with each source of socket facts: --via=pidfd,
-# --via=agent and --via=diag.  ss -tanp is system-wide (every TCP socket
-# of the network namespace, and every process's fds for -p), the others
-# examine the fixture alone.
+# --via=agent, --via=diag and --via=bpf.  Its output includes the
+# endpoint lines (always on: the holders of each local socket's other
+# end, here the fixture's own fds).  ss -tanp is system-wide (every TCP
+# socket of the network namespace, and every process's fds for -p), the
+# others examine the fixture alone.
 #
 # For each N in BENCH_NS (default "1000 10000") it starts the node fixture
 # (fixtures/sockets.js: 1 + 2N sockets in one process, loopback only),
 # raising RLIMIT_NOFILE as needed, runs every tool once as a warm-up, then
 # BENCH_RUNS (default 5) rounds of all of them, the order rotated each round
 # so that no tool always runs first or last.  It prints, as markdown, the
-# median wall time of each, its ratios to pfiles --via=pidfd and to
+# median wall time of each, its median CPU time (user + system, its
+# threads and children included), its ratios to pfiles --via=pidfd and to
 # ss -tanp (medians of the same run), and the peak RSS over all runs, then
 # the issue's goals.  The same text goes to BUILD_DIR/bench/results.md.
+#
+# Then, with the fixture still up, pfiles' text formatter alone:
+# bench/fmtbench walks it once (--via=bpf, else pidfd) into records in
+# memory and times BENCH_FMT_PASSES (default 20) passes of pf_file() over
+# them into /dev/null through pfiles' 64 KiB stdio buffer; one more pass
+# is checked byte for byte against pfiles' own output.
 #
 # Then, untimed, each pfiles source once under strace -f -c (pfiles and
 # its worker threads; when strace is installed): its system calls in all,
@@ -23,7 +32,8 @@
 # target's thread, which strace does not follow.
 #
 # Times come from bench/runstat (fork to reap, CLOCK_MONOTONIC; peak RSS
-# from wait4).  Each tool's stdout goes to a file, not a terminal.
+# and CPU time from wait4).  Each tool's stdout goes to a file, not a
+# terminal.
 
 set -u
 
@@ -32,9 +42,11 @@ TOP=${2:?usage: bench.sh BUILD_DIR TOP}
 NS=${BENCH_NS:-"1000 10000"}
 RUNS=${BENCH_RUNS:-5}
 RUNSTAT=$B/bench/runstat
+FMTBENCH=$B/bench/fmtbench
+FMT_PASSES=${BENCH_FMT_PASSES:-20}
 RESULTS=$B/bench/results.md
-TOOLS="pfiles-pidfd pfiles-agent pfiles-diag lsof lsfd ss"
-PFILES_TOOLS="pfiles-pidfd pfiles-agent pfiles-diag"
+TOOLS="pfiles-pidfd pfiles-agent pfiles-diag pfiles-bpf lsof lsfd ss"
+PFILES_TOOLS="pfiles-pidfd pfiles-agent pfiles-diag pfiles-bpf"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX") || exit 1
 fixpid=
@@ -78,6 +90,7 @@ tool_cmd() {
 	pfiles-pidfd)	echo "$B/pfiles --via=pidfd $2" ;;
 	pfiles-agent)	echo "$B/pfiles --via=agent $2" ;;
 	pfiles-diag)	echo "$B/pfiles --via=diag $2" ;;
+	pfiles-bpf)	echo "$B/pfiles --via=bpf $2" ;;
 	lsof)		echo "lsof -p $2" ;;
 	lsfd)		echo "lsfd -p $2" ;;
 	ss)		echo "ss -tanp" ;;
@@ -89,6 +102,7 @@ tool_label() {
 	pfiles-pidfd)	echo "pfiles --via=pidfd" ;;
 	pfiles-agent)	echo "pfiles --via=agent" ;;
 	pfiles-diag)	echo "pfiles --via=diag" ;;
+	pfiles-bpf)	echo "pfiles --via=bpf" ;;
 	lsof)		echo "lsof -p" ;;
 	lsfd)		echo "lsfd -p" ;;
 	ss)		echo "ss -tanp (system-wide)" ;;
@@ -147,7 +161,7 @@ median() {
 	    }'
 }
 
-# One timed run of tool T on pid P: appends "WALL RSS" to its file.
+# One timed run of tool T on pid P: appends "WALL RSS CPU" to its file.
 run_tool() {
 	t=$1
 	# shellcheck disable=SC2046
@@ -159,7 +173,7 @@ run_tool() {
 		echo "$t: exit status $3" >>"$tmp/$t.fail"
 		return 1
 	fi
-	echo "$1 $2" >>"$tmp/$t.res"
+	echo "$1 $2 $4" >>"$tmp/$t.res"
 }
 
 # The system calls of pfiles tool T on pid P, under strace -f -c (its
@@ -227,29 +241,34 @@ bench_n() {
 			;;
 		esac
 	done
+	fmt_bench
 	stop_fixture
 
 	echo
 	echo "### $n connections ($((2 * n + 1)) sockets), $RUNS runs each"
 	echo
 	[ -z "$note" ] || { echo "($note.)"; echo; }
-	echo "| tool | median wall (ms) | × pfiles --via=pidfd | × ss -tanp | peak RSS (MiB) | output lines | system calls (per socket) |"
-	echo "|---|---:|---:|---:|---:|---:|---:|"
+	echo "pfiles' output includes the endpoint lines (always on)."
+	echo
+	echo "| tool | median wall (ms) | median CPU (ms) | × pfiles --via=pidfd | × ss -tanp | peak RSS (MiB) | output lines | system calls (per socket) |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 	base=$(cut -d' ' -f1 "$tmp/pfiles-pidfd.res" 2>/dev/null | median)
 	ssbase=$(cut -d' ' -f1 "$tmp/ss.res" 2>/dev/null | median)
 	for t in $TOOLS; do
 		label=$(tool_label "$t")
 		if [ ! -s "$tmp/$t.res" ]; then
 			why=$(head -n 1 "$tmp/$t.stderr" 2>/dev/null)
-			echo "| $label | n/a | | | | ${why:-failed} | |"
+			echo "| $label | n/a | | | | | ${why:-failed} | |"
 			continue
 		fi
 		med=$(cut -d' ' -f1 "$tmp/$t.res" | median)
+		cpu=$(cut -d' ' -f3 "$tmp/$t.res" | median)
 		rss=$(cut -d' ' -f2 "$tmp/$t.res" | sort -n | tail -n 1)
 		sys=$(awk -v n="$n" '$1 == n { print $3 }' "$tmp/$t.sys" \
 		    2>/dev/null)
-		echo "$t $med $rss" >>"$tmp/summary.$n"
+		echo "$t $med $rss $cpu" >>"$tmp/summary.$n"
 		awk -v l="$label" -v m="$med" -v b="$base" -v s="$ssbase" \
+		    -v u="$cpu" \
 		    -v k="$rss" -v o="$(cat "$tmp/$t.lines")" -v c="${sys:-}" \
 		    -v socks=$((2 * n + 1)) -v pf="$t" 'BEGIN {
 			ratio = (b == "nan" || b == "" || b == 0) ? "" : \
@@ -262,11 +281,63 @@ bench_n() {
 				calls = "n/a (no strace)"
 			else
 				calls = ""
-			printf "| %s | %.1f | %s | %s | %.1f | %d | %s |\n", l, \
-			    m * 1000, ratio, sratio, k / 1024, o, calls
+			printf "| %s | %.1f | %.1f | %s | %s | %.1f | %d | %s |\n", \
+			    l, m * 1000, u * 1000, ratio, sratio, k / 1024, o, \
+			    calls
 		    }'
 	done
 	goals "$n"
+	fmt_report "$n"
+}
+
+# pfiles' formatter alone on the fixture's records (bench/fmtbench): one
+# walk, then FMT_PASSES timed passes of pf_file(); one more pass checked
+# against pfiles' own output of the same source (its header's two lines
+# left out).  Writes $tmp/fmt.N: "SOURCE RECORDS LINES BYTES WALK_MS
+# MEDIAN_MS MIN_MS CPU_MS SAME".
+fmt_bench() {
+	[ -x "$FMTBENCH" ] || return 0
+	for src in bpf pidfd; do
+		case " $avail " in
+		*" pfiles-$src "*) ;;
+		*) continue ;;
+		esac
+		echo "bench: $n connections, formatter alone (records via $src)" >&2
+		fr=$("$FMTBENCH" -v "$src" -n "$FMT_PASSES" -o "$tmp/fmt.out" \
+		    "$pid" 2>>"$tmp/fmt.err") || continue
+		"$B/pfiles" --via="$src" "$pid" 2>/dev/null | tail -n +3 |
+		    cmp -s - "$tmp/fmt.out" && same=yes || same=no
+		echo "$src $fr $same" >"$tmp/fmt.$n"
+		return 0
+	done
+}
+
+fmt_report() {
+	[ -s "$tmp/fmt.$1" ] || return 0
+	# shellcheck disable=SC2046
+	set -- $(cat "$tmp/fmt.$1") "$1"
+	tot=$(awk -v t="pfiles-$1" '$1 == t { print $2 }' "$tmp/summary.${10}")
+	echo
+	echo "Formatting only (bench/fmtbench: pf_file() over the $2 records" \
+	    "of one --via=$1 walk, into /dev/null through pfiles' 64 KiB" \
+	    "stdio buffer; median of $FMT_PASSES passes):"
+	awk -v src="$1" -v recs="$2" -v lines="$3" -v bytes="$4" \
+	    -v walk="$5" -v med="$6" -v min="$7" -v cpu="$8" -v tot="${tot:-}" \
+	    -v same="$9" 'BEGIN {
+		printf "- %.1f ms per pass (min %.1f, CPU %.1f), %d lines, " \
+		    "%.1f MB: %.0f ns per line, %.0f MB/s", med, min, cpu, \
+		    lines, bytes / 1e6, med * 1e6 / lines, \
+		    bytes / 1e3 / med
+		if (tot != "")
+			printf "; %.0f%% of pfiles --via=%s'"'"'s median wall", \
+			    100 * med / (tot * 1000), src
+		printf "\n"
+		printf "- the walk that made the records, in process " \
+		    "(--via=%s, copies kept): %.1f ms\n", src, walk
+		printf "- its output %s pfiles --via=%s'"'"'s (less the " \
+		    "header)\n", same == "yes" ? "is byte for byte" : \
+		    "DIFFERS from", src
+	    }'
 }
 
 # System calls per socket added, between the two largest N (the fixed
@@ -301,14 +372,20 @@ goals() {
 	pidfd=$(get pfiles-pidfd 2); agent=$(get pfiles-agent 2)
 	diag=$(get pfiles-diag 2); ss=$(get ss 2)
 	lsof=$(get lsof 2); lsfd=$(get lsfd 2)
+	bpf=$(get pfiles-bpf 2); bpfcpu=$(get pfiles-bpf 4)
+	lsofcpu=$(get lsof 4)
 	prss=$(cat "$tmp"/pfiles-*.res 2>/dev/null | cut -d' ' -f2 | sort -n |
 	    tail -n 1)
 	echo
 	drss=$(cut -d' ' -f2 "$tmp/pfiles-diag.res" 2>/dev/null | sort -n |
 	    tail -n 1)
+	brss=$(cut -d' ' -f2 "$tmp/pfiles-bpf.res" 2>/dev/null | sort -n |
+	    tail -n 1)
 	awk -v p="${pidfd:-}" -v a="${agent:-}" -v lo="${lsof:-}" \
 	    -v ld="${lsfd:-}" -v rss="${prss:-}" -v d="${diag:-}" \
-	    -v ss="${ss:-}" -v drss="${drss:-}" 'function goal(what, v, lim,
+	    -v ss="${ss:-}" -v drss="${drss:-}" -v b="${bpf:-}" \
+	    -v bc="${bpfcpu:-}" -v lc="${lsofcpu:-}" -v brss="${brss:-}" \
+	    'function goal(what, v, lim,
 	    op) {
 		if (v == "") { printf "- %s: n/a\n", what; return }
 		ok = (op == "<=") ? v <= lim : v < lim
@@ -322,6 +399,10 @@ goals() {
 		goal("pfiles --via=diag / ss -tanp", (d != "" && ss != "") ? d / ss : "", 0.5, "<=")
 		goal("pfiles --via=diag / pfiles --via=pidfd", (d != "" && p != "") ? d / p : "", 0.5, "<=")
 		goal("pfiles --via=diag peak RSS, MiB", drss != "" ? drss / 1024 : "", 16, "<")
+		goal("pfiles --via=bpf / lsof -p", (b != "" && lo != "") ? b / lo : "", 0.2, "<=")
+		goal("pfiles --via=bpf / pfiles --via=pidfd", (b != "" && p != "") ? b / p : "", 0.35, "<=")
+		goal("pfiles --via=bpf CPU time (user+sys) / lsof -p CPU time", (bc != "" && lc != "" && lc > 0) ? bc / lc : "", 0.2, "<=")
+		goal("pfiles --via=bpf peak RSS, MiB", brss != "" ? brss / 1024 : "", 16, "<")
 		goal("pfiles peak RSS, MiB", rss != "" ? rss / 1024 : "", 16, "<")
 	    }'
 }
@@ -331,6 +412,8 @@ machine() {
 	mem=$(awk '/^MemTotal:/ { printf "%.0f GiB", $2 / 1048576 }' \
 	    /proc/meminfo)
 	echo "## make bench, $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo
+	echo "pfiles with every source of socket facts, endpoint lines included."
 	echo
 	echo "Machine: $(uname -srm), ${cpu:-unknown CPU}, $(nproc) CPUs, $mem."
 	echo "Tools: lsof $(lsof -v 2>&1 | sed -n 's/^ *revision: //p' | head -n 1)," \

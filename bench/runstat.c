@@ -1,16 +1,18 @@
 /*
- * runstat: run a command once, print its wall time and peak RSS.
+ * runstat: run a command once, print its wall time, peak RSS and CPU time.
  *
  * Usage: runstat [-o FILE] COMMAND [ARG...]
  *
  * The command's stdout goes to FILE (default /dev/null); its stderr is
  * inherited.  When it ends, runstat prints one line on its own stdout:
  *
- *	WALL_SECONDS MAXRSS_KIB STATUS
+ *	WALL_SECONDS MAXRSS_KIB STATUS CPU_SECONDS
  *
  * WALL_SECONDS is from fork to reaping (CLOCK_MONOTONIC); MAXRSS_KIB is
  * ru_maxrss from wait4 (the largest resident set of the command or of any
- * child it waited for); STATUS is the exit status, or 128 + the signal.
+ * child it waited for); STATUS is the exit status, or 128 + the signal;
+ * CPU_SECONDS is ru_utime + ru_stime from wait4 (all its threads, and
+ * the children it waited for).
  * runstat exits 0 when it could run the command, whatever its status.
  */
 #include <sys/resource.h>
@@ -86,7 +88,9 @@ main(int argc, char **argv)
 		}
 	}
 	t1 = now();
-	(void) printf("%.6f %ld %d\n", t1 - t0, ru.ru_maxrss,
-	    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	(void) printf("%.6f %ld %d %.6f\n", t1 - t0, ru.ru_maxrss,
+	    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),
+	    (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	    (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
 	return (0);
 }
