@@ -2,19 +2,25 @@
  * bpfrec.c: fuzzing harness of the BPF record parser (bpfrec_parse.c).
  *
  * Input: one byte of options, then a stream of records as the BPF
- * task-file iterator writes them (bpf/pfiles_bpf.h).  Option bit 0 writes
- * a good header (magic, version, size) over every record before it is
- * parsed, so that the fuzzer reaches the checks of the fields; bit 1
- * feeds the stream in pieces of the size given by the next byte (as the
- * loader's 32 KiB reads may cut it).
+ * task-file iterator writes them (bpf/pfiles_bpf.h): each its fixed part
+ * and its path, NUL and zeros to a multiple of 8, r_recsize bytes in all.
+ * Option bit 0 writes a good header (magic, version, and a size in range:
+ * the record's own when it is one, else one made from r_path_len) over
+ * every record before it is parsed, so that the fuzzer reaches the checks
+ * of the fields; bit 1 takes the next byte to choose where the prefix
+ * below is cut (as the loader's reads may cut a record anywhere).
  *
  * The stream is parsed record after record, as bpf_load.c does, from one
  * buffer and again from a copy of each record in a buffer of exactly its
- * size (a read past a record is caught); the two must agree.  Every
- * prefix shorter than a record must ask for more (0) or fail on the
- * header, never succeed.  A record taken must be one the iterator can
- * write: counts and lengths in range, the path and every address inside
- * the record, the booleans known, and so on.
+ * size (a read past a record is caught); the two must agree.  The model:
+ * a record taken is r_recsize bytes long, a multiple of 8 from
+ * PFB_RECSIZE(0) to PFB_RECSIZE_MAX, no more than the bytes given; its
+ * path (or the empty one of an error), the NUL and only zeros after it
+ * fill r_path to the record's end.  Bytes that hold less than the size
+ * their header says must ask for more (0), and every prefix of a record
+ * taken must ask for more, never succeed.  A record taken must be one the
+ * iterator can write: counts and lengths in range, the path and every
+ * address inside the record, the booleans known, and so on.
  */
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -28,29 +34,78 @@
 #define	OPT_FIXHDR	0x01
 #define	OPT_PIECES	0x02
 
-static void
-fix_header(uint8_t *rec)
-{
-	uint32_t magic = PFB_MAGIC;
-	uint16_t version = PFB_VERSION, size = PFB_RECSIZE;
+#define	HDRSIZE	offsetof(struct pfb_rec, r_have)	/* magic .. r_recsize */
 
+static uint16_t
+get16(const uint8_t *rec, size_t off)
+{
+	uint16_t v;
+
+	memcpy(&v, rec + off, sizeof (v));
+	return (v);
+}
+
+static uint32_t
+get32(const uint8_t *rec, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, rec + off, sizeof (v));
+	return (v);
+}
+
+static int
+size_ok(size_t size)
+{
+	return (size >= PFB_RECSIZE(0) && size <= PFB_RECSIZE_MAX &&
+	    size % 8 == 0);
+}
+
+/* Needs avail >= HDRSIZE; reads r_path_len only when avail holds it. */
+static void
+fix_header(uint8_t *rec, size_t avail)
+{
+	uint32_t magic = PFB_MAGIC, plen;
+	uint16_t version = PFB_VERSION, size;
+
+	size = get16(rec, offsetof(struct pfb_rec, r_recsize));
+	if (!size_ok(size)) {
+		plen = avail >= offsetof(struct pfb_rec, r_nlocks) ?
+		    get32(rec, offsetof(struct pfb_rec, r_path_len)) : size;
+		size = PFB_RECSIZE(plen % PFB_PATH_MAX);
+	}
 	memcpy(rec + offsetof(struct pfb_rec, r_magic), &magic, 4);
 	memcpy(rec + offsetof(struct pfb_rec, r_version), &version, 2);
 	memcpy(rec + offsetof(struct pfb_rec, r_recsize), &size, 2);
 }
 
 static int
-inside(const void *p, size_t n, const uint8_t *rec)
+inside(const void *p, size_t n, const uint8_t *rec, size_t size)
 {
 	const uint8_t *q = p;
 
-	return (q >= rec && q + n <= rec + PFB_RECSIZE);
+	return (q >= rec && q + n <= rec + size);
 }
 
 static void
-check_sane(const bpfrec_t *br, const uint8_t *rec)
+check_sane(const bpfrec_t *br, const uint8_t *rec, size_t size)
 {
+	size_t pend;
+
 	FUZZ_CHECK(br->br_err == NULL);
+	/* The size: the header's, in range; the path and zeros fill it. */
+	FUZZ_CHECK(size_ok(size));
+	FUZZ_CHECK(size == get16(rec, offsetof(struct pfb_rec, r_recsize)));
+	FUZZ_CHECK(get32(rec, offsetof(struct pfb_rec, r_magic)) == PFB_MAGIC);
+	FUZZ_CHECK(get16(rec, offsetof(struct pfb_rec, r_version)) ==
+	    PFB_VERSION);
+	pend = PFB_RECFIXED + br->br_path_len + 1;
+	FUZZ_CHECK(br->br_path_len == get32(rec,
+	    offsetof(struct pfb_rec, r_path_len)));
+	FUZZ_CHECK(PFB_RECSIZE(br->br_path_len) <= size);
+	FUZZ_CHECK(rec[pend - 1] == 0);
+	for (size_t i = pend; i < size; i++)
+		FUZZ_CHECK(rec[i] == 0);
 	FUZZ_CHECK(br->br_fd >= 0 && br->br_tgid >= 0);
 	FUZZ_CHECK(br->br_nlocks <= BPFREC_MAXLOCKS);
 	FUZZ_CHECK(br->br_locks_more == 0 || br->br_nlocks == BPFREC_MAXLOCKS);
@@ -66,7 +121,9 @@ check_sane(const bpfrec_t *br, const uint8_t *rec)
 	if (br->br_path != NULL) {
 		FUZZ_CHECK(br->br_path_err == 0);
 		FUZZ_CHECK(br->br_path_len < PFB_PATH_MAX);
-		FUZZ_CHECK(inside(br->br_path, br->br_path_len + 1, rec));
+		FUZZ_CHECK(br->br_path == (const char *)rec + PFB_RECFIXED);
+		FUZZ_CHECK(inside(br->br_path, br->br_path_len + 1, rec,
+		    size));
 		FUZZ_CHECK(memchr(br->br_path, '\0', br->br_path_len) == NULL);
 		FUZZ_CHECK(br->br_path[br->br_path_len] == '\0');
 	} else {
@@ -104,7 +161,7 @@ check_sane(const bpfrec_t *br, const uint8_t *rec)
 		if (!(br->br_sock_have & BPFREC_S_SK))
 			continue;
 		FUZZ_CHECK(a->ba_len >= 2 && a->ba_len <= BPFREC_ADDR_MAX);
-		FUZZ_CHECK(inside(a->ba_data, a->ba_len, rec));
+		FUZZ_CHECK(inside(a->ba_data, a->ba_len, rec, PFB_RECFIXED));
 		FUZZ_CHECK((a->ba_data[0] | a->ba_data[1] << 8) ==
 		    br->br_family);
 	}
@@ -152,28 +209,35 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	buf = fuzz_copy(&in, in.fi_left, &n);
 
 	for (off = 0; off < n; off += (size_t)r) {
-		if ((opt & OPT_FIXHDR) && n - off >= PFB_RECSIZE)
-			fix_header(buf + off);
+		if ((opt & OPT_FIXHDR) && n - off >= HDRSIZE)
+			fix_header(buf + off, n - off);
 		r = bpfrec_parse(buf + off, n - off, &whole);
-		FUZZ_CHECK(r == -1 || r == 0 || r == PFB_RECSIZE);
-		if (r <= 0) {
-			FUZZ_CHECK(r == 0 ? n - off < PFB_RECSIZE :
-			    whole.br_err != NULL);
+		FUZZ_CHECK(r == -1 || (r >= 0 && (size_t)r <= n - off));
+		if (r == 0) {
+			/* Less than a header, or than the size it says. */
+			FUZZ_CHECK(whole.br_err == NULL);
+			FUZZ_CHECK(n - off < HDRSIZE ||
+			    n - off < get16(buf + off,
+			    offsetof(struct pfb_rec, r_recsize)));
 			break;
 		}
-		check_sane(&whole, buf + off);
+		if (r < 0) {
+			FUZZ_CHECK(whole.br_err != NULL);
+			break;
+		}
+		check_sane(&whole, buf + off, (size_t)r);
 
 		/* The same record alone, in a buffer of exactly its size. */
-		if ((copy = malloc(PFB_RECSIZE)) == NULL)
+		if ((copy = malloc((size_t)r)) == NULL)
 			abort();
-		memcpy(copy, buf + off, PFB_RECSIZE);
-		r2 = bpfrec_parse(copy, PFB_RECSIZE, &alone);
+		memcpy(copy, buf + off, (size_t)r);
+		r2 = bpfrec_parse(copy, (size_t)r, &alone);
 		FUZZ_CHECK(r2 == r);
 		check_same(&whole, &alone, buf + off, copy);
 
-		/* A prefix never yields a record. */
-		cut = (opt & OPT_PIECES) ? (size_t)piece * 19 % PFB_RECSIZE :
-		    PFB_RECSIZE - 1;
+		/* A prefix never yields a record: it asks for more. */
+		cut = (opt & OPT_PIECES) ? (size_t)piece * 19 % (size_t)r :
+		    (size_t)r - 1;
 		r2 = bpfrec_parse(copy, cut, &part);
 		FUZZ_CHECK(r2 == 0);
 		free(copy);

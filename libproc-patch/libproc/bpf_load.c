@@ -96,7 +96,8 @@ struct bpf_pfiles {
 	int		bp_ino_prog_fd;	/* pfiles_sock_inodes */
 	unsigned int	bp_hz;
 	bpf_pfiles_times_t bp_times;
-	uint8_t		bp_buf[ITER_READSZ + PFB_RECSIZE];
+	/* a read, and what is left of a record cut by the read before */
+	uint8_t		bp_buf[ITER_READSZ + PFB_RECSIZE_MAX];
 };
 
 static double
@@ -229,8 +230,14 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 
 	if ((fd = iter_fd(bp->bp_prog_fd, pid, why, whysz)) < 0)
 		return (-1);
+	/*
+	 * Records vary in size (bpf/pfiles_bpf.h).  What is held between
+	 * reads is less than one record, so less than PFB_RECSIZE_MAX
+	 * (bpfrec_parse() asks for more only then), and the buffer always
+	 * has room for a read of ITER_READSZ after it.
+	 */
 	for (;;) {
-		n = read(fd, bp->bp_buf + held, ITER_READSZ);
+		n = read(fd, bp->bp_buf + held, sizeof (bp->bp_buf) - held);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {

@@ -2,7 +2,8 @@
  * bpfrec_parse.c: the decoding and checking of the BPF iterator's records
  * (bpfrec_parse.h).  Every field is read with memcpy from its offset in
  * struct pfb_rec, so the input needs no alignment; nothing past the
- * record is read.
+ * record (r_recsize bytes, the fixed part and as much of r_path as the
+ * path uses) is read.
  */
 #include <fcntl.h>
 #include <stddef.h>
@@ -14,10 +15,18 @@
 #include "bpf/pfiles_bpf.h"
 #include "bpfrec_parse.h"
 
-_Static_assert(sizeof (struct pfb_rec) == PFB_RECSIZE,
+_Static_assert(sizeof (struct pfb_rec) == PFB_RECSIZE_MAX,
 	"pfb_rec has the size pfiles_bpf.h says");
+_Static_assert(offsetof(struct pfb_rec, r_path) == PFB_RECFIXED,
+	"the path follows the fixed part");
+_Static_assert(PFB_RECSIZE(0) == PFB_RECFIXED + 8 &&
+	PFB_RECSIZE(PFB_PATH_MAX - 1) == PFB_RECSIZE_MAX,
+	"record sizes span the fixed part + 8 to the whole struct");
+_Static_assert(PFB_RECSIZE_MAX <= 0xffff && PFB_RECFIXED % 8 == 0,
+	"r_recsize holds every size; the path starts 8-aligned");
 _Static_assert(BPFREC_MAXLOCKS == PFB_MAXLOCKS, "lock counts agree");
 _Static_assert(BPFREC_ADDR_MAX == PFB_ADDR_MAX, "address sizes agree");
+_Static_assert(BPFREC_RECSIZE_MAX == PFB_RECSIZE_MAX, "record sizes agree");
 
 #define	FIELD(p, f, v)	\
 	(memcpy(&(v), (const uint8_t *)(p) + offsetof(struct pfb_rec, f), \
@@ -198,7 +207,8 @@ bpfrec_parse(const void *buf, size_t len, bpfrec_t *br)
 {
 	const uint8_t *rec = buf;
 	__u32 magic, have, pad, nlocks, more, plen, u32;
-	__u16 version, recsize;
+	__u16 version, recsize = 0;
+	size_t room;
 	__s32 fd, tgid, perr, mnt;
 	__s64 size;
 	const char *path;
@@ -215,10 +225,11 @@ bpfrec_parse(const void *buf, size_t len, bpfrec_t *br)
 		FIELD(rec, r_recsize, recsize);
 		if (version != PFB_VERSION)
 			return (fail(br, "unknown version"));
-		if (recsize != PFB_RECSIZE)
+		if (recsize < PFB_RECSIZE(0) || recsize > PFB_RECSIZE_MAX ||
+		    recsize % 8 != 0)
 			return (fail(br, "bad record size"));
 	}
-	if (len < PFB_RECSIZE)
+	if (len < offsetof(struct pfb_rec, r_have) || len < recsize)
 		return (0);
 
 	FIELD(rec, r_have, have);
@@ -270,17 +281,25 @@ bpfrec_parse(const void *buf, size_t len, bpfrec_t *br)
 		return (fail(br, "file fields without the file flag"));
 	}
 
-	/* The path: d_path's bytes and its NUL, or an error. */
+	/*
+	 * The path: d_path's bytes, or none for an error; then its NUL and
+	 * zeros to the end of the record.
+	 */
 	FIELD(rec, r_path_err, perr);
 	FIELD(rec, r_path_len, plen);
 	path = (const char *)rec + offsetof(struct pfb_rec, r_path);
+	room = (size_t)recsize - offsetof(struct pfb_rec, r_path);
+	if (plen >= PFB_PATH_MAX || plen + 1 > room)
+		return (fail(br, "path length"));
+	if (path[plen] != '\0' || !zero_span(rec,
+	    offsetof(struct pfb_rec, r_path) + plen + 1, recsize))
+		return (fail(br, "path not NUL-ended and zero-padded"));
 	if (perr != 0) {
 		if (perr > 0 || perr < -4095 || plen != 0)
 			return (fail(br, "path error out of range"));
 		br->br_path_err = -perr;
 	} else {
-		if (plen >= PFB_PATH_MAX || path[plen] != '\0' ||
-		    memchr(path, '\0', plen) != NULL)
+		if (memchr(path, '\0', plen) != NULL)
 			return (fail(br, "path length"));
 		br->br_path = path;
 		br->br_path_len = plen;
@@ -331,7 +350,7 @@ bpfrec_parse(const void *buf, size_t len, bpfrec_t *br)
 	    offsetof(struct pfb_rec, r_path))) {
 		return (fail(br, "socket facts without the socket flag"));
 	}
-	return (PFB_RECSIZE);
+	return ((ssize_t)recsize);
 }
 
 int

@@ -5,12 +5,14 @@
  *
  * bpfrec_parse() takes bytes of the record stream, checks the first
  * record there field by field (magic, version, size, every length and
- * count, the pads, the flags) and decodes it into a bpfrec_t whose
- * strings and addresses point into those bytes (so they live as long as
- * the caller's buffer).  It returns the size of the record consumed, 0
- * when the bytes hold less than one whole record (read more), or -1 when
- * the record is malformed (with the reason in br_err; the stream cannot
- * be trusted past it).
+ * count, the pads, the flags, the path's NUL and the zeros after it) and
+ * decodes it into a bpfrec_t whose strings and addresses point into those
+ * bytes (so they live as long as the caller's buffer).  Records vary in
+ * size (the path's bytes, rounded up to 8; at most PFB_RECSIZE_MAX of
+ * bpf/pfiles_bpf.h, BPFREC_RECSIZE_MAX here).  It returns the size of the
+ * record consumed (its r_recsize), 0 when the bytes hold less than one
+ * whole record (read more), or -1 when the record is malformed (with the
+ * reason in br_err; the stream cannot be trusted past it).
  */
 #ifndef	_BPFREC_PARSE_H
 #define	_BPFREC_PARSE_H
@@ -21,6 +23,7 @@
 
 #define	BPFREC_MAXLOCKS		8	/* PFB_MAXLOCKS */
 #define	BPFREC_ADDR_MAX		128	/* PFB_ADDR_MAX */
+#define	BPFREC_RECSIZE_MAX	4648	/* PFB_RECSIZE_MAX: the largest */
 
 /* br_have */
 #define	BPFREC_STAT		0x0001

@@ -1,7 +1,8 @@
 /*
  * pfiles.bpf.c: a BPF task-file iterator that writes, for every fd of one
  * process, one struct pfb_rec (pfiles_bpf.h) holding every fact pfiles
- * prints for it, in one pass over the fd table.
+ * prints for it, in one pass over the fd table: its fixed part and only
+ * the bytes of r_path the path uses, rounded up to 8 (PFB_RECSIZE()).
  *
  * The link is made with union bpf_iter_link_info's task.pid (kernel 6.1
  * and later), so the kernel walks the fd table of that process only, and
@@ -543,6 +544,25 @@ fill_sock(struct pfb_rec *r, struct file *f, const struct reader_ns *rn)
 	}
 }
 
+/*
+ * Zeros after the path's NUL (at plen) up to the next multiple of 8: what
+ * bpf_d_path() left there (d_path() builds the name at the end of the
+ * buffer and moves it to the start) or an earlier record's bytes.
+ */
+static __always_inline void
+zero_path_tail(struct pfb_rec *r, __u32 plen)
+{
+	__u32 i, at;
+
+#pragma unroll
+	for (i = 1; i < 8; i++) {
+		at = plen + i;
+		if ((at & 7) == 0)
+			break;
+		r->r_path[at & (PFB_PATH_MAX - 1)] = '\0';
+	}
+}
+
 SEC("iter/task_file")
 int
 pfiles_task_file(struct bpf_iter__task_file *ctx)
@@ -553,19 +573,18 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	struct reader_ns rn;
 	struct pfb_rec *r;
 	struct inode *ino;
-	__u32 zero = 0;
+	__u32 zero = 0, plen, size;
 	long n;
 
 	if (task == NULL || f == NULL)
 		return (0);
 	if ((r = bpf_map_lookup_elem(&pfb_scratch, &zero)) == NULL)
 		return (0);
-	__builtin_memset(r, 0, sizeof (*r) - PFB_PATH_MAX);
+	__builtin_memset(r, 0, PFB_RECFIXED);
 
 	reader_ns_get(&rn);
 	r->r_magic = PFB_MAGIC;
 	r->r_version = PFB_VERSION;
-	r->r_recsize = sizeof (*r);
 	r->r_fd = ctx->fd;
 	r->r_tgid = pid_nr_in(BPF_CORE_READ(task, group_leader, thread_pid),
 	    &rn);
@@ -582,16 +601,21 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	/*
 	 * bpf_d_path() is d_path(), what proc_fd_link() and readlink of
 	 * /proc/PID/fd/N use, d_dname() ("socket:[N]", "anon_inode:[x]")
-	 * and " (deleted)" included, relative to the reader's root.
+	 * and " (deleted)" included, relative to the reader's root.  It
+	 * returns the length with the NUL (at least 1) or -errno.
 	 */
 	n = bpf_d_path((struct path *)&f->f_path, r->r_path,
 	    sizeof (r->r_path));
-	if (n < 0) {
-		r->r_path_err = (__s32)n;
-		r->r_path[0] = '\0';
+	if (n <= 0) {
+		r->r_path_err = n < 0 ? (__s32)n : 0;
+		plen = 0;
 	} else {
-		r->r_path_len = n > 0 ? (__u32)n - 1 : 0;
+		/* n <= PFB_PATH_MAX: the mask only tells the verifier. */
+		plen = (__u32)(n - 1) & (PFB_PATH_MAX - 1);
 	}
+	r->r_path_len = plen;
+	r->r_path[plen] = '\0';
+	zero_path_tail(r, plen);
 
 	if (ino != NULL) {
 		fill_locks(r, task, ino, f, &rn);
@@ -599,7 +623,13 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 			fill_sock(r, f, &rn);
 	}
 
-	(void) bpf_seq_write(seq, r, sizeof (*r));
+	/*
+	 * PFB_RECSIZE(plen), written so that the verifier sees it is at
+	 * most PFB_RECSIZE_MAX: plen >> 3 <= 511.
+	 */
+	size = PFB_RECFIXED + (((plen >> 3) + 1) << 3);
+	r->r_recsize = (__u16)size;
+	(void) bpf_seq_write(seq, r, size);
 	return (0);
 }
 

@@ -4,12 +4,16 @@
  * bpf_seq_write(); shared by the BPF program and user space
  * (bpfrec_parse.c).
  *
- * Every record has the same size, PFB_RECSIZE bytes, and starts with
- * PFB_MAGIC, PFB_VERSION and that size.  Only fixed-width types, every
- * field at its natural alignment and every hole an explicit pad (zero), so
- * that the layout is the same for clang -target bpf and for the host's C
- * compiler on a little-endian 64-bit machine (the record is in the
- * kernel's byte order: it never leaves the machine).
+ * A record is its fixed part (PFB_RECFIXED bytes, every field before
+ * r_path) and then the path's bytes, its NUL and zeros up to the next
+ * multiple of 8: PFB_RECSIZE(r_path_len) bytes, from PFB_RECFIXED + 8 to
+ * PFB_RECSIZE_MAX (sizeof (struct pfb_rec)).  It starts with PFB_MAGIC,
+ * PFB_VERSION and its size, r_recsize; the next record starts right
+ * after it.  Only fixed-width types, every field at its natural
+ * alignment and every hole an explicit pad (zero), so that the layout is
+ * the same for clang -target bpf and for the host's C compiler on a
+ * little-endian 64-bit machine (the record is in the kernel's byte order:
+ * it never leaves the machine).
  *
  * Include <linux/types.h> (user space) or vmlinux.h (BPF) first.
  */
@@ -17,7 +21,7 @@
 #define	_PFILES_BPF_H
 
 #define	PFB_MAGIC	0x31424650U	/* "PFB1" in memory order */
-#define	PFB_VERSION	1
+#define	PFB_VERSION	2	/* 1: every record PFB_RECSIZE_MAX bytes */
 
 #define	PFB_PATH_MAX	4096	/* PATH_MAX: what readlink of /proc/PID/fd/N */
 				/* can give, NUL included */
@@ -107,7 +111,7 @@ struct pfb_rec {
 	/* 0: header */
 	__u32	r_magic;	/* PFB_MAGIC */
 	__u16	r_version;	/* PFB_VERSION */
-	__u16	r_recsize;	/* PFB_RECSIZE */
+	__u16	r_recsize;	/* this record's: PFB_RECSIZE(r_path_len) */
 	__u32	r_have;		/* PFB_H_* */
 	__s32	r_fd;
 	__s32	r_tgid;		/* the task's, in the reader's pid ns */
@@ -155,10 +159,13 @@ struct pfb_rec {
 	struct pfb_addr r_sockname;
 	struct pfb_addr r_peername;
 
-	/* 552: the path's bytes */
+	/* 552: the path's bytes, its NUL, zeros to a multiple of 8 */
 	char	r_path[PFB_PATH_MAX];
 };
 
-#define	PFB_RECSIZE	4648
+#define	PFB_RECFIXED	552	/* offsetof (struct pfb_rec, r_path) */
+#define	PFB_RECSIZE_MAX	4648	/* sizeof (struct pfb_rec) */
+/* The size of a record whose path is len bytes long (NUL not counted). */
+#define	PFB_RECSIZE(len)	(PFB_RECFIXED + (((len) + 8) & ~7U))
 
 #endif	/* _PFILES_BPF_H */
