@@ -250,8 +250,20 @@ parse_proc_line(manifest_t *m, const char *key, const char *rest)
 	int version, pid;
 
 	if (strcmp(key, "sockfix") == 0)
-		return (sscanf(rest, "%d", &version) == 1 && version == 1 ?
+		return (sscanf(rest, "%d", &version) == 1 && version == 2 ?
 		    0 : -1);
+	if (strcmp(key, "pair") == 0) {
+		int fd1, fd2;
+
+		if (m->m_npairs == MF_MAX_PAIRS ||
+		    sscanf(rest, "%d %d", &fd1, &fd2) != 2 || fd1 < 0 ||
+		    fd2 < 0 || fd1 == fd2)
+			return (-1);
+		m->m_pairs[m->m_npairs][0] = fd1;
+		m->m_pairs[m->m_npairs][1] = fd2;
+		m->m_npairs++;
+		return (0);
+	}
 	if (strcmp(key, "pid") == 0) {
 		if (sscanf(rest, "%d", &pid) != 1 || pid <= 0)
 			return (-1);
@@ -895,6 +907,77 @@ put_addr(gen_t *g, const mf_fd_t *f, const char *label, const mf_addr_t *a)
 	}
 }
 
+/* The manifest's record of fd, or NULL. */
+static const mf_fd_t *
+fd_record(const manifest_t *m, int fd)
+{
+	for (size_t i = 0; i < m->m_nfds; i++)
+		if (m->m_fds[i].f_fd == fd)
+			return (&m->m_fds[i]);
+	return (NULL);
+}
+
+static int
+same_socket(const mf_fd_t *a, const mf_fd_t *b)
+{
+	return ((a->f_mode & S_IFMT) == S_IFSOCK &&
+	    (b->f_mode & S_IFMT) == S_IFSOCK && a->f_ino == b->f_ino &&
+	    a->f_devmaj == b->f_devmaj && a->f_devmin == b->f_devmin);
+}
+
+/*
+ * The endpoint lines of f ("Socket lines" 5): for each connection of
+ * the manifest ("pair") one of whose ends is f's socket, every fd of
+ * the fixture on the other end's socket, in order of fd (one pid: the
+ * fixture's; nothing else holds its sockets), at most
+ * EXP_ENDPOINTS_MAX, then "and N more".  The comm is the target's
+ * text.  A socket with no pair (a listener, a socket connected to
+ * itself) has none.
+ */
+static void
+put_endpoints(gen_t *g, const mf_fd_t *f)
+{
+	const manifest_t *m = g->g_m;
+	const mf_fd_t *other = NULL;
+	size_t shown = 0, more = 0;
+
+	for (size_t i = 0; i < m->m_npairs; i++) {
+		const mf_fd_t *a = fd_record(m, m->m_pairs[i][0]);
+		const mf_fd_t *b = fd_record(m, m->m_pairs[i][1]);
+
+		if (a == NULL || b == NULL || !same_socket(a, a) ||
+		    !same_socket(b, b) || same_socket(a, b)) {
+			gen_fail(g, "pair %d %d: not two sockets of the "
+			    "manifest", m->m_pairs[i][0], m->m_pairs[i][1]);
+			return;
+		}
+		if (!same_socket(f, a) && !same_socket(f, b))
+			continue;
+		if (other != NULL) {
+			gen_fail(g, "fd %d: in two pairs", f->f_fd);
+			return;
+		}
+		other = same_socket(f, a) ? b : a;
+	}
+	if (other == NULL)
+		return;
+	for (size_t i = 0; i < m->m_nfds; i++) {
+		if (!same_socket(&m->m_fds[i], other))
+			continue;
+		if (shown == EXP_ENDPOINTS_MAX) {
+			more++;
+			continue;
+		}
+		(void) fputs("\tendpoint: ", g->g_fp);
+		put_text(g, m->m_comm, strlen(m->m_comm));
+		(void) fprintf(g->g_fp, "[%d] fd %d\n", (int)m->m_pid,
+		    m->m_fds[i].f_fd);
+		shown++;
+	}
+	if (more > 0)
+		(void) fprintf(g->g_fp, "\tendpoint: and %zu more\n", more);
+}
+
 static void
 put_socket(gen_t *g, const mf_fd_t *f)
 {
@@ -917,11 +1000,11 @@ put_socket(gen_t *g, const mf_fd_t *f)
 
 	/*
 	 * The peer of an AF_UNIX socket with a peername, by SO_PEERCRED,
-	 * which diag does not know.
+	 * which diag does not know; then the holders of the other end,
+	 * which every source shows.
 	 */
-	if (g->g_flags & EXP_DIAG)
-		return;
-	if (f->f_domain == AF_UNIX && f->f_peername.a_known &&
+	if (!(g->g_flags & EXP_DIAG) &&
+	    f->f_domain == AF_UNIX && f->f_peername.a_known &&
 	    f->f_cred_known && f->f_cred_pid != 0) {
 		if (f->f_cred_pid != g->g_m->m_pid) {
 			gen_fail(g, "fd %d: peer pid %d is not the fixture",
@@ -932,6 +1015,7 @@ put_socket(gen_t *g, const mf_fd_t *f)
 		put_text(g, g->g_m->m_comm, strlen(g->g_m->m_comm));
 		(void) fprintf(g->g_fp, "[%d]\n", f->f_cred_pid);
 	}
+	put_endpoints(g, f);
 }
 
 /*

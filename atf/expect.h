@@ -23,6 +23,7 @@ enum mf_opt {
 
 #define	MF_ADDR_MAX	128	/* bytes kept of an address */
 #define	MF_MAX_LOCKS	4
+#define	MF_MAX_PAIRS	64
 
 typedef struct mf_val {
 	int	v_known;	/* 1: value holds; 0: absent or an error */
@@ -69,6 +70,8 @@ typedef struct manifest {
 	size_t		m_cmdlen;
 	unsigned long long m_rlim_cur, m_rlim_max;
 	char		m_skipped[512];	/* "SET ERRNO\n" lines */
+	int		m_pairs[MF_MAX_PAIRS][2];	/* "pair FD1 FD2" */
+	size_t		m_npairs;
 	mf_fd_t		*m_fds;
 	size_t		m_nfds;
 } manifest_t;
@@ -103,8 +106,9 @@ char		*exp_escape(const void *src, size_t n, size_t width,
 
 /*
  * --via=diag (pfiles.1, "diag"): of the socket facts, only the type,
- * SO_ACCEPTCONN, SO_SNDBUF, SO_RCVBUF and the sockname and peername
- * lines are shown; the other booleans, TCP_NODELAY, SO_LINGER and the
+ * SO_ACCEPTCONN, SO_SNDBUF, SO_RCVBUF, the sockname and peername lines
+ * and the endpoint lines (from the kernel's tables, with every source)
+ * are shown; the other booleans, TCP_NODELAY, SO_LINGER and the
  * peer line (SO_PEERCRED) are not, and pfiles names, once per pid on
  * stderr, those of them that applied to some socket of the process:
  *
@@ -126,6 +130,16 @@ char		*expect_diag_gaps(const manifest_t *);
  * manifest: the "not shown:" line, or "" (malloc'd).
  */
 char		*expect_diag_stderr(const manifest_t *, const char *arg);
+
+/*
+ * The endpoint lines of a socket (pfiles-format.md, "Socket lines" 5):
+ * the manifest's "pair" lines say which of the fixture's fds are the
+ * two ends of each connection it made, and nothing else holds them; the
+ * holders of a socket's other end are the fixture's fds on the other
+ * fd's socket (the same ino), in fd order, at most EXP_ENDPOINTS_MAX,
+ * then "and N more".
+ */
+#define	EXP_ENDPOINTS_MAX	8
 
 /*
  * The exact text pfiles prints for the process of the manifest: its

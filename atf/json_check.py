@@ -22,6 +22,11 @@ Run with Debian's /usr/bin/python3 (python3-jsonschema).  Two commands:
         --kinds K,K,...             the kind of each top-level object, in
                                     order: process:PID, system:PID,
                                     error:ARG:REASON
+        --endpoints E               the holders of other ends as the
+                                    processes holding them say (lines
+                                    "PID FD MORE [HPID HFD COMMHEX]...",
+                                    below): each named fd's endpoints
+                                    and endpoints_more are exactly those
         --view W                    the hostile target's own view (below):
                                     the JSON's strings, unescaped, give
                                     back its exact bytes
@@ -184,6 +189,11 @@ def render_socket(fdno, s):
     if "peer" in s:
         p = s["peer"]
         lines.append("\tpeer: %s[%d]" % (p.get("comm", "?"), p["pid"]))
+    for e in s.get("endpoints", []):
+        lines.append("\tendpoint: %s[%d] fd %d" % (e.get("comm", "?"),
+                                                    e["pid"], e["fd"]))
+    if "endpoints_more" in s:
+        lines.append("\tendpoint: and %d more" % s["endpoints_more"])
     return lines
 
 
@@ -288,6 +298,9 @@ def target_strings(doc):
                         yield "%s %s %s" % (w, label, k), s[label][k]
             if "comm" in s.get("peer", {}):
                 yield w + " peer comm", s["peer"]["comm"]
+            for i, e in enumerate(s.get("endpoints", [])):
+                if "comm" in e:
+                    yield "%s endpoint %d comm" % (w, i), e["comm"]
 
 
 def check_strings(doc):
@@ -313,7 +326,7 @@ def hexbytes(tok):
 
 
 def parse_manifest(text):
-    m = {"fds": {}}
+    m = {"fds": {}, "pairs": []}
     cur = None
     for line in text.decode("ascii").split("\n"):
         if line == "" or line == "end":
@@ -328,6 +341,8 @@ def parse_manifest(text):
             m["cmdline"] = hexbytes(tok)
         elif key == "rlimit_nofile":
             m["rlim"] = int(tok[0])
+        elif key == "pair":
+            m["pairs"].append((int(tok[0]), int(tok[1])))
         elif key == "fd":
             cur = {"fd": int(tok[0]), "kind": tok[1], "locks": [],
                    "opts": {}}
@@ -432,7 +447,37 @@ def addr_from_bytes(b, protocol):
     return {"family": "AF_%d" % fam}
 
 
-def expect_fd(mf, via, nflag, comm):
+def manifest_endpoints(m, mf):
+    """The endpoints members of a socket fd from the manifest's pairs.
+
+    A pair names the two ends of a connection sockfix made; nothing but
+    sockfix holds them, so the holders of mf's other end are sockfix's
+    fds on the other fd's socket (its ino), in fd order, at most 8."""
+    def sock_id(f):
+        return (f["dev"], f["ino"]) if f["mode"] & 0o170000 == 0o140000 \
+            else None
+    other = None
+    for a, b in m["pairs"]:
+        ends = [m["fds"].get(a), m["fds"].get(b)]
+        if None in ends or None in map(sock_id, ends):
+            bad("manifest pair %d %d: not two sockets" % (a, b))
+            return {}
+        if sock_id(mf) == sock_id(ends[0]):
+            other = ends[1]
+        elif sock_id(mf) == sock_id(ends[1]):
+            other = ends[0]
+    if other is None:
+        return {}
+    holders = [{"comm": pf_escape(m["comm"]), "pid": m["pid"], "fd": fd}
+               for fd, f in sorted(m["fds"].items())
+               if sock_id(f) == sock_id(other)]
+    out = {"endpoints": holders[:8]}
+    if len(holders) > 8:
+        out["endpoints_more"] = len(holders) - 8
+    return out
+
+
+def expect_fd(mf, via, nflag, comm, m=None):
     """The JSON object of one manifest fd, by pfiles(1)."""
     fmt = mf["mode"] & 0o170000
     link = mf.get("link")
@@ -459,6 +504,8 @@ def expect_fd(mf, via, nflag, comm):
                       for t, p in mf["locks"]]
     if fmt == 0o140000:
         j["socket"] = expect_socket(mf, via, comm)
+        if m is not None:
+            j["socket"].update(manifest_endpoints(m, mf))
     elif not anon:
         j["path"] = pf_escape(link)
     if fmt in (0o100000, 0o040000, 0o020000, 0o060000):
@@ -514,7 +561,7 @@ def check_manifest(doc, m, via, nflag):
         for fd, mf in sorted(m["fds"].items()):
             if fd not in got:
                 continue
-            want = expect_fd(mf, via, nflag, (m["pid"], m["comm"]))
+            want = expect_fd(mf, via, nflag, (m["pid"], m["comm"]), m)
             compare_obj("pid %d fd %d (%s)" % (m["pid"], fd, mf["kind"]),
                         got[fd], want)
 
@@ -529,6 +576,13 @@ def compare_obj(what, got, want):
                 (what, k, want[k]))
         elif isinstance(want[k], dict) and isinstance(got[k], dict):
             compare_obj("%s %s" % (what, k), got[k], want[k])
+        elif isinstance(want[k], list) and isinstance(got[k], list) and \
+                want[k] and isinstance(want[k][0], dict):
+            if len(got[k]) != len(want[k]):
+                bad("%s %s: %d in the JSON, %d by the manifest: %r" %
+                    (what, k, len(got[k]), len(want[k]), got[k]))
+            for i, (g, w) in enumerate(zip(got[k], want[k])):
+                compare_obj("%s %s[%d]" % (what, k, i), g, w)
         elif got[k] != want[k] or type(got[k]) is not type(want[k]):
             bad("%s %s: the JSON says %r, the manifest %r" %
                 (what, k, got[k], want[k]))
@@ -598,6 +652,57 @@ def check_nflag(doc):
                     (obj["pid"], f["fd"], sorted(f)))
 
 
+def check_endpoints(doc, spec):
+    """Each named fd's endpoints, as the holders themselves say.
+
+    spec: lines "PID FD MORE [HPID HFD COMMHEX]..." -- the fd FD of
+    process PID: the holders of its other end in order, then
+    endpoints_more (0: none); no holder and MORE 0: no endpoints at
+    all."""
+    procs = {o["pid"]: o for o in doc if "fds" in o}
+    n = 0
+    for ln in spec.decode("ascii").split("\n"):
+        t = ln.split()
+        if not t:
+            continue
+        pid, fd, more, rest = int(t[0]), int(t[1]), int(t[2]), t[3:]
+        what = "pid %d fd %d endpoints" % (pid, fd)
+        n += 1
+        f = next((x for x in procs.get(pid, {}).get("fds", [])
+                  if x["fd"] == fd), None)
+        if f is None or "socket" not in f:
+            bad("%s: no socket of fd %d in the JSON" % (what, fd))
+            continue
+        s = f["socket"]
+        want = [(int(rest[i]), int(rest[i + 1]),
+                 bytes.fromhex(rest[i + 2]) if rest[i + 2] != "-" else b"")
+                for i in range(0, len(rest), 3)]
+        if not want and not more:
+            if "endpoints" in s or "endpoints_more" in s:
+                bad("%s: the JSON has %r, the holders none" %
+                    (what, s.get("endpoints")))
+            continue
+        got = s.get("endpoints")
+        if got is None:
+            bad("%s: none in the JSON, the holders say %r" % (what, want))
+            continue
+        if [(e["pid"], e["fd"]) for e in got] != [w[:2] for w in want]:
+            bad("%s: the JSON says %r, the holders %r" %
+                (what, [(e["pid"], e["fd"]) for e in got],
+                 [w[:2] for w in want]))
+        for e, w in zip(got, want):
+            if "comm" not in e:
+                bad("%s: no comm of pid %d" % (what, e["pid"]))
+            elif pf_unescape(e["comm"], what) != w[2]:
+                bad("%s: comm %r of pid %d, which says %r" %
+                    (what, e["comm"], e["pid"], w[2]))
+        if s.get("endpoints_more", 0) != more:
+            bad("%s: endpoints_more %r, the holders say %d more" %
+                (what, s.get("endpoints_more"), more))
+    if n == 0:
+        bad("--endpoints names no fd")
+
+
 def check_view(doc, view):
     """The hostile target's bytes back from the JSON's strings."""
     v = {}
@@ -624,13 +729,22 @@ def check_view(doc, view):
     fds = {f["fd"]: f for f in obj["fds"]}
     n = 0
     for (key, fd), want in sorted(v.items()):
-        if key not in ("path", "sockname", "peername", "peercomm"):
+        if key not in ("path", "sockname", "peername", "peercomm",
+                       "endpoint"):
             continue
         n += 1
         f = fds.get(int(fd), {})
         s = f.get("socket", {})
         what = "fd %s %s" % (fd, key)
-        if key == "path":
+        if key == "endpoint":           # the other end, held by the target
+            e = s.get("endpoints", [])
+            if [(x["pid"], x["fd"]) for x in e] != \
+                    [(pid, int(want.decode()))]:
+                bad("%s: the JSON says %r, the target holds the other end "
+                    "at fd %s" % (what, e, want.decode()))
+            else:
+                same(what + " comm", e[0].get("comm"), v[("comm", "comm")])
+        elif key == "path":
             same(what, f.get("path"), want)
         elif key == "peercomm":
             if "peer" in s:             # not with diag
@@ -712,6 +826,8 @@ def cmd_check(av):
         check_kinds(doc, opts["kinds"])
     if "view" in opts:
         check_view(doc, read("view"))
+    if "endpoints" in opts:
+        check_endpoints(doc, read("endpoints"))
     return report()
 
 
@@ -767,6 +883,11 @@ def cmd_target(av):
             out.append("peername %d %s" % (s.fileno(),
                                            hx(name(s.getpeername()))))
             out.append("peercomm %d %s" % (s.fileno(), hx(COMM[:15])))
+    # The two ends of the connection it made: each the other's endpoint.
+    out.append("endpoint %d %s" % (cli.fileno(),
+                                   hx(str(acc.fileno()).encode())))
+    out.append("endpoint %d %s" % (acc.fileno(),
+                                   hx(str(cli.fileno()).encode())))
     out.append("path %d %s" % (fil, hx(os.readlink(b"/proc/self/fd/%d" %
                                                    fil))))
     sys.stdout.write("\n".join(out) + "\nend\n")

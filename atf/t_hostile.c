@@ -181,7 +181,7 @@ require_no_forgery(const fixture_t *fx, const char *out, size_t len,
 	};
 	static const char *const tabbed[] = {
 		"\tSOCK_", "\tSO_", "\tsockname: AF_", "\tpeername: AF_",
-		"\tpeer: ",
+		"\tpeer: ", "\tendpoint: ",
 	};
 	const manifest_t *m = fx->fx_manifest;
 	size_t nblocks = 0, lineno = 0;
@@ -312,6 +312,18 @@ require_hand_escaped(const fixture_t *fx, const char *out, size_t len)
 	line = tu_asprintf("\tpeer: " HOSTILE_COMM_ESC "[%s]", fx->fx_pid);
 	ATF_CHECK_MSG(has_line(out, len, line), "no line \"%s\"", line);
 	free(line);
+	/* Each end of the unix connection names the other, comm escaped. */
+	for (int i = 0; i < 2; i++) {
+		const mf_fd_t *other = mf_find_kind(m, i == 0 ?
+		    "hostile-unix-client" : "hostile-unix-accepted");
+
+		ATF_REQUIRE(other != NULL);
+		line = tu_asprintf("\tendpoint: " HOSTILE_COMM_ESC "[%s] fd %d",
+		    fx->fx_pid, other->f_fd);
+		ATF_CHECK_MSG(has_line(out, len, line), "no line \"%s\"",
+		    line);
+		free(line);
+	}
 	free(dir);
 }
 

@@ -548,7 +548,9 @@ ATF_TC_HEAD(checker_fails, tc)
 	    "json_check.py passes pfiles' own output and refuses it with "
 	    "one fact made wrong: an option, an option dropped, an inode, "
 	    "an escaped byte, a raw control character, a mode not of the "
-	    "schema, a key twice, an fd object split over lines");
+	    "schema, a key twice, an fd object split over lines, an "
+	    "endpoint's comm wrong or missing, its fd wrong, an "
+	    "endpoints_more added; and a manifest without its pairs");
 	atf_tc_set_md_var(tc, "require.progs", PYTHON);
 }
 ATF_TC_BODY(checker_fails, tc)
@@ -563,6 +565,12 @@ ATF_TC_BODY(checker_fails, tc)
 		{ "\"mode\":\"0777\"", "\"mode\":\"777\"" },
 		{ "\"uid\":0,", "\"uid\":0,\"uid\":0," },
 		{ "\"rdev\":{", "\n\"rdev\":{" },
+		/* The holders of the other end: comm, fd, how many more. */
+		{ "\"endpoints\":[{\"comm\":\"sockfix\"",
+		    "\"endpoints\":[{\"comm\":\"sockfiy\"" },
+		{ "\"endpoints\":[{\"comm\":\"sockfix\",", "\"endpoints\":[{" },
+		{ ",\"fd\":", ",\"fd\":1" },
+		{ "\"endpoints\":[", "\"endpoints_more\":1,\"endpoints\":[" },
 	};
 	const char *args[2] = { NULL, NULL };
 	const char *opts[] = { "--via=pidfd", NULL };
@@ -585,6 +593,16 @@ ATF_TC_BODY(checker_fails, tc)
 		    "the checker passed %s, with %s made %s", name,
 		    wrong[i][0], wrong[i][1]);
 		free(name);
+	}
+
+	/* The manifest without its pairs: the endpoints are not its. */
+	{
+		const char *nopair[] = { "--manifest", "manifest.nopair",
+		    NULL };
+
+		mutate("manifest", "manifest.nopair", "\npair ", "\nxpair ");
+		ATF_CHECK_EQ_MSG(checker("ok", NULL, nopair), 1, "the checker "
+		    "passed endpoints that the manifest has no pair for");
 	}
 }
 

@@ -16,6 +16,12 @@
  *   - each accepted socket pairs with exactly one client, one to one:
  *     its peername is that client's sockname and that client's peername
  *     is its sockname;
+ *   - endpoints: each accepted socket has exactly one endpoint line, and
+ *     it names node (its comm, its pid) and the fd of the client whose
+ *     port node reported as that accept's remote port; each client's
+ *     names the fd of that accepted socket; the listener has none (node
+ *     holds both ends of every connection, so pfiles reads no other
+ *     process);
  *   - pfiles exits 0 with nothing on stderr, and node is still running
  *     (not stopped) afterwards and exits 0 when its stdin is closed.
  *
@@ -79,6 +85,8 @@ typedef struct sock {
 	char	s_type[32];
 	char	s_sockname[ADDR_MAX];	/* the text after "sockname: " */
 	char	s_peername[ADDR_MAX];	/* the text after "peername: " */
+	int	s_nendpoint;	/* endpoint lines, "and N more" included */
+	char	s_endpoint[ADDR_MAX];	/* the text after the first's ": " */
 } sock_t;
 
 /* Find "key": in a flat JSON object; the text after the colon. */
@@ -249,6 +257,9 @@ parse_sock_line(sock_t *s, const char *line)
 		copy_addr(s->s_peername, line + 10, s->s_fd);
 	} else if (strncmp(line, "peer: ", 6) == 0) {
 		atf_tc_fail("fd %d: a peer: line on a TCP socket", s->s_fd);
+	} else if (strncmp(line, "endpoint: ", 10) == 0) {
+		if (s->s_nendpoint++ == 0)
+			copy_addr(s->s_endpoint, line + 10, s->s_fd);
 	} else if (has_option(line, "SO_ACCEPTCONN")) {
 		s->s_acceptconn = 1;
 	}
@@ -487,6 +498,70 @@ check_accepted(sock_t *socks, size_t nsock, const node_report_t *nr,
 	free(conn);
 }
 
+/*
+ * The endpoint lines, from node's own report: accepted j's remote port
+ * is client i's local port, so accepted_fds[j] and client_fds[i] are
+ * the two ends of one connection, both held by node alone.  comm is
+ * node's comm (plain ASCII: the rule leaves it as it is).
+ */
+static void
+check_endpoints(sock_t *socks, size_t nsock, const node_report_t *nr,
+    const sock_t *listener, const char *comm)
+{
+	size_t nlines = 0;
+
+	ATF_CHECK_EQ_MSG(listener->s_nendpoint, 0, "the listener fd %d has "
+	    "an endpoint: %s", listener->s_fd, listener->s_endpoint);
+	for (size_t j = 0; j < nr->nr_n; j++) {
+		size_t i;
+		sock_t *a, *c;
+		char *want;
+
+		for (i = 0; i < nr->nr_n; i++)
+			if (nr->nr_client_ports[i] == nr->nr_accepted_ports[j])
+				break;
+		if (i == nr->nr_n)
+			atf_tc_fail("node reports accept %zu from port %ld, "
+			    "which is no client's", j,
+			    nr->nr_accepted_ports[j]);
+		a = sock_by_fd(socks, nsock, nr->nr_accepted_fds[j]);
+		c = sock_by_fd(socks, nsock, nr->nr_client_fds[i]);
+		ATF_CHECK_EQ_MSG(a->s_nendpoint, 1, "accepted fd %d: %d "
+		    "endpoint lines", a->s_fd, a->s_nendpoint);
+		ATF_CHECK_EQ_MSG(c->s_nendpoint, 1, "client fd %d: %d "
+		    "endpoint lines", c->s_fd, c->s_nendpoint);
+		want = tu_asprintf("%s[%ld] fd %d", comm, nr->nr_pid, c->s_fd);
+		ATF_CHECK_STREQ_MSG(a->s_endpoint, want, "accepted fd %d, the "
+		    "other end of client fd %d", a->s_fd, c->s_fd);
+		free(want);
+		want = tu_asprintf("%s[%ld] fd %d", comm, nr->nr_pid, a->s_fd);
+		ATF_CHECK_STREQ_MSG(c->s_endpoint, want, "client fd %d, the "
+		    "other end of accepted fd %d", c->s_fd, a->s_fd);
+		free(want);
+	}
+	for (size_t k = 0; k < nsock; k++)
+		nlines += (size_t)socks[k].s_nendpoint;
+	ATF_CHECK_EQ_MSG(nlines, 2 * nr->nr_n, "%zu endpoint lines for %zu "
+	    "connections", nlines, nr->nr_n);
+}
+
+/* node's comm, as the kernel keeps it; plain ASCII here. */
+static char *
+node_comm(pid_t pid)
+{
+	char *path = tu_asprintf("/proc/%d/comm", (int)pid);
+	char *comm = tu_read_file(path, NULL), *nl;
+
+	if ((nl = strchr(comm, '\n')) != NULL)
+		*nl = '\0';
+	for (const char *p = comm; *p != '\0'; p++)
+		ATF_REQUIRE_MSG(*p > 0x20 && *p < 0x7f && *p != '\\',
+		    "node's comm \"%s\" is not plain ASCII", comm);
+	ATF_REQUIRE_MSG(comm[0] != '\0', "node's comm is empty");
+	free(path);
+	return (comm);
+}
+
 /* The two header lines: pid and command line, then the rlimit line. */
 static void
 check_header(const char *out, const char *const argv[], pid_t pid)
@@ -524,7 +599,7 @@ pfiles_on_node(const char *what, const char *const opts[],
     const node_report_t *nr, tu_result_t *r, size_t *np)
 {
 	const char *argv[8];
-	char pidstr[16], *file;
+	char pidstr[16], *file, *comm;
 	size_t nsock, nclient = 0, naccepted = 0, n = nr->nr_n;
 	const sock_t *listener;
 	sock_t *socks;
@@ -550,6 +625,9 @@ pfiles_on_node(const char *what, const char *const opts[],
 	listener = check_listener(socks, nsock, nr);
 	check_clients(socks, nsock, nr, listener);
 	check_accepted(socks, nsock, nr, listener);
+	comm = node_comm(node->tc_pid);
+	check_endpoints(socks, nsock, nr, listener, comm);
+	free(comm);
 	for (size_t i = 0; i < nsock; i++) {
 		if (strcmp(socks[i].s_peername, listener->s_sockname) == 0)
 			nclient++;
@@ -638,7 +716,8 @@ diag_lacks(const char *tok, size_t len)
  * pfiles' text with the facts diag cannot know taken out, by parsing it:
  * in each socket's block, the options line keeps only SO_ACCEPTCONN,
  * SO_SNDBUF and SO_RCVBUF (and goes when nothing is left), and a peer:
- * line goes.  Every other line is kept as it is.  An item of an options
+ * line goes.  Every other line is kept as it is (endpoint lines too:
+ * every source shows them).  An item of an options
  * line that is not an option of the contract fails the test.
  */
 static char *
@@ -666,7 +745,8 @@ without_diag_gaps(const char *text)
 		} else if (in_socket && strncmp(p, "\tSOCK_", 6) != 0 &&
 		    strncmp(p, "\tunknown socket type ", 21) != 0 &&
 		    strncmp(p, "\tsockname: ", 11) != 0 &&
-		    strncmp(p, "\tpeername: ", 11) != 0) {
+		    strncmp(p, "\tpeername: ", 11) != 0 &&
+		    strncmp(p, "\tendpoint: ", 11) != 0) {
 			/* The options line: comma-separated items. */
 			const char *q = p + 1, *end = p + n - (nl != NULL);
 			int kept = 0;

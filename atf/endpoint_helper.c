@@ -1,0 +1,396 @@
+/*
+ * endpoint_helper: processes that hold the two ends of local connections
+ * between them, for t_endpoint.  Each process says, from its own view,
+ * which fds it holds and which end of which connection each is.
+ *
+ *	endpoint_helper [-t SECONDS] MODE
+ *
+ * The parent makes every connection itself, forks, and the fds each
+ * process keeps are closed in the others before anything is reported.
+ * A connection has two ends, "a" (socketpair's sv[0], the connecting
+ * client) and "b" (sv[1], the end accept gave):
+ *
+ *   cross   a socketpair (sp), a unix stream connection to an abstract
+ *           name (unix) and a loopback TCP connection (tcp); the parent
+ *           keeps the a ends and the listeners, one child (comm
+ *           "ep\x1bchild") the b ends.
+ *   two     a loopback TCP connection; the parent keeps a, two children
+ *           hold b: the one with the lower pid moves it to fd 60, the
+ *           other keeps it where it was (so pid order is not fd order).
+ *   many    a socketpair; the parent keeps a, ten children hold b.
+ *   nobody  a socketpair; the parent (run it as root) keeps a, one child
+ *           that has become uid and gid 65534 (dumpable again) holds b.
+ *
+ * Every process writes its lines to stdout with one write(2) each block,
+ * then the parent writes its own and "end":
+ *
+ *   proc ROLE PID UID COMMLEN COMMHEX   prctl(PR_GET_NAME), getuid()
+ *   hold ROLE PID FD CONN END INO CRED  a socket fd it holds: the
+ *                                       connection and end it is, its
+ *                                       fstat ino, its SO_PEERCRED pid
+ *                                       (-1 when that fails)
+ *
+ * Then it waits until stdin reaches end of file or says "exit", or
+ * SECONDS (default 120) have passed; it closes the children's control
+ * pipes (each child exits on their end of file), reaps them (SIGKILL
+ * after 5 seconds) and exits 0; 1 on an error, 2 on a usage error.
+ * Every child also has PR_SET_PDEATHSIG(SIGKILL) and an alarm.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#define	MAX_CHILD	10
+#define	MAX_CONN	3
+#define	MOVED_FD	60
+#define	NOBODY		65534
+#define	CLOSE_TOP	1024
+
+/* A connection the parent made: its two ends and the listener. */
+typedef struct conn {
+	const char	*c_name;
+	int		c_a, c_b, c_listen;	/* -1: none */
+} conn_t;
+
+static conn_t conns[MAX_CONN];
+static int nconns;
+static int seconds = 120;
+
+static void
+die(const char *what)
+{
+	(void) fprintf(stderr, "endpoint_helper[%d]: %s: %s\n", (int)getpid(),
+	    what, strerror(errno));
+	exit(1);
+}
+
+static void
+make_socketpair(const char *name)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		die("socketpair");
+	conns[nconns++] = (conn_t){ name, sv[0], sv[1], -1 };
+}
+
+static void
+make_unix(const char *name)
+{
+	struct sockaddr_un sun;
+	socklen_t len;
+	int l, a, b, n;
+
+	memset(&sun, 0, sizeof (sun));
+	sun.sun_family = AF_UNIX;
+	n = snprintf(sun.sun_path + 1, sizeof (sun.sun_path) - 1,
+	    "endpoint_helper.%d", (int)getpid());
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+	if ((l = socket(AF_UNIX, SOCK_STREAM, 0)) < 0 ||
+	    bind(l, (struct sockaddr *)&sun, len) != 0 || listen(l, 4) != 0)
+		die("unix listener");
+	if ((a = socket(AF_UNIX, SOCK_STREAM, 0)) < 0 ||
+	    connect(a, (struct sockaddr *)&sun, len) != 0)
+		die("unix connect");
+	if ((b = accept(l, NULL, NULL)) < 0)
+		die("unix accept");
+	conns[nconns++] = (conn_t){ name, a, b, l };
+}
+
+static void
+make_tcp(const char *name)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof (sin);
+	int l, a, b;
+
+	memset(&sin, 0, sizeof (sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((l = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+	    bind(l, (struct sockaddr *)&sin, sizeof (sin)) != 0 ||
+	    listen(l, 4) != 0 ||
+	    getsockname(l, (struct sockaddr *)&sin, &len) != 0)
+		die("tcp listener");
+	if ((a = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+	    connect(a, (struct sockaddr *)&sin, sizeof (sin)) != 0)
+		die("tcp connect");
+	if ((b = accept(l, NULL, NULL)) < 0)
+		die("tcp accept");
+	conns[nconns++] = (conn_t){ name, a, b, l };
+}
+
+/* The lines of one process: proc, then a hold line per end it has. */
+static void
+report(const char *role, int end, int moved_from, int moved_to)
+{
+	char buf[4096], comm[17] = "";
+	size_t used = 0;
+
+	if (prctl(PR_GET_NAME, comm) != 0)
+		die("PR_GET_NAME");
+	used += (size_t)snprintf(buf + used, sizeof (buf) - used,
+	    "proc %s %d %u %zu ", role, (int)getpid(), (unsigned)getuid(),
+	    strlen(comm));
+	for (size_t i = 0; i < strlen(comm); i++)
+		used += (size_t)snprintf(buf + used, sizeof (buf) - used,
+		    "%02x", (unsigned char)comm[i]);
+	if (comm[0] == '\0')
+		used += (size_t)snprintf(buf + used, sizeof (buf) - used, "-");
+	used += (size_t)snprintf(buf + used, sizeof (buf) - used, "\n");
+	for (int i = 0; i < nconns; i++) {
+		int fd = end == 'a' ? conns[i].c_a : conns[i].c_b;
+		struct ucred uc;
+		socklen_t len = sizeof (uc);
+		struct stat st;
+		int cred = -1;
+
+		if (fd == moved_from)
+			fd = moved_to;
+		if (fstat(fd, &st) != 0)
+			die("fstat");
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0)
+			cred = (int)uc.pid;
+		used += (size_t)snprintf(buf + used, sizeof (buf) - used,
+		    "hold %s %d %d %s %c %llu %d\n", role, (int)getpid(), fd,
+		    conns[i].c_name, end, (unsigned long long)st.st_ino, cred);
+	}
+	if (used >= sizeof (buf)) {
+		errno = ENOBUFS;
+		die("report");
+	}
+	if (write(1, buf, used) != (ssize_t)used)
+		die("write");
+}
+
+/* Close every fd from 3 up but those of keep (n of them). */
+static void
+close_except(const int *keep, int n)
+{
+	for (int fd = 3; fd < CLOSE_TOP; fd++) {
+		int kept = 0;
+
+		for (int i = 0; i < n; i++)
+			kept |= keep[i] == fd;
+		if (!kept)
+			(void) close(fd);
+	}
+}
+
+/*
+ * A child: keeps the b ends (and its control and ready pipes), becomes
+ * what the mode says, reads its order from the parent ('m': move the
+ * one b end to MOVED_FD; 'k': keep it), reports, tells the parent, and
+ * waits for the end of file of its control pipe.
+ */
+static void
+child(const char *role, const char *comm, int ctl, int ready, int nobody)
+{
+	int keep[MAX_CONN + 2], n = 0, moved = -1;
+	char order, c = '.';
+
+	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+	(void) alarm((unsigned)seconds + 10);
+	keep[n++] = ctl;
+	keep[n++] = ready;
+	for (int i = 0; i < nconns; i++)
+		keep[n++] = conns[i].c_b;
+	close_except(keep, n);
+	if (prctl(PR_SET_NAME, comm) != 0)
+		die("PR_SET_NAME");
+	if (nobody) {
+		if (setgroups(0, NULL) != 0 ||
+		    setresgid(NOBODY, NOBODY, NOBODY) != 0 ||
+		    setresuid(NOBODY, NOBODY, NOBODY) != 0)
+			die("becoming 65534");
+		/* A change of uid made it undumpable: /proc/PID/fd root's. */
+		if (prctl(PR_SET_DUMPABLE, 1) != 0)
+			die("PR_SET_DUMPABLE");
+	}
+	if (read(ctl, &order, 1) != 1)
+		_exit(1);
+	if (order == 'm') {
+		if (nconns != 1 || dup2(conns[0].c_b, MOVED_FD) != MOVED_FD ||
+		    close(conns[0].c_b) != 0)
+			die("moving the b end");
+		moved = MOVED_FD;
+	}
+	report(role, 'b', moved >= 0 ? conns[0].c_b : -1, moved);
+	if (write(ready, &c, 1) != 1)
+		die("ready");
+	(void) close(ready);
+	while (read(ctl, &order, 1) > 0)
+		continue;
+	_exit(0);
+}
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/* Wait for stdin's end of file or "exit", within seconds. */
+static void
+wait_stdin(void)
+{
+	long long deadline = now_ms() + (long long)seconds * 1000;
+	char line[16];
+	size_t len = 0;
+
+	for (;;) {
+		struct pollfd pfd = { 0, POLLIN, 0 };
+		long long left = deadline - now_ms();
+		char ch;
+
+		if (left <= 0 || poll(&pfd, 1, (int)left) < 0)
+			return;
+		if (pfd.revents == 0)
+			continue;
+		if (read(0, &ch, 1) != 1)
+			return;
+		if (ch != '\n') {
+			if (len < sizeof (line))
+				line[len++] = ch;
+			continue;
+		}
+		if (len == 4 && memcmp(line, "exit", 4) == 0)
+			return;
+		len = 0;
+	}
+}
+
+static void
+usage(void)
+{
+	(void) fprintf(stderr, "usage: endpoint_helper [-t SECONDS] "
+	    "cross|two|many|nobody\n");
+	exit(2);
+}
+
+int
+main(int argc, char **argv)
+{
+	pid_t pids[MAX_CHILD];
+	int ctl[MAX_CHILD], ready[2], nchild = 0, c, nobody = 0;
+	const char *mode;
+	long long deadline;
+
+	while ((c = getopt(argc, argv, "t:")) != -1) {
+		if (c != 't' || (seconds = atoi(optarg)) <= 0)
+			usage();
+	}
+	if (optind != argc - 1)
+		usage();
+	mode = argv[optind];
+	(void) signal(SIGPIPE, SIG_IGN);
+	if (prctl(PR_SET_NAME, "ep parent") != 0)
+		die("PR_SET_NAME");
+	if (strcmp(mode, "cross") == 0) {
+		make_socketpair("sp");
+		make_unix("unix");
+		make_tcp("tcp");
+		nchild = 1;
+	} else if (strcmp(mode, "two") == 0) {
+		make_tcp("tcp");
+		nchild = 2;
+	} else if (strcmp(mode, "many") == 0) {
+		make_socketpair("sp");
+		nchild = MAX_CHILD;
+	} else if (strcmp(mode, "nobody") == 0) {
+		make_socketpair("sp");
+		nchild = 1;
+		nobody = 1;
+	} else {
+		usage();
+	}
+	if (pipe(ready) != 0)
+		die("pipe");
+	for (int i = 0; i < nchild; i++) {
+		int p[2];
+		char role[16], comm[16];
+
+		if (pipe(p) != 0)
+			die("pipe");
+		(void) snprintf(role, sizeof (role), nchild == 1 ? "child" :
+		    "child%d", i);
+		if (nchild > 1)
+			(void) snprintf(comm, sizeof (comm), "ep-child%d", i);
+		else
+			(void) snprintf(comm, sizeof (comm), "%s", nobody ?
+			    "ep-nobody" : "ep\x1b" "child");
+		if ((pids[i] = fork()) < 0)
+			die("fork");
+		if (pids[i] == 0) {
+			(void) close(p[1]);
+			(void) close(ready[0]);
+			child(role, comm, p[0], ready[1], nobody);
+		}
+		(void) close(p[0]);
+		ctl[i] = p[1];
+	}
+	(void) close(ready[1]);
+	/* The parent keeps the a ends and the listeners. */
+	for (int i = 0; i < nconns; i++)
+		(void) close(conns[i].c_b);
+	/* Orders: in "two", the child of the lower pid moves its end. */
+	for (int i = 0; i < nchild; i++) {
+		char order = 'k';
+
+		if (nchild == 2 && pids[i] < pids[1 - i])
+			order = 'm';
+		if (write(ctl[i], &order, 1) != 1)
+			die("order");
+	}
+	deadline = now_ms() + 30000;
+	for (int got = 0; got < nchild; ) {
+		struct pollfd pfd = { ready[0], POLLIN, 0 };
+		long long left = deadline - now_ms();
+		char buf[MAX_CHILD];
+		ssize_t n = 0;
+
+		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0 ||
+		    (n = read(ready[0], buf, sizeof (buf))) <= 0) {
+			errno = ETIMEDOUT;
+			die("children not ready");
+		}
+		got += (int)n;
+	}
+	report("parent", 'a', -1, -1);
+	if (write(1, "end\n", 4) != 4)
+		die("write");
+
+	wait_stdin();
+	for (int i = 0; i < nchild; i++)
+		(void) close(ctl[i]);
+	deadline = now_ms() + 5000;
+	for (int i = 0; i < nchild; i++) {
+		while (waitpid(pids[i], NULL, WNOHANG) == 0) {
+			if (now_ms() > deadline) {
+				(void) kill(pids[i], SIGKILL);
+				(void) waitpid(pids[i], NULL, 0);
+				break;
+			}
+			(void) usleep(10000);
+		}
+	}
+	return (0);
+}

@@ -1,0 +1,938 @@
+/*
+ * t_endpoint: pfiles' endpoint lines (pfiles-format.md, "Socket lines"
+ * 5) when the other end of a socket is held by other processes.
+ *
+ * atf/endpoint_helper makes local connections, forks, and every process
+ * says from its own view which fd it holds of which end of which
+ * connection, its pid, comm, uid, the fd's inode and its SO_PEERCRED
+ * pid.  The expected lines are computed here from those views alone:
+ * the holders of the other end of a socket are the processes that say
+ * they hold it, in order of pid then fd, at most 8, then "and N more";
+ * each comm through expect.c's own escaping (exp_escape, not pfiles').
+ *
+ *   - cross, cross_bpf: a socketpair, a unix stream connection and a
+ *     loopback TCP connection whose "a" ends the parent keeps and whose
+ *     "b" ends a child (comm "ep\x1bchild") holds: each end's endpoint
+ *     line names the process holding the other, while the peer: line
+ *     (SO_PEERCRED) names the parent, the socketpair's creator and the
+ *     listener and connector; with --via=pidfd, agent, diag (no peer:
+ *     line there) and bpf.
+ *   - two_holders: the other end held by two processes: two lines in
+ *     order of pid, then fd, and pid order is not fd order here.
+ *   - unreadable: pfiles as uid 65534 on a 65534 process whose peer is
+ *     held by a root process: "endpoint: and 1 more", never a name;
+ *     as root, the holder is named (the check of the check).
+ *   - more_than_8: ten holders: 8 lines, then "endpoint: and 2 more".
+ *   - nflag: pfiles -n prints no endpoint line and opens no other
+ *     process's fd table (strace), where pfiles without -n does.
+ *   - json: pfiles -J says the same as "endpoints" and "endpoints_more":
+ *     valid by the schema, the same as the text (json_check.py), and
+ *     each holder's pid, fd and comm as the holders say.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include <atf-c.h>
+
+#include "expect.h"
+#include "testutil.h"
+
+#define	HELPER		BUILD_DIR "/atf/endpoint_helper"
+#define	HELPER_SECONDS	"120"
+#define	PYTHON		"/usr/bin/python3"
+#define	CHECKER		SRC_DIR "/atf/json_check.py"
+#define	SCHEMA		SRC_DIR "/libproc-patch/pfiles/pfiles.schema.json"
+#define	BTF_PATH	"/sys/kernel/btf/vmlinux"
+#define	MAX_PROCS	16
+#define	MAX_HOLDS	32
+#define	MAX_ARGS	16
+#define	NOBODY		65534
+
+/* A process of the helper, as it says. */
+typedef struct ep_proc {
+	char		p_role[16];
+	pid_t		p_pid;
+	unsigned	p_uid;
+	char		p_comm[17];
+} ep_proc_t;
+
+/* A socket fd a process says it holds. */
+typedef struct ep_hold {
+	char		h_role[16];
+	pid_t		h_pid;
+	int		h_fd;
+	char		h_conn[8];
+	char		h_end;		/* 'a' or 'b' */
+	unsigned long long h_ino;
+	int		h_cred;		/* SO_PEERCRED pid, -1: none */
+} ep_hold_t;
+
+typedef struct ep_view {
+	tu_child_t	v_child;
+	ep_proc_t	v_procs[MAX_PROCS];
+	size_t		v_nprocs;
+	ep_hold_t	v_holds[MAX_HOLDS];
+	size_t		v_nholds;
+	char		v_pid[16];	/* the parent's */
+} ep_view_t;
+
+/* expected_lines() flags */
+#define	EL_DIAG		0x1	/* --via=diag: no peer: line */
+
+static void
+parse_view(ep_view_t *v, const char *text)
+{
+	char *copy = tu_asprintf("%s", text), *save = NULL, *line;
+
+	for (line = strtok_r(copy, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		ep_proc_t *p;
+		ep_hold_t *h;
+		char hex[40];
+		size_t len;
+		int pid;
+
+		if (strncmp(line, "proc ", 5) == 0) {
+			ATF_REQUIRE(v->v_nprocs < MAX_PROCS);
+			p = &v->v_procs[v->v_nprocs++];
+			memset(p, 0, sizeof (*p));
+			ATF_REQUIRE_MSG(sscanf(line, "proc %15s %d %u %zu %39s",
+			    p->p_role, &pid, &p->p_uid, &len, hex) == 5 &&
+			    len < sizeof (p->p_comm) && (len == 0 ||
+			    strlen(hex) == 2 * len), "bad view line: %s", line);
+			p->p_pid = pid;
+			for (size_t i = 0; i < len; i++) {
+				unsigned b;
+
+				ATF_REQUIRE(sscanf(hex + 2 * i, "%2x",
+				    &b) == 1);
+				p->p_comm[i] = (char)b;
+			}
+		} else if (strncmp(line, "hold ", 5) == 0) {
+			ATF_REQUIRE(v->v_nholds < MAX_HOLDS);
+			h = &v->v_holds[v->v_nholds++];
+			memset(h, 0, sizeof (*h));
+			ATF_REQUIRE_MSG(sscanf(line, "hold %15s %d %d %7s %c "
+			    "%llu %d", h->h_role, &pid, &h->h_fd, h->h_conn,
+			    &h->h_end, &h->h_ino, &h->h_cred) == 7,
+			    "bad view line: %s", line);
+			h->h_pid = pid;
+		} else {
+			atf_tc_fail("bad view line: %s", line);
+		}
+	}
+	free(copy);
+}
+
+/* Start the helper in mode and read every process's view. */
+static void
+view_start(ep_view_t *v, const char *mode)
+{
+	const char *const argv[] = { HELPER, "-t", HELPER_SECONDS, mode,
+	    NULL };
+	char *text;
+	int found;
+
+	memset(v, 0, sizeof (*v));
+	tu_spawn(&v->v_child, argv, TU_STDERR_PIPE);
+	text = tu_read_until(v->v_child.tc_out, "end", TU_TIMEOUT_MS, &found);
+	if (!found)
+		atf_tc_fail("endpoint_helper %s gave no view: %s", mode,
+		    tu_read_until(v->v_child.tc_err, NULL, 2000, NULL));
+	tu_write_file("view", text, strlen(text));
+	parse_view(v, text);
+	free(text);
+	(void) snprintf(v->v_pid, sizeof (v->v_pid), "%d",
+	    (int)v->v_child.tc_pid);
+	ATF_REQUIRE_MSG(v->v_nprocs > 1 && strcmp(v->v_procs[v->v_nprocs -
+	    1].p_role, "parent") == 0 && v->v_procs[v->v_nprocs - 1].p_pid ==
+	    v->v_child.tc_pid, "the view's last process is not the helper "
+	    "%d (see view)", (int)v->v_child.tc_pid);
+}
+
+/* The helper exits 0 when told to, and takes its children with it. */
+static void
+view_stop(ep_view_t *v)
+{
+	int status = tu_stop(&v->v_child, TU_TIMEOUT_MS);
+
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "endpoint_helper: wait status 0x%x", (unsigned)status);
+	for (size_t i = 0; i < v->v_nprocs; i++) {
+		char st = tu_proc_state(v->v_procs[i].p_pid);
+
+		ATF_CHECK_MSG(st == 0 || st == 'Z', "the helper's %s %d is "
+		    "still running", v->v_procs[i].p_role,
+		    (int)v->v_procs[i].p_pid);
+	}
+}
+
+static const ep_proc_t *
+proc_of(const ep_view_t *v, pid_t pid)
+{
+	for (size_t i = 0; i < v->v_nprocs; i++)
+		if (v->v_procs[i].p_pid == pid)
+			return (&v->v_procs[i]);
+	return (NULL);
+}
+
+static const ep_hold_t *
+hold_of(const ep_view_t *v, const char *role, const char *conn)
+{
+	for (size_t i = 0; i < v->v_nholds; i++)
+		if (strcmp(v->v_holds[i].h_role, role) == 0 &&
+		    strcmp(v->v_holds[i].h_conn, conn) == 0)
+			return (&v->v_holds[i]);
+	atf_tc_fail("the view has no %s end of %s", role, conn);
+	return (NULL);
+}
+
+static int
+hold_cmp(const void *a, const void *b)
+{
+	const ep_hold_t *x = *(const ep_hold_t *const *)a;
+	const ep_hold_t *y = *(const ep_hold_t *const *)b;
+
+	if (x->h_pid != y->h_pid)
+		return (x->h_pid < y->h_pid ? -1 : 1);
+	return ((x->h_fd > y->h_fd) - (x->h_fd < y->h_fd));
+}
+
+/*
+ * The holders of h's other end, as they say: the holds of the same
+ * connection at the other end, by pid then fd.  Their number in *np.
+ * Every one names the same socket (one ino).
+ */
+static const ep_hold_t **
+holders_of(const ep_view_t *v, const ep_hold_t *h, size_t *np)
+{
+	const ep_hold_t **hs = calloc(MAX_HOLDS, sizeof (*hs));
+	size_t n = 0;
+
+	ATF_REQUIRE(hs != NULL);
+	for (size_t i = 0; i < v->v_nholds; i++) {
+		const ep_hold_t *o = &v->v_holds[i];
+
+		if (strcmp(o->h_conn, h->h_conn) != 0 || o->h_end == h->h_end)
+			continue;
+		ATF_REQUIRE_MSG(n == 0 || o->h_ino == hs[0]->h_ino, "%s %c "
+		    "end: inodes %llu and %llu", o->h_conn, o->h_end,
+		    o->h_ino, hs[0]->h_ino);
+		ATF_REQUIRE_MSG(o->h_ino != h->h_ino, "%s: both ends are "
+		    "inode %llu", h->h_conn, h->h_ino);
+		hs[n++] = o;
+	}
+	qsort(hs, n, sizeof (*hs), hold_cmp);
+	*np = n;
+	return (hs);
+}
+
+/* A process's comm through the rule (expect.c's escaping). */
+static char *
+comm_text(const ep_view_t *v, pid_t pid)
+{
+	const ep_proc_t *p = proc_of(v, pid);
+
+	ATF_REQUIRE_MSG(p != NULL, "pid %d is none of the helper's",
+	    (int)pid);
+	return (exp_escape(p->p_comm, strlen(p->p_comm), SIZE_MAX, NULL));
+}
+
+/*
+ * The peer: and endpoint lines pfiles must print for h: the peer line
+ * of a unix socket (not with diag), named by the SO_PEERCRED pid the
+ * holder itself reads, then the holders of the other end.
+ */
+static char *
+expected_lines(const ep_view_t *v, const ep_hold_t *h, int flags)
+{
+	size_t n;
+	const ep_hold_t **hs = holders_of(v, h, &n);
+	char *out = tu_asprintf("%s", ""), *next, *comm;
+
+	if (!(flags & EL_DIAG) && strcmp(h->h_conn, "tcp") != 0 &&
+	    h->h_cred > 0) {
+		comm = comm_text(v, h->h_cred);
+		next = tu_asprintf("%s\tpeer: %s[%d]\n", out, comm, h->h_cred);
+		free(comm);
+		free(out);
+		out = next;
+	}
+	for (size_t i = 0; i < n && i < EXP_ENDPOINTS_MAX; i++) {
+		comm = comm_text(v, hs[i]->h_pid);
+		next = tu_asprintf("%s\tendpoint: %s[%d] fd %d\n", out, comm,
+		    (int)hs[i]->h_pid, hs[i]->h_fd);
+		free(comm);
+		free(out);
+		out = next;
+	}
+	if (n > EXP_ENDPOINTS_MAX) {
+		next = tu_asprintf("%s\tendpoint: and %zu more\n", out,
+		    n - EXP_ENDPOINTS_MAX);
+		free(out);
+		out = next;
+	}
+	free(hs);
+	return (out);
+}
+
+/*
+ * The block of pid's fd in pfiles' output (several pids: the one whose
+ * header is "PID:\t"), from its stat line to the next stat line or
+ * header.  NULL when there is none.
+ */
+static char *
+fd_block(const char *out, pid_t pid, int fd)
+{
+	char *head = tu_asprintf("%d:\t", (int)pid), *stat, *blk = NULL;
+	char *sect = NULL;
+	const char *p, *q, *end;
+
+	for (p = out; p != NULL && strncmp(p, head, strlen(head)) != 0; ) {
+		p = strchr(p, '\n');
+		p = p != NULL ? p + 1 : NULL;
+	}
+	/* pid's section: up to the next header, "PID:\t". */
+	if (p != NULL) {
+		for (end = strchr(p, '\n'); end != NULL;
+		    end = strchr(end + 1, '\n')) {
+			size_t d = strspn(end + 1, "0123456789");
+
+			if (d > 0 && end[1 + d] == ':' && end[2 + d] == '\t')
+				break;
+		}
+		sect = tu_asprintf("%.*s", (int)(end != NULL ? end + 1 - p :
+		    (long)strlen(p)), p);
+		p = sect;
+	}
+	stat = tu_asprintf("\n%4d: ", fd);
+	if (p != NULL && (q = strstr(p, stat)) != NULL) {
+		/* Up to the next line that does not start with a blank. */
+		q++;
+		for (end = strchr(q, '\n'); end != NULL && end[1] != '\0';
+		    end = strchr(end + 1, '\n')) {
+			const char *l = end + 1;
+
+			if (l[0] == '\t' || strncmp(l, "      ", 6) == 0)
+				continue;
+			break;
+		}
+		blk = tu_asprintf("%.*s", (int)(end != NULL ? end + 1 - q :
+		    (long)strlen(q)), q);
+	}
+	free(head);
+	free(stat);
+	free(sect);
+	return (blk);
+}
+
+/* The peer: and endpoint: lines of a block, in order. */
+static char *
+peer_lines(const char *blk)
+{
+	char *out = tu_asprintf("%s", "");
+
+	for (const char *p = blk; *p != '\0'; ) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl != NULL ? (size_t)(nl + 1 - p) : strlen(p);
+
+		if (strncmp(p, "\tpeer: ", 7) == 0 ||
+		    strncmp(p, "\tendpoint: ", 11) == 0) {
+			char *next = tu_asprintf("%s%.*s", out, (int)n, p);
+
+			free(out);
+			out = next;
+		}
+		p += n;
+	}
+	return (out);
+}
+
+/*
+ * h's block in out: its stat line names the inode the holder gave, and
+ * its peer and endpoint lines are exactly the expected ones.
+ */
+static void
+check_hold(const char *what, const ep_view_t *v, const char *out,
+    const ep_hold_t *h, int flags)
+{
+	char *blk = fd_block(out, h->h_pid, h->h_fd), *ino, *got, *want;
+	char *name;
+
+	if (blk == NULL)
+		atf_tc_fail("%s: no block of pid %d fd %d (%s %s)", what,
+		    (int)h->h_pid, h->h_fd, h->h_role, h->h_conn);
+	ino = tu_asprintf(" ino:%llu ", h->h_ino);
+	ATF_REQUIRE_MSG(strstr(blk, ino) != NULL, "%s: pid %d fd %d is not "
+	    "inode %llu: %s", what, (int)h->h_pid, h->h_fd, h->h_ino, blk);
+	got = peer_lines(blk);
+	want = expected_lines(v, h, flags);
+	name = tu_asprintf("%s.%s-%s", what, h->h_role, h->h_conn);
+	tu_require_same_str(name, want, got);
+	free(name);
+	free(want);
+	free(got);
+	free(ino);
+	free(blk);
+}
+
+/* pfiles prefix... opts... pids...: its result, which must exit 0. */
+static void
+run_pfiles(const char *const prefix[], const char *const opts[],
+    const char *const pids[], tu_result_t *r)
+{
+	const char *argv[MAX_ARGS];
+	int n = 0;
+
+	for (int i = 0; prefix != NULL && prefix[i] != NULL; i++)
+		argv[n++] = prefix[i];
+	argv[n++] = TU_PFILES;
+	for (int i = 0; opts != NULL && opts[i] != NULL; i++)
+		argv[n++] = opts[i];
+	for (int i = 0; pids[i] != NULL; i++) {
+		ATF_REQUIRE(n < MAX_ARGS - 1);
+		argv[n++] = pids[i];
+	}
+	argv[n] = NULL;
+	tu_run(argv, NULL, TU_TIMEOUT_MS, r);
+	if (r->tr_errlen > 0)
+		(void) fprintf(stderr, "pfiles stderr:\n%s", r->tr_err);
+	tu_require_exit("pfiles", r, 0);
+}
+
+/* Every hold of every process of the view, checked in out. */
+static void
+check_all_holds(const char *what, const ep_view_t *v, const char *out,
+    int flags)
+{
+	for (size_t i = 0; i < v->v_nholds; i++)
+		check_hold(what, v, out, &v->v_holds[i], flags);
+}
+
+/* cross through one source: parent and child in one run. */
+static void
+check_cross(ep_view_t *v, const char *via, int flags)
+{
+	const ep_proc_t *kid = &v->v_procs[0];
+	char kidpid[16];
+	const char *pids[3] = { v->v_pid, kidpid, NULL };
+	const char *opts[2] = { via, NULL };
+	tu_result_t r;
+
+	(void) snprintf(kidpid, sizeof (kidpid), "%d", (int)kid->p_pid);
+	run_pfiles(NULL, opts, pids, &r);
+	tu_write_file(via + 2, r.tr_out, r.tr_outlen);
+	check_all_holds(via + 2, v, r.tr_out, flags);
+	tu_result_free(&r);
+}
+
+/*
+ * The cross view itself: the child holds every b end, the parent every
+ * a end, and the peer: line differs from the endpoint: each unix end's
+ * SO_PEERCRED is the parent (creator, listener, connector), while the
+ * holder of the parent's other ends is the child.
+ */
+static void
+require_cross_view(const ep_view_t *v)
+{
+	static const char *const conns[] = { "sp", "unix", "tcp" };
+	pid_t parent = v->v_child.tc_pid;
+
+	ATF_REQUIRE_EQ_MSG(v->v_nprocs, 2, "%zu processes", v->v_nprocs);
+	ATF_REQUIRE_STREQ(v->v_procs[0].p_role, "child");
+	for (size_t i = 0; i < 3; i++) {
+		const ep_hold_t *a = hold_of(v, "parent", conns[i]);
+		const ep_hold_t *b = hold_of(v, "child", conns[i]);
+
+		ATF_REQUIRE(a->h_end == 'a' && b->h_end == 'b' &&
+		    b->h_pid == v->v_procs[0].p_pid && b->h_pid != parent);
+		if (strcmp(conns[i], "tcp") != 0)
+			ATF_REQUIRE_MSG(a->h_cred == parent &&
+			    b->h_cred == parent, "%s: SO_PEERCRED %d and %d, "
+			    "not the parent %d", conns[i], a->h_cred,
+			    b->h_cred, (int)parent);
+	}
+}
+
+ATF_TC(cross);
+ATF_TC_HEAD(cross, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "a socketpair, a unix and a TCP "
+	    "connection whose ends a parent and its child hold: each end's "
+	    "endpoint line names the other process (comm escaped, pid, fd "
+	    "as it says), the peer: line the parent (SO_PEERCRED), through "
+	    "the default source, pidfd, agent and diag");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(cross, tc)
+{
+	ep_view_t v;
+
+	view_start(&v, "cross");
+	require_cross_view(&v);
+	check_cross(&v, "--via=auto", 0);
+	check_cross(&v, "--via=pidfd", 0);
+	check_cross(&v, "--via=agent", 0);
+	check_cross(&v, "--via=diag", EL_DIAG);
+	view_stop(&v);
+}
+
+/* Skip unless pfiles --via=bpf serves a trivial process (this one). */
+static void
+require_bpf(void)
+{
+	char pid[16];
+	const char *argv[] = { TU_PFILES, "--via=bpf", pid, NULL };
+	tu_result_t r;
+	char *reason, *nl;
+
+	if (access(BTF_PATH, R_OK) != 0)
+		atf_tc_skip("no kernel BTF: " BTF_PATH ": %s",
+		    strerror(errno));
+	(void) snprintf(pid, sizeof (pid), "%d", (int)getpid());
+	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 0) {
+		tu_result_free(&r);
+		return;
+	}
+	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 1 &&
+	    (reason = strstr(r.tr_err, "bpf: ")) != NULL) {
+		if ((nl = strchr(reason, '\n')) != NULL)
+			*nl = '\0';
+		atf_tc_skip("pfiles --via=bpf cannot serve here: %s", reason);
+	}
+	atf_tc_fail("pfiles --via=bpf %s: wait status 0x%x, and no \"bpf: "
+	    "\" reason: %s", pid, (unsigned)r.tr_status, r.tr_err);
+}
+
+ATF_TC(cross_bpf);
+ATF_TC_HEAD(cross_bpf, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the cross case through --via=bpf: "
+	    "the same peer: and endpoint lines (skipped where bpf cannot "
+	    "serve)");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(cross_bpf, tc)
+{
+	ep_view_t v;
+
+	require_bpf();
+	view_start(&v, "cross");
+	require_cross_view(&v);
+	check_cross(&v, "--via=bpf", 0);
+	view_stop(&v);
+}
+
+ATF_TC(two_holders);
+ATF_TC_HEAD(two_holders, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the other end of a TCP connection "
+	    "held by two processes (forked after connect): two endpoint "
+	    "lines, by pid then fd, where fd order would be the reverse");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(two_holders, tc)
+{
+	const char *pids[2] = { NULL, NULL };
+	const ep_hold_t *a, **hs;
+	tu_result_t r;
+	char *want, *blk, *got;
+	size_t n;
+
+	{
+		ep_view_t v;
+
+		view_start(&v, "two");
+		pids[0] = v.v_pid;
+		a = hold_of(&v, "parent", "tcp");
+		hs = holders_of(&v, a, &n);
+		ATF_REQUIRE_EQ_MSG(n, 2, "%zu holders of the b end", n);
+		ATF_REQUIRE_MSG(hs[0]->h_pid < hs[1]->h_pid &&
+		    hs[0]->h_fd > hs[1]->h_fd, "the helper did not make pid "
+		    "order differ from fd order: pid %d fd %d, pid %d fd %d",
+		    (int)hs[0]->h_pid, hs[0]->h_fd, (int)hs[1]->h_pid,
+		    hs[1]->h_fd);
+		free(hs);
+		run_pfiles(NULL, NULL, pids, &r);
+		tu_write_file("two.out", r.tr_out, r.tr_outlen);
+		check_hold("two", &v, r.tr_out, a, 0);
+		/* Two lines, the ones checked above. */
+		want = expected_lines(&v, a, 0);
+		blk = fd_block(r.tr_out, a->h_pid, a->h_fd);
+		got = peer_lines(blk);
+		ATF_REQUIRE_MSG(strcmp(got, want) == 0 &&
+		    strchr(strchr(got, '\n') + 1, '\n')[1] == '\0',
+		    "not two endpoint lines: %s", got);
+		free(got);
+		free(blk);
+		free(want);
+		tu_result_free(&r);
+		view_stop(&v);
+	}
+}
+
+ATF_TC(more_than_8);
+ATF_TC_HEAD(more_than_8, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the other end of a socketpair held "
+	    "by ten processes: 8 endpoint lines by pid, then \"endpoint: "
+	    "and 2 more\"; each holder's own block names the one holder of "
+	    "its other end");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(more_than_8, tc)
+{
+	ep_view_t v;
+	const char *pids[13];
+	char kids[10][16];
+	const ep_hold_t *a;
+	tu_result_t r;
+	char *blk, *got;
+	size_t n = 0, nlines = 0;
+
+	view_start(&v, "many");
+	ATF_REQUIRE_EQ_MSG(v.v_nprocs, 11, "%zu processes", v.v_nprocs);
+	pids[n++] = v.v_pid;
+	for (size_t i = 0; i < 10; i++) {
+		(void) snprintf(kids[i], sizeof (kids[i]), "%d",
+		    (int)v.v_procs[i].p_pid);
+		pids[n++] = kids[i];
+	}
+	pids[n] = NULL;
+	run_pfiles(NULL, NULL, pids, &r);
+	tu_write_file("many.out", r.tr_out, r.tr_outlen);
+	check_all_holds("many", &v, r.tr_out, 0);
+
+	/* The parent's block, literally: 8 names and "and 2 more". */
+	a = hold_of(&v, "parent", "sp");
+	blk = fd_block(r.tr_out, a->h_pid, a->h_fd);
+	got = peer_lines(blk);
+	for (const char *p = got; (p = strstr(p, "\tendpoint: ep-child")) !=
+	    NULL; p++)
+		nlines++;
+	ATF_CHECK_EQ_MSG(nlines, 8, "%zu endpoint lines naming a child: %s",
+	    nlines, got);
+	ATF_CHECK_MSG(strstr(got, "\tendpoint: and 2 more\n") != NULL &&
+	    strstr(got, "\tendpoint: and 2 more\n")[22] == '\0',
+	    "no last line \"and 2 more\": %s", got);
+	free(got);
+	free(blk);
+	tu_result_free(&r);
+	view_stop(&v);
+}
+
+ATF_TC(unreadable);
+ATF_TC_HEAD(unreadable, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles as uid 65534 on a 65534 "
+	    "process whose socketpair's other end a root process holds: "
+	    "\"endpoint: and 1 more\", never the holder guessed; as root, "
+	    "the holder named");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "require.progs", "setpriv");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(unreadable, tc)
+{
+	static const char *const nobody[] = { "setpriv", "--reuid=65534",
+	    "--regid=65534", "--clear-groups", NULL };
+	const char *pids[2] = { NULL, NULL };
+	char kidpid[16], *blk, *got, *want, *comm, *name;
+	const ep_hold_t *b, *a;
+	ep_view_t v;
+	tu_result_t r;
+
+	view_start(&v, "nobody");
+	b = hold_of(&v, "child", "sp");
+	a = hold_of(&v, "parent", "sp");
+	ATF_REQUIRE_MSG(proc_of(&v, b->h_pid)->p_uid == NOBODY &&
+	    proc_of(&v, a->h_pid)->p_uid == 0, "the child is uid %u, the "
+	    "parent %u", proc_of(&v, b->h_pid)->p_uid,
+	    proc_of(&v, a->h_pid)->p_uid);
+	(void) snprintf(kidpid, sizeof (kidpid), "%d", (int)b->h_pid);
+	pids[0] = kidpid;
+
+	/* As 65534: the holder is in a table pfiles may not read. */
+	run_pfiles(nobody, NULL, pids, &r);
+	tu_write_file("nobody.out", r.tr_out, r.tr_outlen);
+	blk = fd_block(r.tr_out, b->h_pid, b->h_fd);
+	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d", b->h_fd);
+	got = peer_lines(blk);
+	comm = comm_text(&v, b->h_cred);
+	want = tu_asprintf("\tpeer: %s[%d]\n\tendpoint: and 1 more\n", comm,
+	    b->h_cred);
+	tu_require_same_str("nobody", want, got);
+	name = tu_asprintf("[%d] fd ", (int)a->h_pid);
+	ATF_CHECK_MSG(strstr(r.tr_out, name) == NULL, "pfiles as 65534 names "
+	    "the root holder: %s", r.tr_out);
+	free(name);
+	free(want);
+	free(got);
+	free(blk);
+	tu_result_free(&r);
+
+	/* As root: the same process, the holder named. */
+	run_pfiles(NULL, NULL, pids, &r);
+	tu_write_file("root.out", r.tr_out, r.tr_outlen);
+	check_hold("root", &v, r.tr_out, b, 0);
+	tu_result_free(&r);
+	free(comm);
+	view_stop(&v);
+}
+
+/*
+ * pfiles opts on pid under strace: the number of fd tables of other
+ * processes than pid it opened ("/proc/N/fd" or "N/fd" relative to
+ * /proc), each named on stderr; its stdout in *out (malloc'd).
+ */
+static int
+count_other_fd_tables(const char *opt, const char *pid, char **out)
+{
+	const char *argv[] = { "strace", "-f", "-qq", "-o", "strace.log",
+	    "-e", "trace=open,openat,openat2", TU_PFILES, opt, pid, NULL };
+	static const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
+	    NULL };
+	tu_result_t r;
+	char *log, *line, *save = NULL;
+	int n = 0;
+
+	tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	tu_require_exit("strace pfiles", &r, 0);
+	*out = tu_asprintf("%s", r.tr_out);
+	tu_result_free(&r);
+	log = tu_read_file("strace.log", NULL);
+	for (line = strtok_r(log, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		for (const char *q = strchr(line, '"'); q != NULL;
+		    q = strchr(q + 1, '"')) {
+			const char *d = q + 1;
+			long who;
+
+			if (strncmp(d, "/proc/", 6) == 0)
+				d += 6;
+			if (!isdigit((unsigned char)*d))
+				continue;
+			who = strtol(d, (char **)&d, 10);
+			if (strncmp(d, "/fd", 3) != 0 ||
+			    (d[3] != '"' && d[3] != '/'))
+				continue;
+			if (who != atol(pid)) {
+				(void) fprintf(stderr, "%s: %s\n", opt, line);
+				n++;
+			}
+			break;
+		}
+	}
+	free(log);
+	return (n);
+}
+
+ATF_TC(nflag);
+ATF_TC_HEAD(nflag, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles -n prints no endpoint line "
+	    "and opens no other process's fd table, where pfiles without "
+	    "-n opens them (the child holds the other ends)");
+	atf_tc_set_md_var(tc, "require.progs", "strace");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(nflag, tc)
+{
+	ep_view_t v;
+	char *out;
+	int with_n, without_n;
+
+	view_start(&v, "cross");
+	with_n = count_other_fd_tables("-n", v.v_pid, &out);
+	ATF_CHECK_MSG(strstr(out, "\n\t") == NULL, "pfiles -n printed "
+	    "socket lines: %s", out);
+	ATF_CHECK_MSG(strstr(out, "\tendpoint: ") == NULL, "pfiles -n "
+	    "printed endpoints: %s", out);
+	free(out);
+	without_n = count_other_fd_tables("--via=pidfd", v.v_pid, &out);
+	ATF_CHECK_MSG(strstr(out, "\tendpoint: ") != NULL, "no endpoint "
+	    "line without -n: %s", out);
+	free(out);
+	view_stop(&v);
+	ATF_REQUIRE_EQ_MSG(with_n, 0, "pfiles -n opened %d fd tables of "
+	    "other processes (see stderr)", with_n);
+	/* The check itself sees the tables that endpoints need. */
+	ATF_REQUIRE_MSG(without_n > 0, "no other fd table opened without "
+	    "-n: the strace check does not work");
+}
+
+/* pfiles opts on pids, with -J and without: WHAT.{txt,json}[.err]. */
+static void
+run_both(const char *what, const char *via, const char *const pids[])
+{
+	for (int json = 0; json <= 1; json++) {
+		const char *opts[3] = { json ? "-J" : via, json ? via : NULL,
+		    NULL };
+		char *name;
+		tu_result_t r;
+
+		run_pfiles(NULL, opts, pids, &r);
+		name = tu_asprintf("%s.%s", what, json ? "json" : "txt");
+		tu_write_file(name, r.tr_out, r.tr_outlen);
+		free(name);
+		name = tu_asprintf("%s.%s.err", what, json ? "json" : "txt");
+		tu_write_file(name, r.tr_err, r.tr_errlen);
+		free(name);
+		tu_result_free(&r);
+	}
+}
+
+/*
+ * The holders as json_check.py --endpoints reads them, for every hold
+ * of the view: "PID FD MORE [HPID HFD COMMHEX]...".  With `wrong', the
+ * first holder's fd is one more than it says (the check of the check).
+ */
+static void
+write_endpoints(const ep_view_t *v, const char *name, int wrong)
+{
+	char *text = tu_asprintf("%s", ""), *next;
+
+	for (size_t i = 0; i < v->v_nholds; i++) {
+		const ep_hold_t *h = &v->v_holds[i];
+		size_t n;
+		const ep_hold_t **hs = holders_of(v, h, &n);
+
+		next = tu_asprintf("%s%d %d %zu", text, (int)h->h_pid, h->h_fd,
+		    n > EXP_ENDPOINTS_MAX ? n - EXP_ENDPOINTS_MAX : 0);
+		free(text);
+		text = next;
+		for (size_t k = 0; k < n && k < EXP_ENDPOINTS_MAX; k++) {
+			const ep_proc_t *p = proc_of(v, hs[k]->h_pid);
+
+			next = tu_asprintf("%s %d %d ", text,
+			    (int)hs[k]->h_pid, hs[k]->h_fd +
+			    (wrong && i == 0 && k == 0));
+			free(text);
+			text = next;
+			for (size_t c = 0; p->p_comm[c] != '\0'; c++) {
+				next = tu_asprintf("%s%02x", text,
+				    (unsigned char)p->p_comm[c]);
+				free(text);
+				text = next;
+			}
+		}
+		next = tu_asprintf("%s\n", text);
+		free(text);
+		text = next;
+		free(hs);
+	}
+	tu_write_file(name, text, strlen(text));
+	free(text);
+}
+
+/* json_check.py on WHAT's outputs with the holders in `ends': status. */
+static int
+checker(const char *what, const char *ends)
+{
+	char *json = tu_asprintf("%s.json", what);
+	char *text = tu_asprintf("%s.txt", what);
+	char *jerr = tu_asprintf("%s.json.err", what);
+	char *terr = tu_asprintf("%s.txt.err", what);
+	const char *argv[] = { PYTHON, CHECKER, "check", "--schema", SCHEMA,
+	    "--json", json, "--text", text, "--json-err", jerr, "--text-err",
+	    terr, "--endpoints", ends, NULL };
+	tu_result_t r;
+	int code;
+
+	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	if (r.tr_outlen > 0 || r.tr_errlen > 0)
+		(void) fprintf(stderr, "checker on %s with %s:\n%s%s", json,
+		    ends, r.tr_out, r.tr_err);
+	if (!WIFEXITED(r.tr_status) || WEXITSTATUS(r.tr_status) > 1)
+		atf_tc_fail("the checker failed: wait status 0x%x: %s",
+		    (unsigned)r.tr_status, r.tr_err);
+	code = WEXITSTATUS(r.tr_status);
+	tu_result_free(&r);
+	free(json);
+	free(text);
+	free(jerr);
+	free(terr);
+	return (code);
+}
+
+/* The view's processes, all of them, as pfiles' arguments. */
+static void
+all_pids(const ep_view_t *v, char pids[][16], const char **argv)
+{
+	size_t i;
+
+	for (i = 0; i < v->v_nprocs; i++) {
+		(void) snprintf(pids[i], 16, "%d", (int)v->v_procs[i].p_pid);
+		argv[i] = pids[i];
+	}
+	argv[i] = NULL;
+}
+
+ATF_TC(json);
+ATF_TC_HEAD(json, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles -J: endpoints and "
+	    "endpoints_more valid by the schema, the same as the text's "
+	    "lines, and each holder's pid, fd and comm as the holders say "
+	    "(cross and more_than_8's processes, pidfd and diag); a wrong "
+	    "holder is refused");
+	atf_tc_set_md_var(tc, "require.progs", PYTHON);
+	atf_tc_set_md_var(tc, "timeout", "180");
+}
+ATF_TC_BODY(json, tc)
+{
+	static const char *const modes[] = { "cross", "many" };
+	static const char *const vias[] = { "--via=pidfd", "--via=diag" };
+	const char *argv[] = { PYTHON, "-c", "import jsonschema; "
+	    "jsonschema.Draft202012Validator", NULL };
+	char pids[MAX_PROCS][16];
+	const char *pidv[MAX_PROCS + 1];
+	tu_result_t r;
+
+	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	if (!WIFEXITED(r.tr_status) || WEXITSTATUS(r.tr_status) != 0)
+		atf_tc_fail(PYTHON " has no jsonschema with Draft 2020-12 "
+		    "(apt-get install python3-jsonschema): %s", r.tr_err);
+	tu_result_free(&r);
+
+	for (size_t m = 0; m < 2; m++) {
+		ep_view_t v;
+
+		view_start(&v, modes[m]);
+		all_pids(&v, pids, pidv);
+		write_endpoints(&v, "ends", 0);
+		write_endpoints(&v, "ends.wrong", 1);
+		for (size_t i = 0; i < 2; i++) {
+			char *what = tu_asprintf("%s%s", modes[m], vias[i]);
+
+			run_both(what, vias[i], pidv);
+			ATF_CHECK_EQ_MSG(checker(what, "ends"), 0, "%s: the "
+			    "JSON's endpoints are not the holders' (see "
+			    "stderr)", what);
+			ATF_CHECK_EQ_MSG(checker(what, "ends.wrong"), 1, "%s: "
+			    "the checker passed a wrong holder", what);
+			free(what);
+		}
+		view_stop(&v);
+	}
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, cross);
+	ATF_TP_ADD_TC(tp, cross_bpf);
+	ATF_TP_ADD_TC(tp, two_holders);
+	ATF_TP_ADD_TC(tp, more_than_8);
+	ATF_TP_ADD_TC(tp, unreadable);
+	ATF_TP_ADD_TC(tp, nflag);
+	ATF_TP_ADD_TC(tp, json);
+	return (atf_no_error());
+}
