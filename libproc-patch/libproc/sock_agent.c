@@ -353,9 +353,18 @@ agent_settle(struct ps_prochandle *P, int err)
 static int
 agent_probe(struct ps_prochandle *P)
 {
+	int err;
+
 	if (P->agent != NULL || Pcreate_agent(P) == 0)
 		return (0);
-	return (agent_settle(P, errno));	/* Pcreate_agent said why */
+	err = agent_settle(P, errno);		/* Pcreate_agent said why */
+	/*
+	 * A process that is exiting cannot be seized (EPERM), nor its maps
+	 * read (ENOEXEC): it is gone, not refused.
+	 */
+	if (err != 0 && Pexiting(P))
+		return (Pseterr(P, ESRCH, "no such process"));
+	return (err);
 }
 
 static int
