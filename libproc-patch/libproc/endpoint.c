@@ -274,7 +274,9 @@ scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
 	}
 	(void) closedir(proc);
 	en->en_scanned = 1;
-	qsort(en->en_other.h_v, en->en_other.h_n, sizeof (ephold_t), hold_cmp);
+	if (en->en_other.h_n > 1)
+		qsort(en->en_other.h_v, en->en_other.h_n, sizeof (ephold_t),
+		    hold_cmp);
 	PDEBUG(P, "endpoints: %zu other ends looked for in every process: "
 	    "%zu holders, %u fd tables not readable", nwant,
 	    en->en_other.h_n, en->en_unreadable);
@@ -416,7 +418,8 @@ not_held(const endpoints_t *en, uint64_t **wantp)
 		if (!held_in(&en->en_own, en->en_peers[i].ep_peer))
 			want[n++] = en->en_peers[i].ep_peer;
 	}
-	qsort(want, n, sizeof (*want), u64_cmp);
+	if (n > 1)
+		qsort(want, n, sizeof (*want), u64_cmp);
 	for (size_t i = 0; i < n; i++) {
 		if (k == 0 || want[k - 1] != want[i])
 			want[k++] = want[i];
@@ -535,8 +538,9 @@ read_own(struct ps_prochandle *P, endpoints_t *en, char *dents)
 	size_t nfds = 0, half;
 
 	if (Psock_inodes(P, own_socket, &oc) == 0) {
-		qsort(en->en_own.h_v, en->en_own.h_n, sizeof (ephold_t),
-		    hold_cmp);
+		if (en->en_own.h_n > 1)
+			qsort(en->en_own.h_v, en->en_own.h_n,
+			    sizeof (ephold_t), hold_cmp);
 		return (0);
 	}
 	/* A source that failed part-way: what it gave is read again. */
@@ -575,7 +579,10 @@ read_own(struct ps_prochandle *P, endpoints_t *en, char *dents)
 		err = holds_add(&en->en_own, h->eh_ino, h->eh_pid, h->eh_fd);
 	}
 	free(sh[1].sh_holds.h_v);
-	qsort(en->en_own.h_v, en->en_own.h_n, sizeof (ephold_t), hold_cmp);
+	/* qsort and bsearch take no NULL array, even of none. */
+	if (en->en_own.h_n > 1)
+		qsort(en->en_own.h_v, en->en_own.h_n, sizeof (ephold_t),
+		    hold_cmp);
 	return (err);
 }
 
@@ -624,7 +631,9 @@ endpoints_resolve(struct ps_prochandle *P)
 	}
 	if ((err = find_peers(P, en, dt)) != 0)
 		goto fail;
-	qsort(en->en_peers, en->en_npeers, sizeof (eppeer_t), peer_cmp);
+	if (en->en_npeers > 1)
+		qsort(en->en_peers, en->en_npeers, sizeof (eppeer_t),
+		    peer_cmp);
 	if ((nwant = not_held(en, &want)) < 0)
 		goto fail;
 	PDEBUG(P, "endpoints: %zu socket fds, %zu with another end here, "
@@ -656,7 +665,7 @@ endpoints_of(const endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
 	uint64_t peer;
 
 	key.ep_ino = ino;
-	if (en == NULL || bufsz < ENDPOINTS_BUFSZ ||
+	if (en == NULL || bufsz < ENDPOINTS_BUFSZ || en->en_npeers == 0 ||
 	    (p = bsearch(&key, en->en_peers, en->en_npeers, sizeof (eppeer_t),
 	    peer_cmp)) == NULL)
 		return (0);
