@@ -393,6 +393,11 @@ ATF_TC_BODY(Pread_Pwrite_invalid, tc)
 	CHECK_FAIL(Pwrite(P, NULL, sizeof (buf), a), EINVAL);
 	CHECK_FAIL(Pwrite(P, NULL, 0, a), EINVAL);
 	CHECK_FAIL(Pread(P, buf, sizeof (buf), (uintptr_t)-4), EINVAL);
+	/* Whose last byte would be past the largest offset of mem. */
+	CHECK_FAIL(Pread(P, buf, sizeof (buf), (uintptr_t)INT64_MAX - 4),
+	    EINVAL);
+	CHECK_FAIL(Pwrite(P, buf, sizeof (buf), (uintptr_t)INT64_MAX - 4),
+	    EINVAL);
 	CHECK_FAIL(Pread(P, buf, SIZE_MAX, a), EINVAL);
 	/* The handle still works. */
 	memset(buf, 0, sizeof (buf));

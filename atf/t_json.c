@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <atf-c.h>
@@ -304,6 +305,52 @@ check_set(int link, const char *set, const char *comm,
 		free(what);
 	}
 	fixture_stop(&fx);
+}
+
+
+/*
+ * Run fn with this process's soft RLIMIT_NOFILE lowered to SOFT_NOFILE
+ * below a higher hard limit, so that a target started there has soft !=
+ * hard; skips when the hard limit leaves no room.
+ */
+#define	SOFT_NOFILE	1500
+
+static void
+with_low_soft_nofile(void (*fn)(void))
+{
+	struct rlimit mine, low;
+
+	if (getrlimit(RLIMIT_NOFILE, &mine) != 0)
+		atf_tc_fail("getrlimit: %s", strerror(errno));
+	if (mine.rlim_max != RLIM_INFINITY && mine.rlim_max <= SOFT_NOFILE)
+		atf_tc_skip("the hard RLIMIT_NOFILE is %llu",
+		    (unsigned long long)mine.rlim_max);
+	low = mine;
+	low.rlim_cur = SOFT_NOFILE;
+	if (setrlimit(RLIMIT_NOFILE, &low) != 0)
+		atf_tc_fail("setrlimit: %s", strerror(errno));
+	fn();
+	if (setrlimit(RLIMIT_NOFILE, &mine) != 0)
+		atf_tc_fail("setrlimit back: %s", strerror(errno));
+}
+
+static void
+soft_limit_check(void)
+{
+	check_set(0, "pipe", NULL, NULL);
+}
+
+ATF_TC(soft_limit);
+ATF_TC_HEAD(soft_limit, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A target whose soft RLIMIT_NOFILE "
+	    "is below its hard one: rlimit_nofile is the soft one, as in "
+	    "the fixture's manifest");
+	atf_tc_set_md_var(tc, "require.progs", PYTHON);
+}
+ATF_TC_BODY(soft_limit, tc)
+{
+	with_low_soft_nofile(soft_limit_check);
 }
 
 ATF_TC(facts_all);
@@ -609,6 +656,7 @@ ATF_TC_BODY(checker_fails, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, facts_all);
+	ATF_TP_ADD_TC(tp, soft_limit);
 	ATF_TP_ADD_TC(tp, facts_hostile);
 	ATF_TP_ADD_TC(tp, args_not_cut);
 	ATF_TP_ADD_TC(tp, nflag);

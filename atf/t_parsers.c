@@ -79,6 +79,8 @@ ATF_TC_BODY(fdinfo_mandatory_and_other, tc)
 	ATF_CHECK_EQ(fi.fi_locks[0].pr_type, F_RDLCK);
 	ATF_CHECK_EQ(fi.fi_locks[1].pr_kind, PR_LOCK_OTHER);
 	ATF_CHECK_EQ(fi.fi_locks[1].pr_pid, 12);
+	/* Only MANDATORY makes a lock mandatory, not "not ADVISORY". */
+	ATF_CHECK_EQ(fi.fi_locks[1].pr_mandatory, 0);
 }
 
 ATF_TC_WITHOUT_HEAD(fdinfo_unknown_keys);
@@ -129,6 +131,58 @@ ATF_TC_BODY(fdinfo_malformed, tc)
 	ATF_CHECK_EQ(fi.fi_flags, 0100002);
 	ATF_CHECK_EQ(fi.fi_mnt_id, -1);
 	ATF_CHECK_EQ(fi.fi_nlocks, 0);
+}
+
+ATF_TC_WITHOUT_HEAD(fdinfo_digits_of_base);
+ATF_TC_BODY(fdinfo_digits_of_base, tc)
+{
+	/*
+	 * flags: is octal, the others decimal: a digit that is not one of
+	 * the base ('8' in octal; ':' is '0' + 10) rejects the value, as
+	 * does anything but blanks after it.
+	 */
+	static const char *const bad[] = {
+		"flags:\t0800002\n", "flags:\t0100009\n", "pos:\t1:\n",
+		"mnt_id:\t2:\n", "ino:\t9:\n", "pos:\t7 \x01\n",
+		"pos:\t7\t.\n",
+	};
+
+	for (size_t i = 0; i < sizeof (bad) / sizeof (bad[0]); i++) {
+		parse_text(bad[i], 64);
+		ATF_CHECK_EQ_MSG(fi.fi_have, 0, "taken: %s", bad[i]);
+		ATF_CHECK_EQ_MSG(fi.fi_pos, -1, "pos of %s", bad[i]);
+		ATF_CHECK_EQ_MSG(fi.fi_mnt_id, -1, "mnt_id of %s", bad[i]);
+	}
+	/* The largest digit of each base is one. */
+	parse_text("flags:\t0777\npos:\t99 \t\nmnt_id:\t9\n", 64);
+	ATF_CHECK_EQ(fi.fi_have, FDI_FLAGS | FDI_POS | FDI_MNT_ID);
+	ATF_CHECK_EQ(fi.fi_flags, 0777);
+	ATF_CHECK_EQ(fi.fi_pos, 99);
+	ATF_CHECK_EQ(fi.fi_mnt_id, 9);
+}
+
+ATF_TC_WITHOUT_HEAD(fdinfo_line_fills_buffer);
+ATF_TC_BODY(fdinfo_line_fills_buffer, tc)
+{
+	char text[FDINFO_LINEMAX + 16];
+	const size_t chunks[] = { sizeof (text), 100, 1 };
+
+	/* A line of exactly FDINFO_LINEMAX bytes is read... */
+	(void) memset(text, '0', FDINFO_LINEMAX);
+	(void) memcpy(text, "pos:\t", 5);
+	(void) memcpy(text + FDINFO_LINEMAX - 2, "42\nino:\t5\n", 11);
+	for (size_t c = 0; c < 3; c++) {
+		parse_text(text, chunks[c]);
+		ATF_CHECK_EQ_MSG(fi.fi_pos, 42, "in pieces of %zu", chunks[c]);
+		ATF_CHECK_EQ(fi.fi_ino, 5);
+	}
+	/* ...one byte longer, it is passed over. */
+	(void) memset(text, '0', FDINFO_LINEMAX + 1);
+	(void) memcpy(text, "pos:\t", 5);
+	(void) memcpy(text + FDINFO_LINEMAX - 1, "42\nino:\t5\n", 11);
+	parse_text(text, 100);
+	ATF_CHECK_EQ(fi.fi_pos, -1);
+	ATF_CHECK_EQ(fi.fi_ino, 5);
 }
 
 ATF_TC_WITHOUT_HEAD(fdinfo_overlong_and_truncated);
@@ -208,6 +262,9 @@ ATF_TC_BODY(cmdline, tc)
 	ATF_CHECK_STREQ(out, "abc");
 	ATF_CHECK_EQ(procfs_cmdline_to_args("", 0, out, sizeof (out)), 0);
 	ATF_CHECK_STREQ(out, "");
+	/* One empty argument: its NUL ends it, nothing is shown. */
+	ATF_CHECK_EQ(procfs_cmdline_to_args("", 1, out, sizeof (out)), 0);
+	ATF_CHECK_STREQ(out, "");
 }
 
 static const char limits_text[] =
@@ -246,6 +303,19 @@ ATF_TC_BODY(limits, tc)
 	    99, &rl), -1);
 	ATF_CHECK_EQ(procfs_parse_limits("Max open files            1024",
 	    30, RLIMIT_NOFILE, &rl), -1);
+	/* A longer name that starts with the name is another limit. */
+	{
+		static const char t[] =
+		    "Max open filesystems      7                    9"
+		    "                    fs        \n"
+		    "Max open files            1024                 4096"
+		    "                 files     \n";
+
+		ATF_REQUIRE_EQ(procfs_parse_limits(t, strlen(t),
+		    RLIMIT_NOFILE, &rl), 0);
+		ATF_CHECK_EQ(rl.rlim_cur, 1024);
+		ATF_CHECK_EQ(rl.rlim_max, 4096);
+	}
 }
 
 /* procfs_parse_status on exactly len bytes, in a buffer of that size. */
@@ -1118,6 +1188,157 @@ ATF_TC_BODY(fmt_target_text, tc)
 	free(s);
 }
 
+/* The comm of every process, for the peer lines. */
+static const char *
+comm_of(void *arg, pid_t pid)
+{
+	return (pid == 4321 ? "peerproc" : NULL);
+}
+
+/* What pf_file prints of rec's record (-n when statonly). */
+static char *
+file_text(fdrec_t *rec, int statonly)
+{
+	pf_ctx_t ctx;
+	char *s;
+
+	(void) memset(&ctx, 0, sizeof (ctx));
+	ctx.pf_statonly = statonly;
+	ctx.pf_comm = comm_of;
+	CAPTURE((ctx.pf_out = out, (void) pf_file(&ctx, fdrec_info(rec))),
+	    &s);
+	return (s);
+}
+
+ATF_TC_WITHOUT_HEAD(fmt_mode_bits);
+ATF_TC_BODY(fmt_mode_bits, tc)
+{
+	static const struct {
+		mode_t		mode;
+		const char	*text;
+	} cases[] = {
+		{ S_IFDIR | 01777, "mode:01777" },	/* /tmp */
+		{ S_IFREG | 04755, "mode:04755" },	/* set-user-ID */
+		{ S_IFDIR | 02775, "mode:02775" },	/* set-group-ID */
+		{ S_IFREG | 07000, "mode:07000" },
+		{ S_IFREG | 0644, "mode:0644" },
+		{ S_IFREG | 0, "mode:0000" },
+	};
+	fdrec_t rec = { NULL, 0 };
+
+	for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+		char *s, want[128];
+
+		ATF_REQUIRE_EQ(fdrec_reset(&rec, 3), 0);
+		fdrec_info(&rec)->pr_mode = cases[i].mode;
+		fdrec_info(&rec)->pr_offset = -1;
+		s = file_text(&rec, 1);
+		(void) snprintf(want, sizeof (want), "   3: %s %s dev:0,0 "
+		    "ino:0 uid:0 gid:0 size:0\n", S_ISDIR(cases[i].mode) ?
+		    "S_IFDIR" : "S_IFREG", cases[i].text);
+		ATF_CHECK_STREQ_MSG(s, want, "mode 0%o",
+		    (unsigned)cases[i].mode);
+		free(s);
+	}
+	fdrec_free(&rec);
+}
+
+/* A connected unix stream socket's record, with its linger and cred. */
+static void
+unix_socket_rec(fdrec_t *rec, const struct linger *lg,
+    const struct ucred *cred)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int domain = AF_UNIX, type = SOCK_STREAM;
+
+	ATF_REQUIRE_EQ(fdrec_reset(rec, 5), 0);
+	fdrec_info(rec)->pr_mode = S_IFSOCK | 0777;
+	fdrec_info(rec)->pr_fileflags = O_RDWR;
+	fdrec_info(rec)->pr_offset = -1;
+	memcpy(sun.sun_path, "/s", 3);
+	ATF_REQUIRE_EQ(fdrec_add(rec, PR_SOCKOPT_DOMAIN, &domain,
+	    sizeof (domain)), 0);
+	ATF_REQUIRE_EQ(fdrec_add(rec, PR_SOCKOPT_TYPE, &type,
+	    sizeof (type)), 0);
+	if (lg != NULL)
+		ATF_REQUIRE_EQ(fdrec_add(rec, PR_SOCKOPT_LINGER, lg,
+		    sizeof (*lg)), 0);
+	ATF_REQUIRE_EQ(fdrec_add(rec, PR_PEERSOCKNAME, &sun,
+	    offsetof(struct sockaddr_un, sun_path) + 3), 0);
+	if (cred != NULL)
+		ATF_REQUIRE_EQ(fdrec_add(rec, PR_PEERCRED, cred,
+		    sizeof (*cred)), 0);
+}
+
+#define	SOCK_HEAD	"   5: S_IFSOCK mode:0777 dev:0,0 ino:0 uid:0 " \
+	"gid:0 rdev:0,0\n      O_RDWR\n\tSOCK_STREAM\n"
+
+ATF_TC_WITHOUT_HEAD(fmt_linger_and_peer);
+ATF_TC_BODY(fmt_linger_and_peer, tc)
+{
+	const struct linger off = { 0, 5 }, on = { 1, 5 }, zero = { 1, 0 };
+	const struct ucred nopid = { 0, 1000, 1000 };
+	const struct ucred pid = { 4321, 1000, 1000 };
+	fdrec_t rec = { NULL, 0 };
+	char *s;
+
+	/* SO_LINGER is shown when l_onoff is set, whatever l_linger. */
+	unix_socket_rec(&rec, &off, NULL);
+	s = file_text(&rec, 0);
+	ATF_CHECK_STREQ(s, SOCK_HEAD "\tpeername: AF_UNIX /s\n");
+	free(s);
+	unix_socket_rec(&rec, &on, NULL);
+	s = file_text(&rec, 0);
+	ATF_CHECK_STREQ(s, SOCK_HEAD "\tSO_LINGER(5)\n"
+	    "\tpeername: AF_UNIX /s\n");
+	free(s);
+	unix_socket_rec(&rec, &zero, NULL);
+	s = file_text(&rec, 0);
+	ATF_CHECK_STREQ(s, SOCK_HEAD "\tSO_LINGER(0)\n"
+	    "\tpeername: AF_UNIX /s\n");
+	free(s);
+
+	/*
+	 * SO_PEERCRED's pid 0 (a peer that never connected: a datagram
+	 * socket connected to a bound one) names no process: no peer line.
+	 */
+	unix_socket_rec(&rec, NULL, &nopid);
+	s = file_text(&rec, 0);
+	ATF_CHECK_STREQ(s, SOCK_HEAD "\tpeername: AF_UNIX /s\n");
+	free(s);
+	unix_socket_rec(&rec, NULL, &pid);
+	s = file_text(&rec, 0);
+	ATF_CHECK_STREQ(s, SOCK_HEAD "\tpeername: AF_UNIX /s\n"
+	    "\tpeer: peerproc[4321]\n");
+	free(s);
+	fdrec_free(&rec);
+}
+
+ATF_TC_WITHOUT_HEAD(fmt_header_soft_limit);
+ATF_TC_BODY(fmt_header_soft_limit, tc)
+{
+	const struct rlimit rl = { 256, 4096 };
+	const struct rlimit inf = { 1024, RLIM_INFINITY };
+	const struct rlimit both = { RLIM_INFINITY, RLIM_INFINITY };
+	psinfo_t ps;
+	char *s;
+
+	/* The soft limit is the one shown, not the hard. */
+	memset(&ps, 0, sizeof (ps));
+	ps.pr_pid = 7;
+	(void) snprintf(ps.pr_psargs, sizeof (ps.pr_psargs), "x");
+	CAPTURE(pf_header(out, &ps, &rl), &s);
+	ATF_CHECK_STREQ(s, "7:\tx\n  Current rlimit: 256 file descriptors\n");
+	free(s);
+	CAPTURE(pf_header(out, &ps, &inf), &s);
+	ATF_CHECK_STREQ(s, "7:\tx\n  Current rlimit: 1024 file descriptors\n");
+	free(s);
+	CAPTURE(pf_header(out, &ps, &both), &s);
+	ATF_CHECK_STREQ(s, "7:\tx\n  Current rlimit: unlimited file "
+	    "descriptors\n");
+	free(s);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, fdinfo_fields);
@@ -1125,6 +1346,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, fdinfo_unknown_keys);
 	ATF_TP_ADD_TC(tp, fdinfo_malformed);
 	ATF_TP_ADD_TC(tp, fdinfo_stops_at_type_lines);
+	ATF_TP_ADD_TC(tp, fdinfo_digits_of_base);
+	ATF_TP_ADD_TC(tp, fdinfo_line_fills_buffer);
 	ATF_TP_ADD_TC(tp, fdinfo_overlong_and_truncated);
 	ATF_TP_ADD_TC(tp, fdinfo_many_locks);
 	ATF_TP_ADD_TC(tp, stat_line);
@@ -1148,5 +1371,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, esc_cut);
 	ATF_TP_ADD_TC(tp, esc_stream);
 	ATF_TP_ADD_TC(tp, fmt_target_text);
+	ATF_TP_ADD_TC(tp, fmt_mode_bits);
+	ATF_TP_ADD_TC(tp, fmt_linger_and_peer);
+	ATF_TP_ADD_TC(tp, fmt_header_soft_limit);
 	return (atf_no_error());
 }

@@ -779,6 +779,98 @@ ATF_TC_BODY(n_flag, tc)
 	sleeper_stop(&sl);
 }
 
+ATF_TC(bad_pid_first);
+ATF_TC_HEAD(bad_pid_first, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles -n GONE GOOD: a pid that "
+	    "cannot be examined makes the exit status 1 even when a later "
+	    "one is shown");
+}
+ATF_TC_BODY(bad_pid_first, tc)
+{
+	sleeper_t sl;
+	pid_t gone = free_pid();
+	char *gone_arg = tu_asprintf("%d", (int)gone);
+	char *out, *err;
+	tu_result_t r;
+
+	sleeper_start(&sl, NULL, 0);
+	out = sleeper_n_block(&sl);
+	err = cannot_examine(gone_arg, "no such process");
+	{
+		const char *const args[] = { "-n", gone_arg, sl.sl_pid, NULL };
+
+		run_pfiles(args, &r);
+	}
+	if (!pid_is_free(gone))
+		atf_tc_skip("pid %d was taken again meanwhile", (int)gone);
+	tu_require_exit("pfiles", &r, 1);
+	tu_require_same_text("stderr", err, strlen(err), r.tr_err,
+	    r.tr_errlen);
+	tu_require_same_text("stdout", out, strlen(out), r.tr_out,
+	    r.tr_outlen);
+	tu_result_free(&r);
+	free(out);
+	free(err);
+	free(gone_arg);
+	sleeper_stop(&sl);
+}
+
+ATF_TC(proc_path_arg);
+ATF_TC_HEAD(proc_path_arg, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles -n /proc/PID examines PID, "
+	    "as pfiles -n PID does; /proc/ alone or with a non-number is "
+	    "not a process id");
+}
+ATF_TC_BODY(proc_path_arg, tc)
+{
+	static const char *const bad[] = { "/proc/", "/proc/self", "/proc",
+	    "/proc//1", "proc/1", NULL };
+	sleeper_t sl;
+	char *arg, *want;
+
+	sleeper_start(&sl, NULL, 0);
+	arg = tu_asprintf("/proc/%s", sl.sl_pid);
+	want = sleeper_n_block(&sl);
+	{
+		const char *const args[] = { "-n", arg, NULL };
+
+		expect_pfiles(args, 0, want, "");
+	}
+	for (int i = 0; bad[i] != NULL; i++) {
+		const char *const args[] = { "-n", bad[i], NULL };
+		char *err = cannot_examine(bad[i], "not a process id");
+
+		expect_pfiles(args, 1, "", err);
+		free(err);
+	}
+	free(want);
+	free(arg);
+	sleeper_stop(&sl);
+}
+
+ATF_TC(pid_zero);
+ATF_TC_HEAD(pid_zero, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pid 0 (0, 00, /proc/0) is not a "
+	    "process id: exit 1, nothing on stdout");
+}
+ATF_TC_BODY(pid_zero, tc)
+{
+	static const char *const zeros[] = { "0", "00", "/proc/0", NULL };
+
+	for (int i = 0; zeros[i] != NULL; i++) {
+		const char *const args[] = { zeros[i], NULL };
+		const char *const nargs[] = { "-n", zeros[i], NULL };
+		char *err = cannot_examine(zeros[i], "not a process id");
+
+		expect_pfiles(args, 1, "", err);
+		expect_pfiles(nargs, 1, "", err);
+		free(err);
+	}
+}
+
 /* pfiles PID: exit 0, nothing on stderr, the header as expected. */
 static void
 expect_header(const sleeper_t *sl)
@@ -974,6 +1066,48 @@ ATF_TC_BODY(via_pidfd_auto, tc)
 	(void) tu_stop(&node, TU_TIMEOUT_MS);
 }
 
+ATF_TC(n_asks_no_source);
+ATF_TC_HEAD(n_asks_no_source, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles -n on a process with sockets "
+	    "asks no source of socket facts: under strace -f, no socket(2), "
+	    "pidfd_getfd, ptrace, bpf or process_vm_* call");
+	atf_tc_set_md_var(tc, "require.progs", "strace");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(n_asks_no_source, tc)
+{
+	tu_child_t node;
+	char pid[16], *hdr, *log, *line, *save = NULL;
+	const char *out = "n_asks_no_source.strace";
+	tu_result_t r;
+	size_t len;
+
+	node_start(&node, pid, sizeof (pid));
+	hdr = node_header_line(pid);
+	{
+		const char *const argv[] = { "strace", "-f", "-qq", "-o", out,
+		    "-e", "trace=socket,socketpair,pidfd_getfd,ptrace,bpf,"
+		    "process_vm_readv,process_vm_writev", TU_PFILES, "-n", pid,
+		    NULL };
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	}
+	(void) tu_stop(&node, TU_TIMEOUT_MS);
+	tu_require_exit("strace pfiles -n", &r, 0);
+	ATF_REQUIRE_MSG(strncmp(r.tr_out, hdr, strlen(hdr)) == 0,
+	    "the output does not start with %s", hdr);
+	ATF_REQUIRE_MSG(strstr(r.tr_out, " S_IFSOCK ") != NULL,
+	    "no socket in the output: %s", r.tr_out);
+	log = tu_read_file(out, &len);
+	for (line = strtok_r(log, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		ATF_CHECK_MSG(0, "pfiles -n asked a source: %s", line);
+	free(log);
+	free(hdr);
+	tu_result_free(&r);
+}
+
 /*
  * The lines of LIBPROC_DEBUG's trace, each "libproc[PFILES]: pid PID:
  * TEXT", all from one pfiles process, as TEXTs joined by newlines; the
@@ -1091,6 +1225,10 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, several_pids_mixed);
 	ATF_TP_ADD_TC(tp, several_pids_good);
 	ATF_TP_ADD_TC(tp, n_flag);
+	ATF_TP_ADD_TC(tp, n_asks_no_source);
+	ATF_TP_ADD_TC(tp, bad_pid_first);
+	ATF_TP_ADD_TC(tp, proc_path_arg);
+	ATF_TP_ADD_TC(tp, pid_zero);
 	ATF_TP_ADD_TC(tp, header_rlimit);
 	ATF_TP_ADD_TC(tp, header_cmdline_cut);
 	ATF_TP_ADD_TC(tp, via_agent);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -280,6 +281,64 @@ SET_TC(set_all, "all", "tcp-listen,tcp-client,tcp-accepted,udp4,"
     "file-locked,file-flags,devnull,eventfd,epoll,dir,deleted,opath,"
     "symlink,memfd")
 
+
+/*
+ * Run fn with this process's soft RLIMIT_NOFILE lowered to SOFT_NOFILE
+ * below a higher hard limit, so that a target started there has soft !=
+ * hard; skips when the hard limit leaves no room.
+ */
+#define	SOFT_NOFILE	1500
+
+static void
+with_low_soft_nofile(void (*fn)(void))
+{
+	struct rlimit mine, low;
+
+	if (getrlimit(RLIMIT_NOFILE, &mine) != 0)
+		atf_tc_fail("getrlimit: %s", strerror(errno));
+	if (mine.rlim_max != RLIM_INFINITY && mine.rlim_max <= SOFT_NOFILE)
+		atf_tc_skip("the hard RLIMIT_NOFILE is %llu",
+		    (unsigned long long)mine.rlim_max);
+	low = mine;
+	low.rlim_cur = SOFT_NOFILE;
+	if (setrlimit(RLIMIT_NOFILE, &low) != 0)
+		atf_tc_fail("setrlimit: %s", strerror(errno));
+	fn();
+	if (setrlimit(RLIMIT_NOFILE, &mine) != 0)
+		atf_tc_fail("setrlimit back: %s", strerror(errno));
+}
+
+static void
+soft_limit_check(void)
+{
+	struct rlimit hard;
+	fixture_t fx, *fxs[1] = { &fx };
+	char *expected;
+
+	ATF_REQUIRE(getrlimit(RLIMIT_NOFILE, &hard) == 0);
+	fixture_start(&fx, "pipe", NULL, NULL);
+	/* The manifest holds the limits the test set, in their order. */
+	ATF_CHECK_EQ(fx.fx_manifest->m_rlim_cur, SOFT_NOFILE);
+	ATF_CHECK_EQ(fx.fx_manifest->m_rlim_max, hard.rlim_max);
+	expected = expected_text(&fx, 0);
+	ATF_REQUIRE_MSG(strstr(expected, "  Current rlimit: 1500 file "
+	    "descriptors\n") != NULL, "expected: %s", expected);
+	run_and_compare("soft-limit", NULL, fxs, 1, expected);
+	free(expected);
+	fixture_stop(&fx);
+}
+
+ATF_TC(soft_limit);
+ATF_TC_HEAD(soft_limit, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A target whose soft RLIMIT_NOFILE "
+	    "is below its hard one: the header shows the soft one");
+}
+ATF_TC_BODY(soft_limit, tc)
+{
+	with_low_soft_nofile(soft_limit_check);
+}
+
 ATF_TC(nflag);
 ATF_TC_HEAD(nflag, tc)
 {
@@ -531,6 +590,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, set_blkdev);
 	ATF_TP_ADD_TC(tp, set_all);
 	ATF_TP_ADD_TC(tp, nflag);
+	ATF_TP_ADD_TC(tp, soft_limit);
 	ATF_TP_ADD_TC(tp, nflag_opens_nothing);
 	ATF_TP_ADD_TC(tp, several_pids);
 	ATF_TP_ADD_TC(tp, header_cut);

@@ -151,6 +151,54 @@ ATF_TC_BODY(auto_falls_back_on_eperm, tc)
 	check_fallback(EPERM);
 }
 
+ATF_TC(no_pidfd_open);
+ATF_TC_HEAD(no_pidfd_open, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pidfd_open failing with ENOSYS (a "
+	    "kernel before 5.3, a sandbox): the pid is grabbed without a "
+	    "pidfd; --via=pidfd is an error saying so, --via=auto prints "
+	    "what pidfd prints where pidfd_open works");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(no_pidfd_open, tc)
+{
+	char nr[16], errs[16], pidarg[16], *want, *msg;
+	tu_child_t fx;
+	tu_result_t r;
+	pid_t pid;
+
+	pid = start_fixture(&fx);
+	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)pid);
+	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_pidfd_open);
+	(void) snprintf(errs, sizeof (errs), "%d", ENOSYS);
+	want = reference_output(pidarg);
+	{
+		const char *const argv[] = { SECCOMP_DENY, nr, errs, TU_PFILES,
+		    "--via=pidfd", pidarg, NULL };
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	}
+	tu_require_exit("pfiles --via=pidfd (no pidfd_open)", &r, 1);
+	ATF_CHECK_EQ_MSG(r.tr_outlen, 0, "stdout: %s", r.tr_out);
+	msg = tu_asprintf("pfiles: cannot examine %s: pidfd: pidfd_open is "
+	    "not available\n", pidarg);
+	tu_require_same_str("no-pidfd_open-pidfd.stderr", msg, r.tr_err);
+	free(msg);
+	tu_result_free(&r);
+	{
+		const char *const argv[] = { SECCOMP_DENY, nr, errs, TU_PFILES,
+		    "--via=auto", pidarg, NULL };
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	}
+	tu_require_exit("pfiles --via=auto (no pidfd_open)", &r, 0);
+	tu_require_same_str("no-pidfd_open-auto.stdout", want, r.tr_out);
+	tu_require_same_str("no-pidfd_open-auto.stderr", "", r.tr_err);
+	tu_result_free(&r);
+	free(want);
+	(void) tu_stop(&fx, TU_TIMEOUT_MS);
+}
+
 /*
  * The fallback really is the agent: under the refusal, pfiles --via=auto
  * reads and writes the target's memory (the agent's batches), which
@@ -271,5 +319,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, auto_falls_back_on_enosys);
 	ATF_TP_ADD_TC(tp, auto_falls_back_on_eperm);
 	ATF_TP_ADD_TC(tp, fallback_is_the_agent);
+	ATF_TP_ADD_TC(tp, no_pidfd_open);
 	return (atf_no_error());
 }
