@@ -361,8 +361,9 @@ run_batch(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
 		agent_block_signals(&old);
 		agent_live_set_parked(ag, 0);
 		if ((err2 = agent_lend(ag)) != 0 && err == 0)
-			err = Pseterr(P, err2, "ptrace cont: %s",
-			    strerror(err2));
+			err = err2 == ESRCH ? Pseterr(P, ESRCH,
+			    "no such process") : Pseterr(P, err2,
+			    "ptrace cont: %s", strerror(err2));
 		agent_live_set_parked(ag, ag->ag_state == AG_PARKED);
 		agent_restore_signals(&old);
 	}
