@@ -637,6 +637,8 @@ agent_take(struct ps_prochandle *P, struct agent *ag)
 	ag->ag_passed = 0;
 	if (ptrace(PTRACE_INTERRUPT, ag->ag_tid, NULL, NULL) != 0) {
 		err = errno == ESRCH ? agent_lost(ag) : errno;
+		if (err == ESRCH)
+			return (Pseterr(P, ESRCH, "no such process"));
 		return (Pseterr(P, err, "ptrace interrupt: %s", strerror(err)));
 	}
 	if ((err = agent_wait_for(ag, ST_EVENT, PTRACE_CONT, 0)) != 0) {
