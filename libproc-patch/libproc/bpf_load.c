@@ -219,6 +219,29 @@ iter_fd(int prog, pid_t pid, char *why, size_t whysz)
 	return (ifd);
 }
 
+/*
+ * The next bytes of iterator fd after the held ones: how many (0 at the
+ * end), or -1 with why set and fd closed.
+ */
+static ssize_t
+iter_read(bpf_pfiles_t *bp, int fd, size_t held, char *why, size_t whysz)
+{
+	ssize_t n;
+	int e;
+
+	while ((n = read(fd, bp->bp_buf + held, sizeof (bp->bp_buf) -
+	    held)) < 0 && errno == EINTR)
+		continue;
+	if (n < 0) {
+		e = errno;
+		(void) snprintf(why, whysz, "BPF iterator read: %s",
+		    strerror(e));
+		(void) close(fd);
+		errno = e;
+	}
+	return (n);
+}
+
 int
 bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
     char *why, size_t whysz)
@@ -226,7 +249,7 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 	size_t held = 0, off;
 	ssize_t n, used;
 	bpfrec_t br;
-	int fd, ret = 0, e;
+	int fd, ret = 0;
 
 	if ((fd = iter_fd(bp->bp_prog_fd, pid, why, whysz)) < 0)
 		return (-1);
@@ -237,17 +260,8 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 	 * has room for a read of ITER_READSZ after it.
 	 */
 	for (;;) {
-		n = read(fd, bp->bp_buf + held, sizeof (bp->bp_buf) - held);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			e = errno;
-			(void) snprintf(why, whysz, "BPF iterator read: %s",
-			    strerror(e));
-			(void) close(fd);
-			errno = e;
+		if ((n = iter_read(bp, fd, held, why, whysz)) < 0)
 			return (-1);
-		}
 		if (n == 0)
 			break;
 		held += (size_t)n;
@@ -296,22 +310,13 @@ bpf_pfiles_sock_inodes(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_ino_f *cb,
 	struct pfb_ino r;
 	size_t held = 0, off;
 	ssize_t n;
-	int fd, ret = 0, e;
+	int fd, ret = 0;
 
 	if ((fd = iter_fd(bp->bp_ino_prog_fd, pid, why, whysz)) < 0)
 		return (-1);
 	for (;;) {
-		n = read(fd, bp->bp_buf + held, ITER_READSZ);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			e = errno;
-			(void) snprintf(why, whysz, "BPF iterator read: %s",
-			    strerror(e));
-			(void) close(fd);
-			errno = e;
+		if ((n = iter_read(bp, fd, held, why, whysz)) < 0)
 			return (-1);
-		}
 		if (n == 0)
 			break;
 		held += (size_t)n;
