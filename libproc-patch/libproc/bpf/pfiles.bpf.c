@@ -18,6 +18,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 
 #include "pfiles_bpf.h"
 
@@ -83,37 +84,34 @@ struct reader_ns {
 static __always_inline int
 pid_nr_in(struct pid *pid, const struct reader_ns *rn)
 {
-	struct upid *up;
-	unsigned int plevel;
+	struct upid up;
 
-	if (pid == NULL || rn->level >= K_MAX_PID_NS_LEVEL)
+	if (pid == NULL || rn->level >= K_MAX_PID_NS_LEVEL ||
+	    rn->level > pid->level)
 		return (0);
-	plevel = BPF_CORE_READ(pid, level);
-	if (rn->level > plevel)
-		return (0);
-	up = (struct upid *)((char *)pid +
+	/* numbers[] is indexed by a variable: read, not loaded */
+	if (bpf_probe_read_kernel(&up, sizeof (up), (char *)pid +
 	    bpf_core_field_offset(struct pid, numbers) +
-	    rn->level * bpf_core_type_size(struct upid));
-	if (BPF_CORE_READ(up, ns) != rn->ns)
+	    rn->level * bpf_core_type_size(struct upid)) != 0 ||
+	    up.ns != rn->ns)
 		return (0);
-	return (BPF_CORE_READ(up, nr));
+	return (up.nr);
 }
 
 static __always_inline void
 reader_ns_get(struct reader_ns *rn)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
-	struct pid *cp = BPF_CORE_READ(cur, thread_pid);
-	struct upid *up;
+	struct pid *cp = bpf_get_current_task_btf()->thread_pid;
+	struct upid up;
 
-	rn->level = BPF_CORE_READ(cp, level);
+	rn->level = cp->level;
 	rn->ns = NULL;
 	if (rn->level >= K_MAX_PID_NS_LEVEL)
 		return;
-	up = (struct upid *)((char *)cp +
+	if (bpf_probe_read_kernel(&up, sizeof (up), (char *)cp +
 	    bpf_core_field_offset(struct pid, numbers) +
-	    rn->level * bpf_core_type_size(struct upid));
-	rn->ns = BPF_CORE_READ(up, ns);
+	    rn->level * bpf_core_type_size(struct upid)) == 0)
+		rn->ns = up.ns;
 }
 
 /*
@@ -123,19 +121,19 @@ reader_ns_get(struct reader_ns *rn)
 static __always_inline void
 fill_stat(struct pfb_rec *r, struct inode *ino)
 {
-	__u32 dev = BPF_CORE_READ(ino, i_sb, s_dev);
-	__u32 rdev = BPF_CORE_READ(ino, i_rdev);
+	__u32 dev = ino->i_sb->s_dev;
+	__u32 rdev = ino->i_rdev;
 
-	r->r_mode = BPF_CORE_READ(ino, i_mode);
-	r->r_nlink = BPF_CORE_READ(ino, __i_nlink);
-	r->r_uid = BPF_CORE_READ(ino, i_uid.val);
-	r->r_gid = BPF_CORE_READ(ino, i_gid.val);
+	r->r_mode = ino->i_mode;
+	r->r_nlink = ino->__i_nlink;
+	r->r_uid = ino->i_uid.val;
+	r->r_gid = ino->i_gid.val;
 	r->r_dev_major = dev >> K_MINORBITS;
 	r->r_dev_minor = dev & K_MINORMASK;
 	r->r_rdev_major = rdev >> K_MINORBITS;
 	r->r_rdev_minor = rdev & K_MINORMASK;
-	r->r_ino = BPF_CORE_READ(ino, i_ino);
-	r->r_size = BPF_CORE_READ(ino, i_size);
+	r->r_ino = ino->i_ino;
+	r->r_size = ino->i_size;
 	r->r_have |= PFB_H_STAT;
 }
 
@@ -148,20 +146,22 @@ static __always_inline void
 fill_file(struct pfb_rec *r, struct task_struct *task, struct file *f,
     __u32 fd)
 {
-	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
-	unsigned long *coe = BPF_CORE_READ(fdt, close_on_exec);
+	struct fdtable *fdt = task->files->fdt;
+	unsigned long *coe = fdt->close_on_exec;
 	unsigned long word = 0;
-	struct vfsmount *vm = BPF_CORE_READ(f, f_path.mnt);
+	struct vfsmount *vm = f->f_path.mnt;
 	struct mount *m;
 
-	r->r_fflags = BPF_CORE_READ(f, f_flags);
-	if (coe != NULL && fd < BPF_CORE_READ(fdt, max_fds)) {
+	r->r_fflags = f->f_flags;
+	/* close_on_exec[] is indexed by a variable: read, not loaded */
+	if (coe != NULL && fd < fdt->max_fds) {
 		(void) bpf_probe_read_kernel(&word, sizeof (word),
 		    coe + fd / (8 * sizeof (unsigned long)));
 		if (word & (1UL << (fd % (8 * sizeof (unsigned long)))))
 			r->r_fflags |= K_O_CLOEXEC;
 	}
-	r->r_pos = BPF_CORE_READ(f, f_pos);
+	r->r_pos = f->f_pos;
+	/* real_mount(): container_of, so read, not loaded */
 	m = (struct mount *)((char *)vm - bpf_core_field_offset(struct mount,
 	    mnt));
 	r->r_mnt_id = vm != NULL ? BPF_CORE_READ(m, mnt_id) : -1;
@@ -169,47 +169,84 @@ fill_file(struct pfb_rec *r, struct task_struct *task, struct file *f,
 }
 
 /*
- * One lock list of the inode's file_lock_context, as __show_fd_locks()
- * and lock_get_status() (fs/locks.c) show it in fdinfo: the locks whose
- * flc_file is this file and whose owner is the fd table or the file.
- * Walked with bpf_loop(), so the verifier checks one step, not
- * PFB_LOCKWALK of them.
+ * The inode's lock lists (flc_flock, flc_posix, flc_lease of its
+ * file_lock_context), as __show_fd_locks() and lock_get_status()
+ * (fs/locks.c) show them in fdinfo: the locks whose flc_file is this
+ * file and whose owner is the fd table or the file.  The three lists
+ * are walked by one bpf_loop(), so that the verifier checks one step
+ * from one place, not PFB_LOCKWALK steps of three walks; at most
+ * PFB_LOCKWALK entries of each list are looked at.
+ */
+#define	LW_LISTS	3
+
+/*
+ * The walk's state is in a map, not on the stack: the verifier does not
+ * follow the values of map memory, so the step it checks is one, not one
+ * per value of the counters.  Pointers in it are plain values (compared,
+ * and read through with bpf_probe_read_kernel()).
  */
 struct lockwalk {
-	struct pfb_rec		*lw_rec;
-	struct list_head	*lw_head;
-	struct list_head	*lw_pos;
-	struct file		*lw_file;
-	void			*lw_files;
-	unsigned long		lw_off;
-	int			lw_global;
-	int			lw_done;
+	__u64	lw_head[LW_LISTS];	/* the lists' heads */
+	__u64	lw_pos;			/* the next entry */
+	__u64	lw_file;
+	__u64	lw_files;
+	__u64	lw_off;			/* of flc_list in file_lock_core */
+	__u32	lw_global;
+	__u32	lw_list;		/* the list walked: 0..2 */
+	__u32	lw_seen;		/* its entries looked at */
+	__u32	lw_cut;			/* a list was longer */
 };
 
-static long
-lock_step(__u64 index __attribute__((unused)), void *arg)
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lockwalk);
+} pfb_lockwalk SEC(".maps");
+
+/* The head of the list walked (no variable index: map memory). */
+static __always_inline __u64
+lw_head(const struct lockwalk *lw)
 {
-	struct lockwalk *lw = arg;
-	struct pfb_rec *r = lw->lw_rec;
-	struct list_head *pos;
+	return (lw->lw_list == 0 ? lw->lw_head[0] :
+	    lw->lw_list == 1 ? lw->lw_head[1] : lw->lw_head[2]);
+}
+
+static long
+lock_step(__u64 index __attribute__((unused)),
+    void *arg __attribute__((unused)))
+{
+	__u32 zero = 0;
+	struct lockwalk *lw = bpf_map_lookup_elem(&pfb_lockwalk, &zero);
+	struct pfb_rec *r = bpf_map_lookup_elem(&pfb_scratch, &zero);
+	struct list_head *pos, *head;
 	struct file_lock_core *fl;
 	struct pfb_lock *lk;
 	unsigned int flags, type, n;
-	void *owner;
+	__u64 owner;
 	int pid;
 
-	/* A local: BPF_CORE_READ(lw->lw_pos, ...) would relocate lw too. */
-	pos = lw->lw_pos;
-	if (pos == lw->lw_head || pos == NULL) {
-		lw->lw_done = 1;
+	if (lw == NULL || r == NULL)
 		return (1);
-	}
-	fl = (struct file_lock_core *)((char *)pos - lw->lw_off);
-	lw->lw_pos = BPF_CORE_READ(pos, next);
-	if (BPF_CORE_READ(fl, flc_file) != lw->lw_file)
+	head = (struct list_head *)lw_head(lw);
+	pos = (struct list_head *)lw->lw_pos;
+	if (pos == head || pos == NULL || lw->lw_seen >= PFB_LOCKWALK) {
+		if (pos != head && pos != NULL)
+			lw->lw_cut = 1;
+		if (++lw->lw_list >= LW_LISTS)
+			return (1);
+		head = (struct list_head *)lw_head(lw);
+		lw->lw_pos = (__u64)BPF_CORE_READ(head, next);
+		lw->lw_seen = 0;
 		return (0);
-	owner = BPF_CORE_READ(fl, flc_owner);
-	if (owner != lw->lw_files && owner != (void *)lw->lw_file)
+	}
+	lw->lw_seen++;
+	fl = (struct file_lock_core *)((char *)pos - lw->lw_off);
+	lw->lw_pos = (__u64)BPF_CORE_READ(pos, next);
+	if ((__u64)BPF_CORE_READ(fl, flc_file) != lw->lw_file)
+		return (0);
+	owner = (__u64)BPF_CORE_READ(fl, flc_owner);
+	if (owner != lw->lw_files && owner != lw->lw_file)
 		return (0);
 	n = r->r_nlocks;
 	if (n >= PFB_MAXLOCKS) {
@@ -248,43 +285,39 @@ lock_step(__u64 index __attribute__((unused)), void *arg)
 	return (0);
 }
 
-/* Returns -1 when the list was longer than PFB_LOCKWALK. */
-static __always_inline int
-walk_locks(struct pfb_rec *r, struct list_head *head, struct file *f,
-    void *files, int global_pid)
-{
-	struct lockwalk lw;
-
-	lw.lw_rec = r;
-	lw.lw_head = head;
-	lw.lw_pos = BPF_CORE_READ(head, next);
-	lw.lw_file = f;
-	lw.lw_files = files;
-	lw.lw_off = bpf_core_field_offset(struct file_lock_core, flc_list);
-	lw.lw_global = global_pid;
-	lw.lw_done = 0;
-	(void) bpf_loop(PFB_LOCKWALK + 1, lock_step, &lw, 0);
-	return (lw.lw_done ? 0 : -1);
-}
-
 static __always_inline void
 fill_locks(struct pfb_rec *r, struct task_struct *task, struct inode *ino,
     struct file *f, const struct reader_ns *rn)
 {
 	struct file_lock_context *ctx;
-	void *files = BPF_CORE_READ(task, files);
-	int global = rn->level != 0, cut = 0;
+	struct lockwalk *lw;
+	__u32 zero = 0;
 
 	if (!bpf_core_type_exists(struct file_lock_core))
 		return;		/* before 6.9: no locks read */
 	r->r_have |= PFB_H_LOCKS;
-	ctx = BPF_CORE_READ(ino, i_flctx);
-	if (ctx == NULL)
+	/*
+	 * Loaded to see that there is none (most files); then read, so
+	 * that the walk's pointers are plain values.
+	 */
+	if (ino->i_flctx == NULL)
 		return;
-	cut |= walk_locks(r, &ctx->flc_flock, f, files, global);
-	cut |= walk_locks(r, &ctx->flc_posix, f, files, global);
-	cut |= walk_locks(r, &ctx->flc_lease, f, files, global);
-	if (cut)
+	if ((ctx = BPF_CORE_READ(ino, i_flctx)) == NULL ||
+	    (lw = bpf_map_lookup_elem(&pfb_lockwalk, &zero)) == NULL)
+		return;
+	lw->lw_head[0] = (__u64)&ctx->flc_flock;
+	lw->lw_head[1] = (__u64)&ctx->flc_posix;
+	lw->lw_head[2] = (__u64)&ctx->flc_lease;
+	lw->lw_pos = (__u64)BPF_CORE_READ(&ctx->flc_flock, next);
+	lw->lw_file = (__u64)f;
+	lw->lw_files = (__u64)BPF_CORE_READ(task, files);
+	lw->lw_off = bpf_core_field_offset(struct file_lock_core, flc_list);
+	lw->lw_global = rn->level != 0;
+	lw->lw_list = 0;
+	lw->lw_seen = 0;
+	lw->lw_cut = 0;
+	(void) bpf_loop(LW_LISTS * (PFB_LOCKWALK + 1), lock_step, NULL, 0);
+	if (lw->lw_cut)
 		r->r_have |= PFB_H_LOCKS_CUT;
 }
 
@@ -301,15 +334,15 @@ sock_flag_set(unsigned long flags, int bit)
 static __always_inline void
 fill_sockopts(struct pfb_rec *r, struct sock *sk)
 {
-	unsigned long fl = BPF_CORE_READ(sk, __sk_common.skc_flags);
+	unsigned long fl = sk->__sk_common.skc_flags;
 	__u32 b = 0, known = PFB_SO_ALL & ~(PFB_SO_PASSCRED | PFB_TCP_NODELAY);
-	unsigned int v;
+	struct tcp_sock *tp;
 
 	/* SO_DEBUG: sock_flag(sk, SOCK_DBG) */
 	if (sock_flag_set(fl, bpf_core_enum_value(enum sock_flags, SOCK_DBG)))
 		b |= PFB_SO_DEBUG;
 	/* SO_REUSEADDR: sk->sk_reuse */
-	if (BPF_CORE_READ_BITFIELD_PROBED(&sk->__sk_common, skc_reuse) != 0)
+	if (BPF_CORE_READ_BITFIELD(&sk->__sk_common, skc_reuse) != 0)
 		b |= PFB_SO_REUSEADDR;
 	/* SO_KEEPALIVE: sock_flag(sk, SOCK_KEEPOPEN) */
 	if (sock_flag_set(fl, bpf_core_enum_value(enum sock_flags,
@@ -328,7 +361,7 @@ fill_sockopts(struct pfb_rec *r, struct sock *sk)
 	    SOCK_URGINLINE)))
 		b |= PFB_SO_OOBINLINE;
 	/* SO_REUSEPORT: sk->sk_reuseport */
-	if (BPF_CORE_READ_BITFIELD_PROBED(&sk->__sk_common, skc_reuseport) != 0)
+	if (BPF_CORE_READ_BITFIELD(&sk->__sk_common, skc_reuseport) != 0)
 		b |= PFB_SO_REUSEPORT;
 	/*
 	 * SO_PASSCRED: since 6.16, -EOPNOTSUPP unless sk_may_scm_recv()
@@ -339,19 +372,22 @@ fill_sockopts(struct pfb_rec *r, struct sock *sk)
 	    (r->r_family == K_AF_UNIX || r->r_family == K_AF_NETLINK ||
 	    r->r_family == K_AF_BLUETOOTH)) {
 		known |= PFB_SO_PASSCRED;
-		if (BPF_CORE_READ_BITFIELD_PROBED(sk, sk_scm_credentials) != 0)
+		if (BPF_CORE_READ_BITFIELD(sk, sk_scm_credentials) != 0)
 			b |= PFB_SO_PASSCRED;
 	}
 	/* SO_ACCEPTCONN: sk->sk_state == TCP_LISTEN */
-	if (BPF_CORE_READ(sk, __sk_common.skc_state) == K_TCP_LISTEN)
+	if (sk->__sk_common.skc_state == K_TCP_LISTEN)
 		b |= PFB_SO_ACCEPTCONN;
-	/* TCP_NODELAY: !!(tcp_sk(sk)->nonagle & TCP_NAGLE_OFF) */
+	/*
+	 * TCP_NODELAY: !!(tcp_sk(sk)->nonagle & TCP_NAGLE_OFF), of an
+	 * inet or inet6 stream socket of TCP (bpf_skc_to_tcp_sock() looks
+	 * at the protocol only: a raw socket may be of IPPROTO_TCP).
+	 */
 	if ((r->r_family == K_AF_INET || r->r_family == K_AF_INET6) &&
-	    r->r_type == K_SOCK_STREAM && r->r_protocol == K_IPPROTO_TCP) {
+	    r->r_type == K_SOCK_STREAM && r->r_protocol == K_IPPROTO_TCP &&
+	    (tp = bpf_skc_to_tcp_sock(sk)) != NULL) {
 		known |= PFB_TCP_NODELAY;
-		v = BPF_CORE_READ_BITFIELD_PROBED((struct tcp_sock *)sk,
-		    nonagle);
-		if (v & K_TCP_NAGLE_OFF)
+		if (BPF_CORE_READ_BITFIELD(tp, nonagle) & K_TCP_NAGLE_OFF)
 			b |= PFB_TCP_NODELAY;
 	}
 	r->r_bools = b;
@@ -360,10 +396,10 @@ fill_sockopts(struct pfb_rec *r, struct sock *sk)
 	/* SO_LINGER: sock_flag(sk, SOCK_LINGER), sk_lingertime / HZ */
 	r->r_linger_on = sock_flag_set(fl, bpf_core_enum_value(enum sock_flags,
 	    SOCK_LINGER));
-	r->r_lingertime = BPF_CORE_READ(sk, sk_lingertime);
+	r->r_lingertime = sk->sk_lingertime;
 	/* SO_SNDBUF, SO_RCVBUF: sk->sk_sndbuf, sk->sk_rcvbuf */
-	r->r_sndbuf = BPF_CORE_READ(sk, sk_sndbuf);
-	r->r_rcvbuf = BPF_CORE_READ(sk, sk_rcvbuf);
+	r->r_sndbuf = sk->sk_sndbuf;
+	r->r_rcvbuf = sk->sk_rcvbuf;
 	r->r_sock_have |= PFB_S_LINGER | PFB_S_BUFS;
 }
 
@@ -374,63 +410,83 @@ put16(__u8 *p, __u16 v)
 	p[1] = v >> 8;
 }
 
-/* inet_getname() (net/ipv4/af_inet.c), inet6_getname() (net/ipv6). */
-static __always_inline void
-fill_inet(struct pfb_rec *r, struct sock *sk, int peer)
+/*
+ * An inet socket's two ends as inet_getname() (net/ipv4/af_inet.c) and
+ * inet6_getname() (net/ipv6/af_inet6.c) give them: the addresses as
+ * IPv6 ones (an AF_INET socket's mapped, ::ffff:a.b.c.d), the ports in
+ * network order.  Returns 0 when getpeername would fail (ENOTCONN).
+ */
+static __always_inline int
+inet_ends(struct sock *sk, int family, struct in6_addr *own, __u16 *ownport,
+    struct in6_addr *peer, __u16 *peerport)
 {
-	struct pfb_addr *a = peer ? &r->r_peername : &r->r_sockname;
-	struct inet_sock *inet = (struct inet_sock *)sk;
-	__u16 dport = BPF_CORE_READ(sk, __sk_common.skc_dport);
-	unsigned int state = BPF_CORE_READ(sk, __sk_common.skc_state);
+	__u16 dport = sk->__sk_common.skc_dport;
+	unsigned int state = sk->__sk_common.skc_state;
 	__u32 a4;
-	__u16 port;
 
-	if (peer) {
-		if (dport == 0 || ((1U << state) &
-		    ((1U << K_TCP_CLOSE) | (1U << K_TCP_SYN_SENT)))) {
-			a->a_err = -K_ENOTCONN;
-			return;
-		}
-		port = dport;
+	/* inet_sk(sk): no BTF pointer to it, so read, not loaded */
+	*ownport = BPF_CORE_READ((struct inet_sock *)sk, inet_sport);
+	if (family == K_AF_INET) {
+		a4 = sk->__sk_common.skc_rcv_saddr;
+		if (a4 == 0)
+			a4 = BPF_CORE_READ((struct inet_sock *)sk, inet_saddr);
+		own->in6_u.u6_addr32[0] = 0;
+		own->in6_u.u6_addr32[1] = 0;
+		own->in6_u.u6_addr32[2] = bpf_htonl(0xffff);
+		own->in6_u.u6_addr32[3] = a4;
+		peer->in6_u.u6_addr32[0] = 0;
+		peer->in6_u.u6_addr32[1] = 0;
+		peer->in6_u.u6_addr32[2] = bpf_htonl(0xffff);
+		peer->in6_u.u6_addr32[3] = sk->__sk_common.skc_daddr;
 	} else {
-		port = BPF_CORE_READ(inet, inet_sport);
+		*own = sk->__sk_common.skc_v6_rcv_saddr;
+		if ((own->in6_u.u6_addr32[0] | own->in6_u.u6_addr32[1] |
+		    own->in6_u.u6_addr32[2] | own->in6_u.u6_addr32[3]) == 0)
+			*own = BPF_CORE_READ((struct inet_sock *)sk, pinet6,
+			    saddr);
+		*peer = sk->__sk_common.skc_v6_daddr;
 	}
-	/* struct sockaddr_in and sockaddr_in6: family, then the port. */
-	put16(a->a_data, r->r_family);
-	__builtin_memcpy(a->a_data + 2, &port, 2);	/* network order */
-	if (r->r_family == K_AF_INET) {
-		if (peer) {
-			a4 = BPF_CORE_READ(sk, __sk_common.skc_daddr);
-		} else {
-			a4 = BPF_CORE_READ(sk, __sk_common.skc_rcv_saddr);
-			if (a4 == 0)
-				a4 = BPF_CORE_READ(inet, inet_saddr);
-		}
-		__builtin_memcpy(a->a_data + 4, &a4, 4);
+	*peerport = dport;
+	return (dport != 0 && ((1U << state) &
+	    ((1U << K_TCP_CLOSE) | (1U << K_TCP_SYN_SENT))) == 0);
+}
+
+/* A struct sockaddr_in or sockaddr_in6 of an end into a. */
+static __always_inline void
+put_inet(struct pfb_addr *a, int family, const struct in6_addr *in6,
+    __u16 port)
+{
+	/* family, then the port (network order) */
+	put16(a->a_data, family);
+	__builtin_memcpy(a->a_data + 2, &port, 2);
+	if (family == K_AF_INET) {
+		__builtin_memcpy(a->a_data + 4, &in6->in6_u.u6_addr32[3], 4);
 		a->a_len = 16;
 	} else {
-		struct in6_addr in6;
-
-		if (peer) {
-			in6 = BPF_CORE_READ(sk, __sk_common.skc_v6_daddr);
-		} else {
-			in6 = BPF_CORE_READ(sk, __sk_common.skc_v6_rcv_saddr);
-			if ((in6.in6_u.u6_addr32[0] | in6.in6_u.u6_addr32[1] |
-			    in6.in6_u.u6_addr32[2] |
-			    in6.in6_u.u6_addr32[3]) == 0)
-				in6 = BPF_CORE_READ(inet, pinet6, saddr);
-		}
 		/* sin6_flowinfo at 4, sin6_addr at 8, sin6_scope_id at 24 */
-		__builtin_memcpy(a->a_data + 8, &in6, 16);
+		__builtin_memcpy(a->a_data + 8, in6, 16);
 		a->a_len = 28;
 	}
 }
 
+static __always_inline void
+fill_inet(struct pfb_rec *r, struct sock *sk)
+{
+	struct in6_addr own, peer;
+	__u16 ownport, peerport;
+
+	if (inet_ends(sk, r->r_family, &own, &ownport, &peer, &peerport))
+		put_inet(&r->r_peername, r->r_family, &peer, peerport);
+	else
+		r->r_peername.a_err = -K_ENOTCONN;
+	put_inet(&r->r_sockname, r->r_family, &own, ownport);
+}
+
 /* unix_getname() (net/unix/af_unix.c): the unix_address as it is. */
 static __always_inline void
-fill_unix_addr(struct pfb_addr *a, struct sock *sk)
+fill_unix_addr(struct pfb_addr *a, struct unix_sock *u)
 {
-	struct unix_address *ua = BPF_CORE_READ((struct unix_sock *)sk, addr);
+	struct unix_address *ua = u->addr;
 	unsigned int len;
 
 	if (ua == NULL) {
@@ -438,9 +494,10 @@ fill_unix_addr(struct pfb_addr *a, struct sock *sk)
 		a->a_len = 2;	/* offsetof(struct sockaddr_un, sun_path) */
 		return;
 	}
-	len = BPF_CORE_READ(ua, len);
+	len = ua->len;
 	if (len > PFB_ADDR_MAX)
 		len = PFB_ADDR_MAX;
+	/* a length the verifier cannot bound: read, not loaded */
 	if (bpf_probe_read_kernel(a->a_data, len & (2 * PFB_ADDR_MAX - 1),
 	    (char *)ua + bpf_core_field_offset(struct unix_address, name)) != 0) {
 		a->a_err = -K_EOPNOTSUPP;	/* not what the kernel says */
@@ -452,15 +509,20 @@ fill_unix_addr(struct pfb_addr *a, struct sock *sk)
 static __always_inline void
 fill_unix(struct pfb_rec *r, struct sock *sk, const struct reader_ns *rn)
 {
-	struct sock *peer = BPF_CORE_READ((struct unix_sock *)sk, peer);
+	struct unix_sock *u = bpf_skc_to_unix_sock(sk), *pu;
 
-	fill_unix_addr(&r->r_sockname, sk);
-	if (peer == NULL)
+	if (u == NULL) {
+		r->r_sockname.a_err = PFB_ENOTCOMPUTED;
+		r->r_peername.a_err = PFB_ENOTCOMPUTED;
+		return;
+	}
+	fill_unix_addr(&r->r_sockname, u);
+	if ((pu = bpf_skc_to_unix_sock(u->peer)) == NULL)
 		r->r_peername.a_err = -K_ENOTCONN;
 	else
-		fill_unix_addr(&r->r_peername, peer);
+		fill_unix_addr(&r->r_peername, pu);
 	/* SO_PEERCRED: pid_vnr(sk->sk_peer_pid), in the reader's ns */
-	r->r_peer_pid = pid_nr_in(BPF_CORE_READ(sk, sk_peer_pid), rn);
+	r->r_peer_pid = pid_nr_in(sk->sk_peer_pid, rn);
 	r->r_sock_have |= PFB_S_PEERPID;
 }
 
@@ -468,6 +530,7 @@ fill_unix(struct pfb_rec *r, struct sock *sk, const struct reader_ns *rn)
 static __always_inline void
 fill_netlink(struct pfb_rec *r, struct sock *sk)
 {
+	/* nlk_sk(sk): no BTF pointer to it, so read, not loaded */
 	struct netlink_sock *nlk = (struct netlink_sock *)sk;
 	unsigned long *groups = BPF_CORE_READ(nlk, groups);
 	unsigned long g0 = 0;
@@ -501,14 +564,14 @@ fill_sock(struct pfb_rec *r, struct file *f, const struct reader_ns *rn)
 	if (so == NULL)
 		return;
 	r->r_have |= PFB_H_SOCK;
-	sk = BPF_CORE_READ(so, sk);
+	sk = so->sk;
 	if (sk == NULL)
 		return;
 	r->r_sock_have |= PFB_S_SK;
 	/* SO_DOMAIN, SO_TYPE, SO_PROTOCOL */
-	r->r_family = BPF_CORE_READ(sk, __sk_common.skc_family);
-	r->r_type = BPF_CORE_READ(sk, sk_type);
-	r->r_protocol = BPF_CORE_READ(sk, sk_protocol);
+	r->r_family = sk->__sk_common.skc_family;
+	r->r_type = sk->sk_type;
+	r->r_protocol = sk->sk_protocol;
 	fill_sockopts(r, sk);
 
 	r->r_sockname.a_err = PFB_ENOTCOMPUTED;
@@ -518,8 +581,7 @@ fill_sock(struct pfb_rec *r, struct file *f, const struct reader_ns *rn)
 	case K_AF_INET6:
 		r->r_sockname.a_err = 0;
 		r->r_peername.a_err = 0;
-		fill_inet(r, sk, 0);
-		fill_inet(r, sk, 1);
+		fill_inet(r, sk);
 		break;
 	case K_AF_UNIX:
 		r->r_sockname.a_err = 0;
@@ -586,14 +648,12 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	r->r_magic = PFB_MAGIC;
 	r->r_version = PFB_VERSION;
 	r->r_fd = ctx->fd;
-	r->r_tgid = pid_nr_in(BPF_CORE_READ(task, group_leader, thread_pid),
-	    &rn);
+	r->r_tgid = pid_nr_in(task->group_leader->thread_pid, &rn);
 	/* /proc/PID/fd shows the group leader's table, not a thread's own. */
-	if (BPF_CORE_READ(task, files) !=
-	    BPF_CORE_READ(task, group_leader, files))
+	if (task->files != task->group_leader->files)
 		r->r_have |= PFB_H_OWNTABLE;
 
-	ino = BPF_CORE_READ(f, f_inode);
+	ino = f->f_inode;
 	if (ino != NULL)
 		fill_stat(r, ino);
 	fill_file(r, task, f, ctx->fd);
