@@ -33,6 +33,7 @@
 
 #define	OPT_FIXHDR	0x01
 #define	OPT_PIECES	0x02
+#define	OPT_INODES	0x04	/* records of the second program */
 
 #define	HDRSIZE	offsetof(struct pfb_rec, r_have)	/* magic .. r_recsize */
 
@@ -190,6 +191,72 @@ check_same(const bpfrec_t *a, const bpfrec_t *b, const uint8_t *ra,
 	FUZZ_CHECK(a->br_peer_pid == b->br_peer_pid);
 }
 
+/*
+ * With OPT_INODES, the stream is the second program's records (struct
+ * pfb_ino), PFB_INOSIZE bytes each (OPT_FIXHDR writes the magic and a
+ * good fd): one taken holds only the facts its flags name, as the model
+ * below says from the bytes themselves; the same bytes alone give the
+ * same; fewer bytes are refused.
+ */
+static void
+inode_records(uint8_t *buf, size_t n, uint8_t opt)
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0xff, 0xff };
+	psockid_t id, again;
+	const char *why;
+	uint8_t copy[PFB_INOSIZE];
+	uint32_t magic = PFB_INO_MAGIC, have;
+	int32_t fd;
+
+	for (size_t off = 0; n - off >= PFB_INOSIZE; off += PFB_INOSIZE) {
+		uint8_t *rec = buf + off;
+
+		if (opt & OPT_FIXHDR) {
+			memcpy(rec + offsetof(struct pfb_ino, i_magic), &magic,
+			    sizeof (magic));
+			rec[offsetof(struct pfb_ino, i_fd) + 3] &= 0x7f;
+		}
+		if (bpfino_parse(rec, PFB_INOSIZE, &id, &why) != 0) {
+			FUZZ_CHECK(why != NULL);
+			break;
+		}
+		FUZZ_CHECK(why == NULL);
+		memcpy(&fd, rec + offsetof(struct pfb_ino, i_fd), sizeof (fd));
+		memcpy(&have, rec + offsetof(struct pfb_ino, i_have),
+		    sizeof (have));
+		FUZZ_CHECK(fd >= 0 && id.sid_fd == fd && id.sid_have == have);
+		FUZZ_CHECK((have & ~(uint32_t)PSI_ALL) == 0);
+		if (!(have & PSI_PROTO))
+			FUZZ_CHECK(id.sid_family == 0 && id.sid_protocol == 0 &&
+			    id.sid_state == 0);
+		if (!(have & PSI_NETNS))
+			FUZZ_CHECK(id.sid_netns == 0);
+		if (have & PSI_UNIXPEER)
+			FUZZ_CHECK(id.sid_family == AF_UNIX);
+		else
+			FUZZ_CHECK(id.sid_peer_ino == 0);
+		if (have & PSI_ENDS) {
+			FUZZ_CHECK(id.sid_family == AF_INET ||
+			    id.sid_family == AF_INET6);
+			if (id.sid_family == AF_INET)
+				FUZZ_CHECK(memcmp(id.sid_own, mapped, 12) == 0 &&
+				    memcmp(id.sid_peer, mapped, 12) == 0);
+		} else {
+			FUZZ_CHECK(id.sid_own_port == 0 &&
+			    id.sid_peer_port == 0);
+			for (size_t i = 0; i < 16; i++)
+				FUZZ_CHECK(id.sid_own[i] == 0 &&
+				    id.sid_peer[i] == 0);
+		}
+		memcpy(copy, rec, PFB_INOSIZE);
+		FUZZ_CHECK(bpfino_parse(copy, PFB_INOSIZE, &again, &why) == 0);
+		FUZZ_CHECK(memcmp(&id, &again, sizeof (id)) == 0);
+		FUZZ_CHECK(bpfino_parse(copy, PFB_INOSIZE - 1 - off % 8, &again,
+		    &why) == -1 && why != NULL);
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
@@ -207,6 +274,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	if (opt & OPT_PIECES)
 		piece = fuzz_u8(&in);
 	buf = fuzz_copy(&in, in.fi_left, &n);
+	if (opt & OPT_INODES) {
+		inode_records(buf, n, opt);
+		free(buf);
+		return (0);
+	}
 
 	for (off = 0; off < n; off += (size_t)r) {
 		if ((opt & OPT_FIXHDR) && n - off >= HDRSIZE)

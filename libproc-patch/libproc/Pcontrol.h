@@ -37,6 +37,7 @@
 
 #include "libproc.h"
 #include "procfs_parse.h"
+#include "sockid.h"
 
 struct agent;			/* agent.h */
 struct socksrc_ops;		/* socksrc.h */
@@ -172,11 +173,10 @@ extern void Psockbatch(struct ps_prochandle *, const int *, size_t);
 extern int Psock_walk(struct ps_prochandle *, int, proc_fdinfo_f *, void *,
     int *);
 /*
- * The target's sockets, (fd, inode) each, from a source that knows them
- * cheaply (bpf): 0, or -1 (ENOTSUP when the source cannot).
+ * The target's sockets, a psockid_t each (sockid.h), from a source that
+ * knows them cheaply (bpf): 0, or -1 (ENOTSUP when the source cannot).
  */
-extern int Psock_inodes(struct ps_prochandle *, int (*)(void *, int,
-    uint64_t), void *);
+extern int Psock_inodes(struct ps_prochandle *, psockid_f *, void *);
 /* May records be built on several threads?  Only if the source says so. */
 extern int Psock_parallel_ok(struct ps_prochandle *);
 /* Let the source's per-handle state go (Prelease, a new Psetsocksrc). */

@@ -307,7 +307,8 @@ int
 bpf_pfiles_sock_inodes(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_ino_f *cb,
     void *arg, char *why, size_t whysz)
 {
-	struct pfb_ino r;
+	psockid_t si;
+	const char *bad;
 	size_t held = 0, off;
 	ssize_t n;
 	int fd, ret = 0;
@@ -320,16 +321,16 @@ bpf_pfiles_sock_inodes(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_ino_f *cb,
 		if (n == 0)
 			break;
 		held += (size_t)n;
-		for (off = 0; held - off >= sizeof (r); off += sizeof (r)) {
-			(void) memcpy(&r, bp->bp_buf + off, sizeof (r));
-			if (r.i_magic != PFB_INO_MAGIC || r.i_fd < 0) {
-				(void) snprintf(why, whysz, "BPF record: not "
-				    "an inode record");
+		for (off = 0; held - off >= BPFINO_SIZE; off += BPFINO_SIZE) {
+			if (bpfino_parse(bp->bp_buf + off, BPFINO_SIZE, &si,
+			    &bad) != 0) {
+				(void) snprintf(why, whysz, "BPF record: %s",
+				    bad);
 				(void) close(fd);
 				errno = EPROTO;
 				return (-1);
 			}
-			if ((ret = cb(arg, r.i_fd, r.i_ino)) != 0) {
+			if ((ret = cb(arg, &si)) != 0) {
 				(void) close(fd);
 				return (ret);
 			}

@@ -38,11 +38,11 @@ extern bpf_pfiles_t *bpf_pfiles_open(char *, size_t);
 extern int bpf_pfiles_iter(bpf_pfiles_t *, pid_t, bpf_pfiles_rec_f *, void *,
     char *, size_t);
 /*
- * The target's sockets only, (fd, inode) each, in one pass of a second
- * program: for the endpoints, before the walk.  Returns as
+ * The target's sockets only, one psockid_t each (sockid.h), in one pass
+ * of a second program: for the endpoints, before the walk.  Returns as
  * bpf_pfiles_iter() does.
  */
-typedef int bpf_pfiles_ino_f(void *, int, uint64_t);
+typedef psockid_f bpf_pfiles_ino_f;
 extern int bpf_pfiles_sock_inodes(bpf_pfiles_t *, pid_t, bpf_pfiles_ino_f *,
     void *, char *, size_t);
 extern unsigned int bpf_pfiles_hz(const bpf_pfiles_t *);

@@ -27,6 +27,11 @@ _Static_assert(PFB_RECSIZE_MAX <= 0xffff && PFB_RECFIXED % 8 == 0,
 _Static_assert(BPFREC_MAXLOCKS == PFB_MAXLOCKS, "lock counts agree");
 _Static_assert(BPFREC_ADDR_MAX == PFB_ADDR_MAX, "address sizes agree");
 _Static_assert(BPFREC_RECSIZE_MAX == PFB_RECSIZE_MAX, "record sizes agree");
+_Static_assert(sizeof (struct pfb_ino) == PFB_INOSIZE &&
+	BPFINO_SIZE == PFB_INOSIZE, "inode record sizes agree");
+_Static_assert(PSI_NETNS == PFB_I_NETNS && PSI_PROTO == PFB_I_PROTO &&
+	PSI_UNIXPEER == PFB_I_UNIXPEER && PSI_ENDS == PFB_I_ENDS &&
+	PSI_ALL == PFB_I_ALL, "the inode record's flags are psockid_t's");
 
 #define	FIELD(p, f, v)	\
 	(memcpy(&(v), (const uint8_t *)(p) + offsetof(struct pfb_rec, f), \
@@ -360,4 +365,79 @@ bpfrec_linger_secs(const bpfrec_t *br, unsigned int hz)
 	if (hz == 0)
 		return (0);
 	return ((int)(br->br_lingertime / hz));
+}
+
+#define	IFIELD(p, f, v)	\
+	(memcpy(&(v), (const uint8_t *)(p) + offsetof(struct pfb_ino, f), \
+	    sizeof (v)))
+#define	IZERO(p, f)	\
+	all_zero((const uint8_t *)(p) + offsetof(struct pfb_ino, f), \
+	    sizeof (((struct pfb_ino *)0)->f))
+
+static int
+ifail(const char **whyp, const char *why)
+{
+	*whyp = why;
+	return (-1);
+}
+
+int
+bpfino_parse(const void *buf, size_t len, psockid_t *si, const char **whyp)
+{
+	static const uint8_t v4mapped[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+	};
+	__u32 magic, have, netns;
+	__s32 fd;
+
+	*whyp = NULL;
+	if (len < PFB_INOSIZE)
+		return (ifail(whyp, "inode record cut short"));
+	IFIELD(buf, i_magic, magic);
+	IFIELD(buf, i_fd, fd);
+	IFIELD(buf, i_have, have);
+	if (magic != PFB_INO_MAGIC)
+		return (ifail(whyp, "not an inode record"));
+	if (fd < 0)
+		return (ifail(whyp, "inode record: bad fd"));
+	if ((have & ~(__u32)PFB_I_ALL) != 0 || !IZERO(buf, i_pad0) ||
+	    !IZERO(buf, i_pad1))
+		return (ifail(whyp, "inode record: unknown flags or pads"));
+	memset(si, 0, sizeof (*si));
+	si->sid_fd = fd;
+	si->sid_have = have;
+	IFIELD(buf, i_ino, si->sid_ino);
+	IFIELD(buf, i_netns, netns);
+	si->sid_netns = netns;
+	IFIELD(buf, i_family, si->sid_family);
+	IFIELD(buf, i_protocol, si->sid_protocol);
+	IFIELD(buf, i_state, si->sid_state);
+	IFIELD(buf, i_peer_ino, si->sid_peer_ino);
+	IFIELD(buf, i_own, si->sid_own);
+	IFIELD(buf, i_peer, si->sid_peer);
+	IFIELD(buf, i_own_port, si->sid_own_port);
+	IFIELD(buf, i_peer_port, si->sid_peer_port);
+
+	/* Only the facts the flags name. */
+	if ((!(have & PFB_I_NETNS) && netns != 0) ||
+	    (!(have & PFB_I_PROTO) && (si->sid_family != 0 ||
+	    si->sid_protocol != 0 || si->sid_state != 0)) ||
+	    (!(have & PFB_I_UNIXPEER) && si->sid_peer_ino != 0) ||
+	    (!(have & PFB_I_ENDS) && (!IZERO(buf, i_own) ||
+	    !IZERO(buf, i_peer) || si->sid_own_port != 0 ||
+	    si->sid_peer_port != 0)))
+		return (ifail(whyp, "inode record: facts its flags deny"));
+	if ((have & PFB_I_UNIXPEER) &&
+	    (!(have & PFB_I_PROTO) || si->sid_family != AF_UNIX))
+		return (ifail(whyp, "inode record: a peer inode of no unix "
+		    "socket"));
+	if ((have & PFB_I_ENDS) && (!(have & PFB_I_PROTO) ||
+	    (si->sid_family != AF_INET && si->sid_family != AF_INET6)))
+		return (ifail(whyp, "inode record: ends of no inet socket"));
+	if ((have & PFB_I_ENDS) && si->sid_family == AF_INET &&
+	    (memcmp(si->sid_own, v4mapped, 12) != 0 ||
+	    memcmp(si->sid_peer, v4mapped, 12) != 0))
+		return (ifail(whyp, "inode record: an AF_INET end not v4 "
+		    "mapped"));
+	return (0);
 }

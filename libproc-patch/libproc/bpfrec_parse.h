@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sockid.h"
+
 #define	BPFREC_MAXLOCKS		8	/* PFB_MAXLOCKS */
 #define	BPFREC_ADDR_MAX		128	/* PFB_ADDR_MAX */
 #define	BPFREC_RECSIZE_MAX	4648	/* PFB_RECSIZE_MAX: the largest */
@@ -114,6 +116,16 @@ typedef struct bpfrec {
 } bpfrec_t;
 
 extern ssize_t bpfrec_parse(const void *, size_t, bpfrec_t *);
+
+/*
+ * The second program's records (struct pfb_ino of bpf/pfiles_bpf.h), all
+ * BPFINO_SIZE bytes: bpfino_parse() checks one (magic, fd, flags, pads,
+ * and that only the facts its flags name are there, an AF_INET socket's
+ * ends v4 mapped) and decodes it into a psockid_t: 0, or -1 when it is
+ * malformed (the reason in *whyp).
+ */
+#define	BPFINO_SIZE		80	/* PFB_INOSIZE */
+extern int bpfino_parse(const void *, size_t, psockid_t *, const char **);
 /* SO_LINGER's l_linger, given the kernel's HZ (> 0). */
 extern int bpfrec_linger_secs(const bpfrec_t *, unsigned int);
 

@@ -6,7 +6,10 @@
  *  1. the target's fds that are sockets, and their inodes: one readlink
  *     of /proc/PID/fd/N per fd ("socket:[INO]"), since the walk streams
  *     in fd order and a socket's other end may be an fd not walked yet;
- *  2. the other end of each (diag_table.c, in the target's network
+ *  2. the other end of each: first from the facts the source gave with
+ *     1. (sockid.h; the bpf source), for the sockets whose other end
+ *     they settle (settle(), below); then, for the others, from the
+ *     kernel's socket tables (diag_table.c, in the target's network
  *     namespace): a unix socket's peer inode (UNIX_DIAG_PEER); for a
  *     connected TCP, MPTCP, UDP or UDP-Lite socket, the socket whose own
  *     address and port are this one's peer's and the reverse.  No list
@@ -38,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -69,8 +73,15 @@ typedef struct holds {
 	size_t		h_n, h_cap;
 } holds_t;
 
+/* The source's facts of the target's sockets (sockid.h). */
+typedef struct ids {
+	psockid_t	*i_v;
+	size_t		i_n, i_cap;
+} ids_t;
+
 struct endpoints {
 	holds_t		en_own;		/* the target's socket fds */
+	ids_t		en_ids;		/* of each, when the source gave them */
 	holds_t		en_other;	/* of wanted inodes, elsewhere */
 	eppeer_t	*en_peers;	/* by ep_ino */
 	size_t		en_npeers;
@@ -340,37 +351,36 @@ inet_connected(const dent_t *e)
 }
 
 /*
- * The other end of each of the target's sockets (en_own, sorted) that
- * has one in the tables.  A TCP connection's other end may be a socket
- * of the other family (a dual-stack socket holds a v4-mapped address):
- * when one is not found, the TCP dump of the other family is made too,
- * once.  0 or an errno.
+ * The other end of each socket of ask (sorted, some of the target's) that
+ * has one in the tables, after the en_npeers found already.  A TCP
+ * connection's other end may be a socket of the other family (a
+ * dual-stack socket holds a v4-mapped address): when one is not found,
+ * the TCP dump of the other family is made too, once.  0 or an errno.
  */
 static int
-find_peers(struct ps_prochandle *P, endpoints_t *en, diag_table_t *dt)
+find_peers(struct ps_prochandle *P, endpoints_t *en, diag_table_t *dt,
+    const holds_t *ask)
 {
-	const holds_t *own = &en->en_own;
+	size_t base = en->en_npeers;
 	int err = 0, round;
 
-	if ((en->en_peers = calloc(own->h_n, sizeof (eppeer_t))) == NULL)
-		return (ENOMEM);
-	/* Every inode of the target in the tables, as the diag source would. */
-	for (size_t i = 0; i < own->h_n; i++) {
-		if (i > 0 && own->h_v[i].eh_ino == own->h_v[i - 1].eh_ino)
+	/* Every inode asked about in the tables, as the diag source would. */
+	for (size_t i = 0; i < ask->h_n; i++) {
+		if (i > 0 && ask->h_v[i].eh_ino == ask->h_v[i - 1].eh_ino)
 			continue;
-		while (diag_table_lookup(dt, own->h_v[i].eh_ino) == NULL &&
+		while (diag_table_lookup(dt, ask->h_v[i].eh_ino) == NULL &&
 		    diag_table_next(P, dt))
 			continue;
 	}
 	for (round = 0; round < 2; round++) {
 		int missed = 0;
 
-		en->en_npeers = 0;
-		for (size_t i = 0; i < own->h_n; i++) {
-			uint64_t ino = own->h_v[i].eh_ino, peer = 0;
+		en->en_npeers = base;
+		for (size_t i = 0; i < ask->h_n; i++) {
+			uint64_t ino = ask->h_v[i].eh_ino, peer = 0;
 			const dent_t *e;
 
-			if ((i > 0 && ino == own->h_v[i - 1].eh_ino) ||
+			if ((i > 0 && ino == ask->h_v[i - 1].eh_ino) ||
 			    (e = diag_table_lookup(dt, ino)) == NULL)
 				continue;
 			if (e->de_family == AF_UNIX &&
@@ -396,6 +406,212 @@ find_peers(struct ps_prochandle *P, endpoints_t *en, diag_table_t *dt)
 		diag_table_dump(P, dt, DT_TCP6);
 	}
 	return (0);
+}
+
+/* ------------------------------------------------------------------ */
+/* The other ends the source's facts settle. */
+
+/* include/net/tcp_states.h */
+#define	K_TCP_ESTABLISHED	1
+#define	K_TCP_FIN_WAIT1		4
+#define	K_TCP_FIN_WAIT2		5
+#define	K_TCP_CLOSE		7
+#define	K_TCP_CLOSE_WAIT	8
+#define	K_TCP_LAST_ACK		9
+#define	K_TCP_LISTEN		10
+#define	K_TCP_CLOSING		11
+
+/*
+ * A TCP socket in a state that the dumps list (DIAG_INET_STATES: not
+ * SYN_RECV, TIME_WAIT or NEW_SYN_RECV) and whose both ends getpeername
+ * and getsockname give (not SYN_SENT, CLOSE or LISTEN): its other end
+ * is the socket with the reversed ends, when one is listed.
+ */
+static int
+tcp_connected(const psockid_t *id)
+{
+	if (id->sid_protocol != IPPROTO_TCP || !(id->sid_have & PSI_ENDS) ||
+	    (id->sid_family != AF_INET && id->sid_family != AF_INET6))
+		return (0);
+	switch (id->sid_state) {
+	case K_TCP_ESTABLISHED:
+	case K_TCP_FIN_WAIT1:
+	case K_TCP_FIN_WAIT2:
+	case K_TCP_CLOSE_WAIT:
+	case K_TCP_LAST_ACK:
+	case K_TCP_CLOSING:
+		return (1);
+	default:
+		return (0);
+	}
+}
+
+/* The hash of the ends (own, then peer) of a connection. */
+static size_t
+ends_hash(const uint8_t *a, uint16_t ap, const uint8_t *b, uint16_t bp,
+    size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < 16; i++)
+		h = (h ^ a[i]) * 0x100000001b3ULL;
+	h = (h ^ ap) * 0x100000001b3ULL;
+	for (size_t i = 0; i < 16; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	h = (h ^ bp) * 0x100000001b3ULL;
+	/* FNV mixes a byte into the bits above it only: mix them all */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return ((size_t)h & (n - 1));
+}
+
+/* What the facts say of one socket's other end. */
+typedef enum { EP_ASK, EP_NONE, EP_PEER } epverdict_t;
+
+typedef struct settler {
+	const ids_t	*st_ids;
+	uint64_t	st_netns;	/* the target's network namespace */
+	uint32_t	*st_hash;	/* index + 1 of the TCP ones; 0 ends */
+	uint32_t	*st_next;
+	size_t		st_nhash;
+} settler_t;
+
+/*
+ * The other end of id, as the tables would give it (find_peers()):
+ *  - a socket of another network namespace is in none of the tables of
+ *    the target's, so has none;
+ *  - a unix socket's is its peer's inode (UNIX_DIAG_PEER), 0 none;
+ *  - a listening or closed TCP socket has none;
+ *  - a connected TCP socket's is the one socket with the reversed ends
+ *    (two such: none, as diag_table_reverse() says), found among the
+ *    target's own: the tables hold it with its ends, in the namespace
+ *    of both.  When the target holds none, it may be another process's:
+ *    the tables are asked;
+ *  - an unconnected UDP socket has none (no socket's own end is a
+ *    wildcard with port 0); a connected UDP or UDP-Lite socket's may be
+ *    one of several (SO_REUSEPORT), an MPTCP socket's is listed by two
+ *    dumps: the tables are asked, as for a socket the facts do not
+ *    describe;
+ *  - any other socket (raw, netlink, packet...) has none.
+ */
+static epverdict_t
+settle(const settler_t *st, const psockid_t *id, uint64_t *peerp)
+{
+	uint64_t found = 0;
+
+	if ((id->sid_have & (PSI_NETNS | PSI_PROTO)) !=
+	    (PSI_NETNS | PSI_PROTO) || st->st_netns == 0)
+		return (EP_ASK);
+	if (id->sid_netns != st->st_netns)
+		return (EP_NONE);
+	if (id->sid_family == AF_UNIX) {
+		if (!(id->sid_have & PSI_UNIXPEER))
+			return (EP_ASK);
+		*peerp = id->sid_peer_ino;
+		return (id->sid_peer_ino != 0 ? EP_PEER : EP_NONE);
+	}
+	if (id->sid_family != AF_INET && id->sid_family != AF_INET6)
+		return (EP_NONE);
+	switch (id->sid_protocol) {
+	case IPPROTO_TCP:
+		if (id->sid_state == K_TCP_LISTEN ||
+		    id->sid_state == K_TCP_CLOSE)
+			return (EP_NONE);
+		if (!tcp_connected(id) || st->st_nhash == 0)
+			return (EP_ASK);
+		for (uint32_t i = st->st_hash[ends_hash(id->sid_peer,
+		    id->sid_peer_port, id->sid_own, id->sid_own_port,
+		    st->st_nhash)]; i != 0; i = st->st_next[i - 1]) {
+			const psockid_t *c = &st->st_ids->i_v[i - 1];
+
+			if (c->sid_ino == id->sid_ino ||
+			    c->sid_own_port != id->sid_peer_port ||
+			    c->sid_peer_port != id->sid_own_port ||
+			    memcmp(c->sid_own, id->sid_peer, 16) != 0 ||
+			    memcmp(c->sid_peer, id->sid_own, 16) != 0)
+				continue;
+			if (found != 0 && found != c->sid_ino)
+				return (EP_NONE);	/* two: not a guess */
+			found = c->sid_ino;
+		}
+		if (found == 0)
+			return (EP_ASK);
+		*peerp = found;
+		return (EP_PEER);
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+		return ((id->sid_have & PSI_ENDS) ? EP_ASK : EP_NONE);
+	case IPPROTO_MPTCP:
+		return (EP_ASK);
+	default:
+		return (EP_NONE);
+	}
+}
+
+/*
+ * The other ends that the source's facts settle, into en_peers; the
+ * sockets they do not, into ask (sorted).  0 or an errno.
+ */
+static int
+settle_all(struct ps_prochandle *P, endpoints_t *en, holds_t *ask)
+{
+	const ids_t *ids = &en->en_ids;
+	settler_t st;
+	struct stat ns;
+	size_t n = 1024;
+	int err = 0;
+
+	memset(&st, 0, sizeof (st));
+	st.st_ids = ids;
+	if (fstatat(P->procfd, "ns/net", &ns, 0) == 0)
+		st.st_netns = (uint64_t)ns.st_ino;
+	/* The target's connected TCP sockets of its namespace, by ends. */
+	while (n < ids->i_n * 2)
+		n *= 2;
+	if (st.st_netns != 0 && ids->i_n > 0 &&
+	    ((st.st_hash = calloc(n, sizeof (uint32_t))) == NULL ||
+	    (st.st_next = calloc(ids->i_n, sizeof (uint32_t))) == NULL)) {
+		free(st.st_hash);
+		return (ENOMEM);
+	}
+	if (st.st_hash != NULL) {
+		st.st_nhash = n;
+		for (size_t i = 0; i < ids->i_n; i++) {
+			const psockid_t *c = &ids->i_v[i];
+			size_t b;
+
+			if (!tcp_connected(c) || (c->sid_have & PSI_NETNS) == 0 ||
+			    c->sid_netns != st.st_netns)
+				continue;
+			b = ends_hash(c->sid_own, c->sid_own_port, c->sid_peer,
+			    c->sid_peer_port, n);
+			st.st_next[i] = st.st_hash[b];
+			st.st_hash[b] = (uint32_t)(i + 1);
+		}
+	}
+	for (size_t i = 0; err == 0 && i < ids->i_n; i++) {
+		const psockid_t *id = &ids->i_v[i];
+		uint64_t peer = 0;
+
+		switch (settle(&st, id, &peer)) {
+		case EP_PEER:
+			en->en_peers[en->en_npeers].ep_ino = id->sid_ino;
+			en->en_peers[en->en_npeers].ep_peer = peer;
+			en->en_npeers++;
+			break;
+		case EP_ASK:
+			err = holds_add(ask, id->sid_ino, P->pid, id->sid_fd);
+			break;
+		case EP_NONE:
+			break;
+		}
+	}
+	free(st.st_hash);
+	free(st.st_next);
+	if (err == 0 && ask->h_n > 1)
+		qsort(ask->h_v, ask->h_n, sizeof (ephold_t), hold_cmp);
+	return (err);
 }
 
 /*
@@ -513,11 +729,23 @@ typedef struct own_cb {
 } own_cb_t;
 
 static int
-own_socket(void *arg, int fd, uint64_t ino)
+own_socket(void *arg, const psockid_t *id)
 {
 	own_cb_t *oc = arg;
+	ids_t *ids = &oc->oc_en->en_ids;
 
-	return (holds_add(&oc->oc_en->en_own, ino, oc->oc_pid, fd));
+	if (ids->i_n == ids->i_cap) {
+		size_t cap = ids->i_cap == 0 ? 256 : ids->i_cap * 2;
+		psockid_t *v = realloc(ids->i_v, cap * sizeof (*v));
+
+		if (v == NULL)
+			return (ENOMEM);
+		ids->i_v = v;
+		ids->i_cap = cap;
+	}
+	ids->i_v[ids->i_n++] = *id;
+	return (holds_add(&oc->oc_en->en_own, id->sid_ino, oc->oc_pid,
+	    id->sid_fd));
 }
 
 /*
@@ -545,6 +773,7 @@ read_own(struct ps_prochandle *P, endpoints_t *en, char *dents)
 	}
 	/* A source that failed part-way: what it gave is read again. */
 	en->en_own.h_n = 0;
+	en->en_ids.i_n = 0;
 
 	if ((d = openat(P->procfd, "fd", O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) < 0)
@@ -592,6 +821,7 @@ endpoints_free(endpoints_t *en)
 	if (en == NULL)
 		return;
 	free(en->en_own.h_v);
+	free(en->en_ids.i_v);
 	free(en->en_other.h_v);
 	free(en->en_peers);
 	free(en);
@@ -602,6 +832,8 @@ endpoints_resolve(struct ps_prochandle *P)
 {
 	endpoints_t *en;
 	diag_table_t *dt, *mine = NULL;
+	holds_t ask = { NULL, 0, 0 };
+	const holds_t *asked;
 	uint64_t *want = NULL;
 	char *dents;
 	long nwant;
@@ -629,7 +861,19 @@ endpoints_resolve(struct ps_prochandle *P)
 		PDEBUG(P, "endpoints: none (%s)", dt->dt_nserr);
 		goto fail;
 	}
-	if ((err = find_peers(P, en, dt)) != 0)
+	if ((en->en_peers = calloc(en->en_own.h_n, sizeof (eppeer_t))) ==
+	    NULL)
+		goto fail;
+	/* The source's facts first, when it gave them for every socket. */
+	asked = &en->en_own;
+	if (en->en_ids.i_n == en->en_own.h_n) {
+		if ((err = settle_all(P, en, &ask)) != 0)
+			goto fail;
+		asked = &ask;
+		PDEBUG(P, "endpoints: %zu other ends from the source's facts, "
+		    "%zu sockets left to the tables", en->en_npeers, ask.h_n);
+	}
+	if (asked->h_n > 0 && (err = find_peers(P, en, dt, asked)) != 0)
 		goto fail;
 	if (en->en_npeers > 1)
 		qsort(en->en_peers, en->en_npeers, sizeof (eppeer_t),
@@ -642,11 +886,13 @@ endpoints_resolve(struct ps_prochandle *P)
 	if (nwant > 0 && (err = scan_others(P, en, want, (size_t)nwant,
 	    dents)) != 0)
 		goto fail;
+	free(ask.h_v);
 	free(want);
 	free(dents);
 	diag_table_free(mine);
 	return (en);
 fail:
+	free(ask.h_v);
 	free(want);
 	free(dents);
 	diag_table_free(mine);

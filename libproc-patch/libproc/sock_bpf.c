@@ -286,7 +286,7 @@ bpf_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 }
 
 static int
-bpf_inodes(struct ps_prochandle *P, int (*cb)(void *, int, uint64_t),
+bpf_inodes(struct ps_prochandle *P, psockid_f *cb,
     void *arg)
 {
 	char why[PERRMSG_MAX];

@@ -214,7 +214,7 @@ Psock_walk(struct ps_prochandle *P, int flags, proc_fdinfo_f *func, void *cd,
 }
 
 int
-Psock_inodes(struct ps_prochandle *P, int (*cb)(void *, int, uint64_t),
+Psock_inodes(struct ps_prochandle *P, psockid_f *cb,
     void *arg)
 {
 	if (P->src_state != SRC_CHOSEN || P->src->so_inodes == NULL) {

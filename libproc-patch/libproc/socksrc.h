@@ -67,9 +67,11 @@ typedef struct sockfacts {
  *		Called as Pfdinfo_iter_flags is, without PFDI_STATONLY;
  *		returns as it does.  It builds records with fdwalk_build()
  *		where it cannot stand behind its own facts.
- *  so_inodes	(optional) the target's sockets, (fd, inode) each, to
- *		cb, more cheaply than a readlink of every fd (bpf): for
- *		the endpoints (endpoint.c), before the walk.  0 or -1.
+ *  so_inodes	(optional) the target's sockets, a psockid_t each
+ *		(sockid.h: the fd, the inode, and what it knows of the
+ *		other end) to cb, more cheaply than a readlink of every
+ *		fd (bpf): for the endpoints (endpoint.c), before the walk.
+ *		0 or -1.
  *  so_parallel	so_facts may be called from several threads at once.
  */
 typedef struct socksrc_ops {
@@ -83,8 +85,8 @@ typedef struct socksrc_ops {
 	void		(*so_release)(struct ps_prochandle *);
 	int		(*so_walk)(struct ps_prochandle *, int, proc_fdinfo_f *,
 			    void *);
-	int		(*so_inodes)(struct ps_prochandle *,
-			    int (*)(void *, int, uint64_t), void *);
+	int		(*so_inodes)(struct ps_prochandle *, psockid_f *,
+			    void *);
 	int		so_parallel;
 } socksrc_ops_t;
 

@@ -31,16 +31,42 @@
 
 /*
  * The second program (pfiles_sock_inodes) writes only this, one per
- * socket of the table /proc/PID/fd shows (not an O_PATH one): the
- * endpoints' list of the target's socket inodes, without its records.
+ * socket of the table /proc/PID/fd shows (not an O_PATH one), for the
+ * endpoints (endpoint.c), before the walk: the socket's inode, and what
+ * tells where its other end is: its network namespace, family, protocol
+ * and TCP state; a unix socket's peer's inode; an inet socket's two ends
+ * as getsockname and getpeername give them.
  */
-#define	PFB_INO_MAGIC	0x31494250	/* "PBI1" */
+#define	PFB_INO_MAGIC	0x32494250	/* "PBI2" */
+
+/* i_have */
+#define	PFB_I_NETNS	0x0001	/* i_netns */
+#define	PFB_I_PROTO	0x0002	/* i_family, i_protocol, i_state */
+#define	PFB_I_UNIXPEER	0x0004	/* i_peer_ino: sock_i_ino(unix_peer(sk)), */
+				/* 0 when it has none or it has no inode */
+#define	PFB_I_ENDS	0x0008	/* i_own, i_peer and their ports: */
+				/* getpeername would succeed */
+#define	PFB_I_ALL	0x000f
 
 struct pfb_ino {
 	__u32	i_magic;	/* PFB_INO_MAGIC */
 	__s32	i_fd;
 	__u64	i_ino;
+	__u32	i_have;		/* PFB_I_* */
+	__u32	i_netns;	/* the inode of its network namespace */
+	__u16	i_family;	/* SO_DOMAIN */
+	__u16	i_protocol;	/* SO_PROTOCOL */
+	__u8	i_state;	/* sk_state (TCP_*) */
+	__u8	i_pad0[3];
+	__u64	i_peer_ino;
+	__u8	i_own[16];	/* IPv6; an AF_INET socket's v4 mapped */
+	__u8	i_peer[16];
+	__u16	i_own_port;	/* network order */
+	__u16	i_peer_port;
+	__u32	i_pad1;
 };
+
+#define	PFB_INOSIZE	80	/* sizeof (struct pfb_ino) */
 
 /* r_have: which groups of facts the record holds. */
 #define	PFB_H_STAT	0x0001	/* r_mode ... r_nlink */

@@ -1,0 +1,40 @@
+/*
+ * sockid.h: one of the target's sockets as a source lists them before
+ * the walk (socksrc_ops_t.so_inodes, Psock_inodes()), for the endpoints
+ * (endpoint.c): its fd and inode, and what the source knows of where its
+ * other end is.  Facts only: endpoint.c alone decides what they mean.
+ */
+#ifndef	_SOCKID_H
+#define	_SOCKID_H
+
+#include <stdint.h>
+
+/* sid_have */
+#define	PSI_NETNS	0x0001	/* sid_netns */
+#define	PSI_PROTO	0x0002	/* sid_family, sid_protocol, sid_state */
+#define	PSI_UNIXPEER	0x0004	/* sid_peer_ino */
+#define	PSI_ENDS	0x0008	/* sid_own, sid_peer and their ports: */
+				/* getpeername would succeed */
+#define	PSI_ALL		0x000f
+
+typedef struct psockid {
+	int		sid_fd;
+	uint32_t	sid_have;	/* PSI_* */
+	uint64_t	sid_ino;
+	uint64_t	sid_netns;	/* its network namespace's inode */
+	uint64_t	sid_peer_ino;	/* a unix socket's peer's inode, as */
+					/* unix_diag's UNIX_DIAG_PEER; 0: none */
+	uint16_t	sid_family;	/* SO_DOMAIN */
+	uint16_t	sid_protocol;	/* SO_PROTOCOL */
+	uint8_t		sid_state;	/* the kernel's sk_state (TCP_*) */
+	uint8_t		sid_own[16];	/* an inet socket's own end and its */
+	uint8_t		sid_peer[16];	/* peer's, as IPv6 addresses (an */
+					/* AF_INET socket's v4 mapped) */
+	uint16_t	sid_own_port;	/* network order */
+	uint16_t	sid_peer_port;
+} psockid_t;
+
+/* Called with each: non-zero stops the listing, which returns it. */
+typedef int psockid_f(void *, const psockid_t *);
+
+#endif	/* _SOCKID_H */
