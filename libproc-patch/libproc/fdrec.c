@@ -9,8 +9,7 @@
 
 #include "Pcontrol.h"
 
-#define	ITEM_ALIGN	8
-#define	ALIGN_UP(x)	(((x) + (ITEM_ALIGN - 1)) & ~(size_t)(ITEM_ALIGN - 1))
+#define	ALIGN_UP(x)	PR_MISC_NEXT(x)
 #define	FDREC_INITIAL	8192
 #define	FDREC_MAX	(1U << 20)	/* no single record is bigger */
 

@@ -146,6 +146,9 @@ typedef struct pr_misc_header {
 	uint_t		pr_misc_type;
 } pr_misc_header_t;
 
+/* Where the item after one of pr_misc_size bytes starts: padded to 8. */
+#define	PR_MISC_NEXT(size)	(((size_t)(size) + 7) & ~(size_t)7)
+
 /* Item types.  Every item appears at most once per record. */
 #define	PR_PATHNAME		1	/* char[]: link target, NUL-ended */
 #define	PR_SOCKETNAME		2	/* struct sockaddr, its length */

@@ -362,14 +362,14 @@ pf_fileflags(FILE *out, int fileflags, int fdflags)
 }
 
 static void
-lock_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
+lock_lines(pf_ctx_t *ctx, const pf_items_t *ix)
 {
 	FILE *out = ctx->pf_out;
 	const prfdlock_t *lk;
 	prfdlock_t l;
 	size_t len;
 
-	if ((lk = proc_fdinfo_misc(info, PR_LOCKS, &len)) == NULL)
+	if ((lk = pf_item(ix, PR_LOCKS, &len)) == NULL)
 		return;
 	for (size_t i = 0; i < len / sizeof (l); i++) {
 		memcpy(&l, (const char *)lk + i * sizeof (l), sizeof (l));
@@ -385,13 +385,13 @@ lock_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
 
 /* An int item, or def when the record has none. */
 static int
-int_item(const prfdinfo_t *info, uint_t type, int def)
+int_item(const pf_items_t *ix, uint_t type, int def)
 {
 	const void *p;
 	size_t len;
 	int v;
 
-	if ((p = proc_fdinfo_misc(info, type, &len)) == NULL ||
+	if ((p = pf_item(ix, type, &len)) == NULL ||
 	    len != sizeof (v))
 		return (def);
 	memcpy(&v, p, sizeof (v));
@@ -424,8 +424,8 @@ socktype_line(FILE *out, int type)
 		(void) fprintf(out, "\tunknown socket type %d\n", type);
 }
 
-void
-pf_sockopt_each(const prfdinfo_t *info, pf_opt_f *fn, void *arg)
+static void
+sockopt_each(const pf_items_t *ix, pf_opt_f *fn, void *arg)
 {
 	const sockopt_t *opts = sockopt_table();
 	prsockbool_t b = { 0, 0 };
@@ -434,7 +434,7 @@ pf_sockopt_each(const prfdinfo_t *info, pf_opt_f *fn, void *arg)
 	size_t len;
 	int v;
 
-	if ((p = proc_fdinfo_misc(info, PR_SOCKOPTS_BOOL_OPTS, &len)) != NULL &&
+	if ((p = pf_item(ix, PR_SOCKOPTS_BOOL_OPTS, &len)) != NULL &&
 	    len == sizeof (b))
 		memcpy(&b, p, sizeof (b));
 	for (int row = 0; row < SOCKOPT_N; row++) {
@@ -444,8 +444,8 @@ pf_sockopt_each(const prfdinfo_t *info, pf_opt_f *fn, void *arg)
 			if (b.pr_known & o->so_bit)
 				fn(arg, o->so_name, PF_OPT_BOOL,
 				    (b.pr_set & o->so_bit) != 0);
-		} else if ((p = proc_fdinfo_misc(info, o->so_item, &len)) ==
-		    NULL || len != sockopt_size(o)) {
+		} else if ((p = pf_item(ix, o->so_item, &len)) == NULL ||
+		    len != sockopt_size(o)) {
 			continue;
 		} else if (o->so_kind == SOK_LINGER) {
 			memcpy(&lg, p, sizeof (lg));
@@ -456,6 +456,15 @@ pf_sockopt_each(const prfdinfo_t *info, pf_opt_f *fn, void *arg)
 			fn(arg, o->so_name, PF_OPT_VALUE, v);
 		}
 	}
+}
+
+void
+pf_sockopt_each(const prfdinfo_t *info, pf_opt_f *fn, void *arg)
+{
+	pf_items_t ix;
+
+	pf_items(info, &ix);
+	sockopt_each(&ix, fn, arg);
 }
 
 typedef struct opt_text {
@@ -485,13 +494,13 @@ opt_text(void *arg, const char *name, pf_optkind_t kind, int value)
  * then the values.  Nothing at all when none is shown.
  */
 static void
-sockopts_line(FILE *out, const prfdinfo_t *info)
+sockopts_line(FILE *out, const pf_items_t *ix)
 {
 	opt_text_t ot;
 
 	ot.ot_lb.lb_len = 0;
 	ot.ot_n = 0;
-	pf_sockopt_each(info, opt_text, &ot);
+	sockopt_each(ix, opt_text, &ot);
 	if (ot.ot_n > 0) {
 		lb_chr(&ot.ot_lb, '\n');
 		lb_flush(&ot.ot_lb, out);
@@ -646,13 +655,24 @@ pf_sockaddr(FILE *out, const char *label, const void *sa, size_t len,
     int protocol)
 {
 	pf_addr_t a;
+	lbuf_t lb;
 
 	if (pf_addr_decode(sa, len, protocol, &a) != 0)
 		return;
 	switch (a.pa_kind) {
 	case PF_ADDR_INET:
-		(void) fprintf(out, "\t%s: %s %s  port: %u\n", label,
-		    a.pa_famname, a.pa_addr, a.pa_port);
+		/* "\t%s: %s %s  port: %u\n" */
+		lb.lb_len = 0;
+		lb_chr(&lb, '\t');
+		lb_str(&lb, label);
+		lb_str(&lb, ": ");
+		lb_str(&lb, a.pa_famname);
+		lb_chr(&lb, ' ');
+		lb_str(&lb, a.pa_addr);
+		lb_str(&lb, "  port: ");
+		lb_uint(&lb, a.pa_port, 1);
+		lb_chr(&lb, '\n');
+		lb_flush(&lb, out);
 		break;
 	case PF_ADDR_PATH:
 	case PF_ADDR_ABSTRACT:
@@ -684,13 +704,13 @@ pf_sockaddr(FILE *out, const char *label, const void *sa, size_t len,
 
 /* What the source could not find out for this socket, added up. */
 static void
-note_gaps(pf_ctx_t *ctx, const prfdinfo_t *info)
+note_gaps(pf_ctx_t *ctx, const pf_items_t *ix)
 {
 	const uint8_t *p;
 	prsockgaps_t g;
 	size_t len;
 
-	if ((p = proc_fdinfo_misc(info, PR_SOCKGAPS, &len)) == NULL ||
+	if ((p = pf_item(ix, PR_SOCKGAPS, &len)) == NULL ||
 	    len < sizeof (g) + 1)
 		return;
 	memcpy(&g, p, sizeof (g));
@@ -754,15 +774,15 @@ proc_name(pf_ctx_t *ctx, pid_t pid)
 		(void) fputc('?', ctx->pf_out);
 }
 
-void
-pf_endpoint_each(const prfdinfo_t *info, pf_endpoint_f *fn, void *arg)
+static void
+endpoint_each(const pf_items_t *ix, pf_endpoint_f *fn, void *arg)
 {
 	const uint8_t *p;
 	prendpoints_t hdr;
 	prendpoint_t end;
 	size_t len;
 
-	if ((p = proc_fdinfo_misc(info, PR_ENDPOINTS, &len)) == NULL ||
+	if ((p = pf_item(ix, PR_ENDPOINTS, &len)) == NULL ||
 	    len < sizeof (hdr))
 		return;
 	memcpy(&hdr, p, sizeof (hdr));
@@ -778,11 +798,21 @@ pf_endpoint_each(const prfdinfo_t *info, pf_endpoint_f *fn, void *arg)
 		fn(arg, 0, -1, hdr.pr_more);
 }
 
+void
+pf_endpoint_each(const prfdinfo_t *info, pf_endpoint_f *fn, void *arg)
+{
+	pf_items_t ix;
+
+	pf_items(info, &ix);
+	endpoint_each(&ix, fn, arg);
+}
+
 /* One endpoint line: a holder, or how many more there are. */
 static void
 endpoint_text(void *arg, pid_t pid, int fd, uint_t more)
 {
 	pf_ctx_t *ctx = arg;
+	lbuf_t lb;
 
 	if (more > 0) {
 		(void) fprintf(ctx->pf_out, "\tendpoint: and %u more\n", more);
@@ -790,11 +820,18 @@ endpoint_text(void *arg, pid_t pid, int fd, uint_t more)
 	}
 	(void) fputs("\tendpoint: ", ctx->pf_out);
 	proc_name(ctx, pid);
-	(void) fprintf(ctx->pf_out, "[%d] fd %d\n", (int)pid, fd);
+	/* "[%d] fd %d\n" */
+	lb.lb_len = 0;
+	lb_chr(&lb, '[');
+	lb_int(&lb, pid);
+	lb_str(&lb, "] fd ");
+	lb_int(&lb, fd);
+	lb_chr(&lb, '\n');
+	lb_flush(&lb, ctx->pf_out);
 }
 
 static void
-socket_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
+socket_lines(pf_ctx_t *ctx, const pf_items_t *ix)
 {
 	FILE *out = ctx->pf_out;
 	const void *sa;
@@ -802,21 +839,20 @@ socket_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
 	size_t len;
 	int type, protocol, have_peer;
 
-	type = int_item(info, PR_SOCKOPT_TYPE, -1);
-	if (proc_fdinfo_misc(info, PR_SOCKOPT_TYPE, NULL) != NULL)
+	type = int_item(ix, PR_SOCKOPT_TYPE, -1);
+	if (pf_item(ix, PR_SOCKOPT_TYPE, NULL) != NULL)
 		socktype_line(out, type);
-	sockopts_line(out, info);
+	sockopts_line(out, ix);
 
-	protocol = int_item(info, PR_SOCKOPT_PROTOCOL, -1);
-	if ((sa = proc_fdinfo_misc(info, PR_SOCKETNAME, &len)) != NULL)
+	protocol = int_item(ix, PR_SOCKOPT_PROTOCOL, -1);
+	if ((sa = pf_item(ix, PR_SOCKETNAME, &len)) != NULL)
 		pf_sockaddr(out, "sockname", sa, len, protocol);
-	have_peer = (sa = proc_fdinfo_misc(info, PR_PEERSOCKNAME, &len)) !=
-	    NULL;
+	have_peer = (sa = pf_item(ix, PR_PEERSOCKNAME, &len)) != NULL;
 	if (have_peer)
 		pf_sockaddr(out, "peername", sa, len, protocol);
 
-	if (have_peer && int_item(info, PR_SOCKOPT_DOMAIN, -1) == AF_UNIX &&
-	    (sa = proc_fdinfo_misc(info, PR_PEERCRED, &len)) != NULL &&
+	if (have_peer && int_item(ix, PR_SOCKOPT_DOMAIN, -1) == AF_UNIX &&
+	    (sa = pf_item(ix, PR_PEERCRED, &len)) != NULL &&
 	    len == sizeof (cred)) {
 		memcpy(&cred, sa, sizeof (cred));
 		if (cred.pid != 0) {
@@ -825,34 +861,44 @@ socket_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
 			(void) fprintf(out, "[%d]\n", (int)cred.pid);
 		}
 	}
-	pf_endpoint_each(info, endpoint_text, ctx);
+	endpoint_each(ix, endpoint_text, ctx);
 }
 
-void
-pf_account(pf_ctx_t *ctx, const prfdinfo_t *info)
+static void
+account(pf_ctx_t *ctx, const pf_items_t *ix)
 {
 	const void *err;
 	size_t len;
 
 	if (ctx->pf_statonly)
 		return;
-	if (proc_fdinfo_misc(info, PR_LOCKS_DROPPED, NULL) != NULL)
+	if (pf_item(ix, PR_LOCKS_DROPPED, NULL) != NULL)
 		ctx->pf_nlockdrop++;
-	if ((err = proc_fdinfo_misc(info, PR_SOCKERR, &len)) != NULL &&
+	if ((err = pf_item(ix, PR_SOCKERR, &len)) != NULL &&
 	    ctx->pf_nsockerr++ == 0)
 		(void) snprintf(ctx->pf_sockerr, sizeof (ctx->pf_sockerr),
 		    "%.*s", (int)strnlen(err, len), (const char *)err);
-	note_gaps(ctx, info);
+	note_gaps(ctx, ix);
 }
 
 void
-pf_shown(const prfdinfo_t *info, pf_shown_t *sh)
+pf_account(pf_ctx_t *ctx, const prfdinfo_t *info)
 {
+	pf_items_t ix;
+
+	pf_items(info, &ix);
+	account(ctx, &ix);
+}
+
+static void
+shown(const pf_items_t *ix, pf_shown_t *sh)
+{
+	const prfdinfo_t *info = ix->pi_info;
 	mode_t fmt = info->pr_mode & S_IFMT;
 	const char *path;
 	size_t len;
 
-	path = proc_fdinfo_misc(info, PR_PATHNAME, &len);
+	path = pf_item(ix, PR_PATHNAME, &len);
 	if (path != NULL && (len == 0 || path[len - 1] != '\0'))
 		path = NULL;		/* not a string: do not use it */
 	sh->ps_path = path;
@@ -864,24 +910,71 @@ pf_shown(const prfdinfo_t *info, pf_shown_t *sh)
 	    fmt == S_IFBLK) && info->pr_offset >= 0;
 }
 
+void
+pf_shown(const prfdinfo_t *info, pf_shown_t *sh)
+{
+	pf_items_t ix;
+
+	pf_items(info, &ix);
+	shown(&ix, sh);
+}
+
+void
+pf_items(const prfdinfo_t *info, pf_items_t *ix)
+{
+	pr_misc_header_t hdr;
+	size_t off = 0;
+
+	memset(ix, 0, sizeof (*ix));
+	ix->pi_info = info;
+	/* The walk of proc_fdinfo_misc(): a damaged header ends it. */
+	while (off < info->pr_misc_size &&
+	    info->pr_misc_size - off >= sizeof (hdr)) {
+		memcpy(&hdr, info->pr_misc + off, sizeof (hdr));
+		if (hdr.pr_misc_size < sizeof (hdr) ||
+		    hdr.pr_misc_size > info->pr_misc_size - off)
+			break;
+		if (hdr.pr_misc_type <= PF_ITEM_MAX &&
+		    ix->pi_p[hdr.pr_misc_type] == NULL) {
+			ix->pi_p[hdr.pr_misc_type] = info->pr_misc + off +
+			    sizeof (hdr);
+			ix->pi_len[hdr.pr_misc_type] = hdr.pr_misc_size -
+			    sizeof (hdr);
+		}
+		off += PR_MISC_NEXT(hdr.pr_misc_size);
+	}
+}
+
+const void *
+pf_item(const pf_items_t *ix, uint_t type, size_t *lenp)
+{
+	if (type > PF_ITEM_MAX)
+		return (proc_fdinfo_misc(ix->pi_info, type, lenp));
+	if (lenp != NULL)
+		*lenp = ix->pi_len[type];
+	return (ix->pi_p[type]);
+}
+
 int
 pf_file(pf_ctx_t *ctx, const prfdinfo_t *info)
 {
 	FILE *out = ctx->pf_out;
+	pf_items_t ix;
 	pf_shown_t sh;
 
-	pf_shown(info, &sh);
+	pf_items(info, &ix);
+	shown(&ix, &sh);
 	stat_line(out, info, sh.ps_path);
-	pf_account(ctx, info);
+	account(ctx, &ix);
 	if (ctx->pf_statonly)
 		return (0);
 
 	(void) fputs("      ", out);
 	pf_fileflags(out, info->pr_fileflags, info->pr_fdflags);
 	(void) fputc('\n', out);
-	lock_lines(ctx, info);
+	lock_lines(ctx, &ix);
 	if (sh.ps_socket) {
-		socket_lines(ctx, info);
+		socket_lines(ctx, &ix);
 	} else if (sh.ps_pathline) {
 		(void) fputs("      ", out);
 		pf_fputesc(out, sh.ps_path, strlen(sh.ps_path));

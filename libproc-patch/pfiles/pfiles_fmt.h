@@ -17,6 +17,22 @@
  */
 typedef const char *pf_comm_f(void *, pid_t);
 
+/*
+ * A record's items, found in one pass: the first of each type up to
+ * PF_ITEM_MAX (proc_fdinfo_misc() walks the items at every lookup).
+ */
+#define	PF_ITEM_MAX	PR_ENDPOINTS
+
+typedef struct pf_items {
+	const prfdinfo_t *pi_info;
+	const void	*pi_p[PF_ITEM_MAX + 1];
+	size_t		pi_len[PF_ITEM_MAX + 1];
+} pf_items_t;
+
+extern void pf_items(const prfdinfo_t *, pf_items_t *);
+/* As proc_fdinfo_misc(): the first item of type, its length; or NULL. */
+extern const void *pf_item(const pf_items_t *, uint_t, size_t *);
+
 typedef struct pf_ctx {
 	FILE		*pf_out;
 	int		pf_statonly;	/* -n */

@@ -403,6 +403,14 @@ fill_sockopts(struct pfb_rec *r, struct sock *sk)
 	r->r_sock_have |= PFB_S_LINGER | PFB_S_BUFS;
 }
 
+/*
+ * An IPv6 address on the stack: a type of our own, not vmlinux.h's (whose
+ * every access is relocated at load).
+ */
+struct ends_addr {
+	__u32	w[4];
+};
+
 static __always_inline void
 put16(__u8 *p, __u16 v)
 {
@@ -417,8 +425,8 @@ put16(__u8 *p, __u16 v)
  * network order.  Returns 0 when getpeername would fail (ENOTCONN).
  */
 static __always_inline int
-inet_ends(struct sock *sk, int family, struct in6_addr *own, __u16 *ownport,
-    struct in6_addr *peer, __u16 *peerport)
+inet_ends(struct sock *sk, int family, struct ends_addr *own, __u16 *ownport,
+    struct ends_addr *peer, __u16 *peerport)
 {
 	__u16 dport = sk->__sk_common.skc_dport;
 	unsigned int state = sk->__sk_common.skc_state;
@@ -430,21 +438,21 @@ inet_ends(struct sock *sk, int family, struct in6_addr *own, __u16 *ownport,
 		a4 = sk->__sk_common.skc_rcv_saddr;
 		if (a4 == 0)
 			a4 = BPF_CORE_READ((struct inet_sock *)sk, inet_saddr);
-		own->in6_u.u6_addr32[0] = 0;
-		own->in6_u.u6_addr32[1] = 0;
-		own->in6_u.u6_addr32[2] = bpf_htonl(0xffff);
-		own->in6_u.u6_addr32[3] = a4;
-		peer->in6_u.u6_addr32[0] = 0;
-		peer->in6_u.u6_addr32[1] = 0;
-		peer->in6_u.u6_addr32[2] = bpf_htonl(0xffff);
-		peer->in6_u.u6_addr32[3] = sk->__sk_common.skc_daddr;
+		own->w[0] = 0;
+		own->w[1] = 0;
+		own->w[2] = bpf_htonl(0xffff);
+		own->w[3] = a4;
+		peer->w[0] = 0;
+		peer->w[1] = 0;
+		peer->w[2] = bpf_htonl(0xffff);
+		peer->w[3] = sk->__sk_common.skc_daddr;
 	} else {
-		*own = sk->__sk_common.skc_v6_rcv_saddr;
-		if ((own->in6_u.u6_addr32[0] | own->in6_u.u6_addr32[1] |
-		    own->in6_u.u6_addr32[2] | own->in6_u.u6_addr32[3]) == 0)
-			*own = BPF_CORE_READ((struct inet_sock *)sk, pinet6,
-			    saddr);
-		*peer = sk->__sk_common.skc_v6_daddr;
+		__builtin_memcpy(own, &sk->__sk_common.skc_v6_rcv_saddr, 16);
+		if ((own->w[0] | own->w[1] | own->w[2] | own->w[3]) == 0)
+			(void) bpf_probe_read_kernel(own, 16,
+			    &BPF_CORE_READ((struct inet_sock *)sk,
+			    pinet6)->saddr);
+		__builtin_memcpy(peer, &sk->__sk_common.skc_v6_daddr, 16);
 	}
 	*peerport = dport;
 	return (dport != 0 && ((1U << state) &
@@ -453,14 +461,14 @@ inet_ends(struct sock *sk, int family, struct in6_addr *own, __u16 *ownport,
 
 /* A struct sockaddr_in or sockaddr_in6 of an end into a. */
 static __always_inline void
-put_inet(struct pfb_addr *a, int family, const struct in6_addr *in6,
+put_inet(struct pfb_addr *a, int family, const struct ends_addr *in6,
     __u16 port)
 {
 	/* family, then the port (network order) */
 	put16(a->a_data, family);
 	__builtin_memcpy(a->a_data + 2, &port, 2);
 	if (family == K_AF_INET) {
-		__builtin_memcpy(a->a_data + 4, &in6->in6_u.u6_addr32[3], 4);
+		__builtin_memcpy(a->a_data + 4, &in6->w[3], 4);
 		a->a_len = 16;
 	} else {
 		/* sin6_flowinfo at 4, sin6_addr at 8, sin6_scope_id at 24 */
@@ -472,7 +480,7 @@ put_inet(struct pfb_addr *a, int family, const struct in6_addr *in6,
 static __always_inline void
 fill_inet(struct pfb_rec *r, struct sock *sk)
 {
-	struct in6_addr own, peer;
+	struct ends_addr own, peer;
 	__u16 ownport, peerport;
 
 	if (inet_ends(sk, r->r_family, &own, &ownport, &peer, &peerport))
@@ -725,7 +733,7 @@ pfiles_sock_inodes(struct bpf_iter__task_file *ctx)
 	struct socket *so;
 	struct sock *sk;
 	struct unix_sock *u;
-	struct in6_addr own, peer;
+	struct ends_addr own, peer;
 	__u16 ownport, peerport;
 
 	if (task == NULL || f == NULL)
