@@ -249,6 +249,16 @@ ATF_TC_BODY(bounds, tc)
 	ATF_CHECK_EQ(m.m_base, area.ma_lo);
 	area.ma_hi -= 8;
 	ATF_CHECK_EQ(marshal_plan(&m, &area, &c, 1), ENOSPC);
+	/*
+	 * An area at the bottom of user space, smaller than the block and
+	 * ending below the block's size: ENOSPC, not a block placed at an
+	 * address that wrapped below 0.
+	 */
+	area.ma_lo = MARSHAL_MINADDR;
+	area.ma_hi = MARSHAL_MINADDR + MAXARGL / 2;
+	ATF_REQUIRE(area.ma_hi < 2 * MAXARGL);
+	ATF_CHECK_EQ(marshal_plan(&m, &area, &c, 1), ENOSPC);
+	area.ma_lo = 0x100000;
 	/* An empty area holds an empty batch only. */
 	area.ma_hi = area.ma_lo;
 	ATF_CHECK_EQ(marshal_plan(&m, &area, &c, 1), ENOSPC);
