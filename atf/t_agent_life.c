@@ -15,6 +15,7 @@
  */
 #include <atf-c.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -29,6 +30,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "agentutil.h"
@@ -713,6 +715,356 @@ ATF_TC_BODY(controller_signalled, tc)
 }
 
 /* ------------------------------------------------------------------ */
+/* Where the batch's block goes, and what is left behind. */
+
+/* The text of /proc/PID/maps. */
+static char *
+maps_of(pid_t pid)
+{
+	char path[64];
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/maps", (int)pid);
+	return (tu_read_file(path, NULL));
+}
+
+/* The calls that fill a batch of n getcwd(buf[i], MAXARGL). */
+static void
+getcwd_batch(psyscall_t *c, argdes_t (*a)[2], char (*buf)[MAXARGL], int n)
+{
+	memset(c, 0, sizeof (*c) * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		memset(buf[i], 'x', MAXARGL);
+		argdes_byref(&a[i][0], buf[i], MAXARGL, AI_OUTPUT);
+		argdes_byval(&a[i][1], MAXARGL);
+		c[i].ps_sysindex = SYS_getcwd;
+		c[i].ps_nargs = 2;
+		c[i].ps_argp = a[i];
+	}
+}
+
+/*
+ * A batch whose objects need more room than the agent takes below the
+ * thread's stack pointer (32 KiB: 9 objects of MAXARGL bytes) runs, and
+ * leaves the process's mappings as they were: the scratch mapping it
+ * needed is gone when the batch is.
+ */
+ATF_TC_WITHOUT_HEAD(large_batch_leaves_no_mapping);
+ATF_TC_BODY(large_batch_leaves_no_mapping, tc)
+{
+	enum { N = 9 };
+	static char buf[N][MAXARGL];
+	static argdes_t a[N][2];
+	static psyscall_t c[N];
+	char path[64], cwd[MAXARGL];
+	char *before, *after;
+	struct ps_prochandle *P;
+	au_manifest_t m;
+	tu_child_t t;
+	ssize_t n;
+
+	au_spawn_fds(&t, 0, &m);
+	(void) snprintf(path, sizeof (path), "/proc/%d/cwd", (int)m.pid);
+	n = readlink(path, cwd, sizeof (cwd) - 1);
+	ATF_REQUIRE(n > 0);
+	cwd[n] = '\0';
+	before = maps_of(m.pid);
+	P = au_grab(m.pid);
+	au_create_agent(P);
+	for (int round = 0; round < 2; round++) {
+		getcwd_batch(c, a, buf, N);
+		ATF_REQUIRE_MSG(Psyscall_batch(P, c, N) == 0, "%s", Perrmsg(P));
+		for (int i = 0; i < N; i++) {
+			ATF_CHECK_EQ_MSG(c[i].ps_errno, 0, "call %d", i);
+			ATF_CHECK_EQ(c[i].ps_rval.sys_rval1, n + 1);
+			ATF_CHECK_STREQ(buf[i], cwd);
+		}
+		/* The agent still held, lent between batches. */
+		after = maps_of(m.pid);
+		tu_require_same_str("maps", before, after);
+		free(after);
+	}
+	Pdestroy_agent(P);
+	Prelease(P, 0);
+	au_require_free(m.pid);
+	after = maps_of(m.pid);
+	tu_require_same_str("maps", before, after);
+	free(after);
+	free(before);
+	au_require_pong(&t);
+	au_free_manifest(&m);
+	au_stop_target(&t);
+}
+
+/*
+ * A thread that runs on a stack of its own making (a coroutine's, here
+ * an array in the program's data) is not one whose memory below the
+ * stack pointer is known to be free.  The agent leaves that memory alone:
+ * every batch, even one with no object at all, runs in a scratch mapping,
+ * which is removed after it.
+ */
+#define	CO_STACK	(128 * 1024)
+static unsigned char co_stack[CO_STACK] __attribute__((aligned(16)));
+static ucontext_t co_main, co_uc;
+static int co_fd;
+
+static void
+co_body(void)
+{
+	char b;
+
+	(void) !read(co_fd, &b, 1);
+}
+
+/* The child: block in a read on the coroutine's stack, then exit 0. */
+static void
+co_child(int rfd, int wfd)
+{
+	char b;
+
+	co_fd = rfd;
+	/*
+	 * A read of nothing first, on the main stack: a lazy binding of
+	 * read() would otherwise use kilobytes of the coroutine's stack.
+	 */
+	if (read(rfd, &b, 0) != 0)
+		_exit(2);
+	memset(co_stack, 0xa5, sizeof (co_stack));
+	if (getcontext(&co_uc) != 0)
+		_exit(2);
+	co_uc.uc_stack.ss_sp = co_stack;
+	co_uc.uc_stack.ss_size = sizeof (co_stack);
+	co_uc.uc_link = &co_main;
+	makecontext(&co_uc, co_body, 0);
+	if (write(wfd, "r", 1) != 1 || swapcontext(&co_main, &co_uc) != 0)
+		_exit(3);
+	_exit(0);
+}
+
+/* The stack pointer of pid's main thread, when it is in call nr. */
+static uint64_t
+sp_in_call(pid_t pid, long nr)
+{
+	char path[64], *text = NULL;
+	unsigned long long sp = 0;
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/syscall", (int)pid);
+	for (int i = 0; i < 2000; i++) {
+		long now;
+
+		text = tu_read_file(path, NULL);
+		if (sscanf(text, "%ld %*s %*s %*s %*s %*s %*s %llx", &now,
+		    &sp) == 2 && now == nr)
+			break;
+		free(text);
+		text = NULL;
+		sp = 0;
+		(void) usleep(5000);
+	}
+	free(text);
+	ATF_REQUIRE_MSG(sp != 0, "pid %d never got into call %ld",
+	    (int)pid, nr);
+	return (sp);
+}
+
+ATF_TC_WITHOUT_HEAD(own_stack_left_alone);
+ATF_TC_BODY(own_stack_left_alone, tc)
+{
+	static unsigned char seen[CO_STACK], seen0[CO_STACK];
+	int go[2], ready[2], st, mfd;
+	char *before, *after, path[64], b;
+	struct ps_prochandle *P;
+	struct stat want, got;
+	uint64_t sp, lo = (uintptr_t)co_stack;
+	size_t below;
+	argdes_t a[2];
+	sysret_t rv;
+	pid_t pid;
+
+	ATF_REQUIRE(pipe(go) == 0 && pipe(ready) == 0);
+	if ((pid = fork()) == 0) {
+		(void) close(go[1]);
+		(void) close(ready[0]);
+		co_child(go[0], ready[1]);
+	}
+	ATF_REQUIRE(pid > 0);
+	(void) close(go[0]);
+	(void) close(ready[1]);
+	ATF_REQUIRE_EQ(read(ready[0], &b, 1), 1);
+	sp = sp_in_call(pid, SYS_read);
+	/* The same address in the child: it is a fork of this program. */
+	ATF_REQUIRE_MSG(sp > lo + 4096 && sp <= lo + CO_STACK,
+	    "sp %#llx outside the coroutine's stack", (unsigned long long)sp);
+	below = (size_t)(sp - 128 - lo);
+	(void) snprintf(path, sizeof (path), "/proc/%d/fd/%d", (int)pid, go[0]);
+	ATF_REQUIRE(stat(path, &want) == 0);
+	before = maps_of(pid);
+	(void) snprintf(path, sizeof (path), "/proc/%d/mem", (int)pid);
+	ATF_REQUIRE((mfd = open(path, O_RDONLY)) >= 0);
+	ATF_REQUIRE_EQ(pread(mfd, seen0, below, (off_t)lo), (ssize_t)below);
+
+	P = au_grab(pid);
+	au_create_agent(P);
+	/* Nothing by reference: still never below the stack pointer. */
+	ATF_CHECK_EQ_MSG(Psyscall(P, &rv, SYS_getpid, 0, NULL), 0, "%s",
+	    Perrmsg(P));
+	ATF_CHECK_EQ(rv.sys_rval1, pid);
+	memset(&got, 0, sizeof (got));
+	argdes_byval(&a[0], go[0]);
+	argdes_byref(&a[1], &got, sizeof (got), AI_OUTPUT);
+	ATF_CHECK_EQ_MSG(Psyscall(P, &rv, SYS_fstat, 2, a), 0, "%s",
+	    Perrmsg(P));
+	ATF_CHECK_EQ(got.st_ino, want.st_ino);
+	ATF_CHECK_EQ(got.st_dev, want.st_dev);
+	Pdestroy_agent(P);
+	Prelease(P, 0);
+	au_require_tracer(pid, 0);
+
+	after = maps_of(pid);
+	tu_require_same_str("maps", before, after);
+	free(after);
+	free(before);
+	/* The coroutine's free stack is as it was before. */
+	ATF_REQUIRE_EQ(pread(mfd, seen, below, (off_t)lo), (ssize_t)below);
+	(void) close(mfd);
+	for (size_t i = 0; i < below; i++)
+		ATF_REQUIRE_MSG(seen[i] == seen0[i], "byte %zu below sp "
+		    "changed from %#x to %#x", below - i, seen0[i], seen[i]);
+
+	/* It goes on: its read returns, and it exits 0. */
+	ATF_REQUIRE_EQ(write(go[1], "g", 1), 1);
+	ATF_REQUIRE_EQ(waitpid(pid, &st, 0), pid);
+	ATF_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x",
+	    st);
+	(void) close(go[1]);
+	(void) close(ready[0]);
+}
+
+/*
+ * A process whose main thread has exited (its leader a zombie) while
+ * another thread goes on: the agent borrows the live thread, and the
+ * calls run in the process.
+ */
+static int mx_fd;
+
+static void *
+mx_thread(void *arg)
+{
+	char b;
+
+	(void) arg;
+	_exit(read(mx_fd, &b, 1) == 1 ? 0 : 4);
+}
+
+ATF_TC_WITHOUT_HEAD(main_thread_exited);
+ATF_TC_BODY(main_thread_exited, tc)
+{
+	struct ps_prochandle *P;
+	int go[2], st;
+	char state = 0, path[64];
+	pid_t pid, live = 0;
+	sysret_t rv;
+	DIR *d;
+	struct dirent *e;
+
+	ATF_REQUIRE(pipe(go) == 0);
+	if ((pid = fork()) == 0) {
+		pthread_t t;
+
+		(void) close(go[1]);
+		mx_fd = go[0];
+		if (pthread_create(&t, NULL, mx_thread, NULL) != 0)
+			_exit(5);
+		pthread_exit(NULL);
+	}
+	ATF_REQUIRE(pid > 0);
+	(void) close(go[0]);
+	for (int i = 0; i < 2000 && (state = tu_proc_state(pid)) != 'Z'; i++)
+		(void) usleep(5000);
+	ATF_REQUIRE_EQ_MSG(state, 'Z', "leader in state %c", state);
+	(void) snprintf(path, sizeof (path), "/proc/%d/task", (int)pid);
+	ATF_REQUIRE((d = opendir(path)) != NULL);
+	while ((e = readdir(d)) != NULL) {
+		if (atoi(e->d_name) > 0 && atoi(e->d_name) != pid)
+			live = atoi(e->d_name);
+	}
+	(void) closedir(d);
+	ATF_REQUIRE(live > 0);
+
+	P = au_grab(pid);
+	au_create_agent(P);
+	ATF_CHECK_EQ_MSG(Psyscall(P, &rv, SYS_getpid, 0, NULL), 0, "%s",
+	    Perrmsg(P));
+	ATF_CHECK_EQ(rv.sys_rval1, pid);
+	ATF_CHECK_EQ_MSG(Psyscall(P, &rv, SYS_gettid, 0, NULL), 0, "%s",
+	    Perrmsg(P));
+	ATF_CHECK_EQ(rv.sys_rval1, live);
+	Pdestroy_agent(P);
+	Prelease(P, 0);
+	(void) snprintf(path, sizeof (path), "/proc/%d/task/%d/status",
+	    (int)pid, (int)live);
+	{
+		char *s = tu_read_file(path, NULL);
+
+		ATF_CHECK_MSG(strstr(s, "\nTracerPid:\t0\n") != NULL,
+		    "thread %d still traced", (int)live);
+		free(s);
+	}
+	ATF_REQUIRE_EQ(write(go[1], "g", 1), 1);
+	ATF_REQUIRE_EQ(waitpid(pid, &st, 0), pid);
+	ATF_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status 0x%x",
+	    st);
+	(void) close(go[1]);
+}
+
+/*
+ * A SIGSTOP that comes while the agent holds the thread (it cannot be
+ * blocked) fails no call of the next batch, and is not lost: the process
+ * is stopped once the thread is given back.
+ */
+ATF_TC_WITHOUT_HEAD(sigstop_while_held);
+ATF_TC_BODY(sigstop_while_held, tc)
+{
+	struct ps_prochandle *P;
+	const au_mfd_t *f;
+	struct stat sb;
+	au_manifest_t m;
+	argdes_t a[2][2];
+	psyscall_t c[2];
+	tu_child_t t;
+	char st = 0;
+
+	au_spawn_fds(&t, 0, &m);
+	f = au_find_kind(&m, "file");
+	P = au_grab(m.pid);
+	au_create_agent(P);
+	ATF_REQUIRE(kill(m.pid, SIGSTOP) == 0);
+
+	memset(c, 0, sizeof (c));
+	memset(&sb, 0, sizeof (sb));
+	c[0].ps_sysindex = SYS_getpid;
+	argdes_byval(&a[1][0], f->fd);
+	argdes_byref(&a[1][1], &sb, sizeof (sb), AI_OUTPUT);
+	c[1].ps_sysindex = SYS_fstat;
+	c[1].ps_nargs = 2;
+	c[1].ps_argp = a[1];
+	ATF_CHECK_EQ_MSG(Psyscall_batch(P, c, 2), 0, "%s", Perrmsg(P));
+	ATF_CHECK_EQ(c[0].ps_errno, 0);
+	ATF_CHECK_EQ(c[0].ps_rval.sys_rval1, m.pid);
+	ATF_CHECK_EQ(c[1].ps_errno, 0);
+	ATF_CHECK_EQ((unsigned long long)sb.st_ino, f->ino);
+	Pdestroy_agent(P);
+	Prelease(P, 0);
+	au_require_tracer(m.pid, 0);
+	for (int i = 0; i < 400 && (st = tu_proc_state(m.pid)) != 'T'; i++)
+		(void) usleep(5000);
+	ATF_CHECK_EQ_MSG(st, 'T', "the SIGSTOP was lost: state %c", st);
+	ATF_REQUIRE(kill(m.pid, SIGCONT) == 0);
+	au_require_pong(&t);
+	au_free_manifest(&m);
+	au_stop_target(&t);
+}
+
+/* ------------------------------------------------------------------ */
 /* With a NULL handle, pr_* act on the calling process. */
 
 ATF_TC_WITHOUT_HEAD(null_handle);
@@ -772,5 +1124,9 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, target_killed_during_batch);
 	ATF_TP_ADD_TC(tp, controller_signalled);
 	ATF_TP_ADD_TC(tp, null_handle);
+	ATF_TP_ADD_TC(tp, large_batch_leaves_no_mapping);
+	ATF_TP_ADD_TC(tp, own_stack_left_alone);
+	ATF_TP_ADD_TC(tp, main_thread_exited);
+	ATF_TP_ADD_TC(tp, sigstop_while_held);
 	return (atf_no_error());
 }

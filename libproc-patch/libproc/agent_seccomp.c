@@ -152,7 +152,16 @@ thread_mode(struct ps_prochandle *P, pid_t tid, int *modep)
 
 	if ((buf = malloc(AS_STATUS_MAX)) == NULL)
 		return (ENOMEM);
-	(void) snprintf(path, sizeof (path), "task/%d/status", (int)tid);
+	/*
+	 * When the main thread has exited, the handle looks at the process
+	 * through this thread's own directory (Pgrab.c, use_thread), which
+	 * has no task/ of its own.
+	 */
+	if (P->tid != 0 && tid == P->tid)
+		(void) snprintf(path, sizeof (path), "status");
+	else
+		(void) snprintf(path, sizeof (path), "task/%d/status",
+		    (int)tid);
 	if ((n = proc_read_small(P->procfd, path, buf, AS_STATUS_MAX)) < 0) {
 		err = errno == ENOENT ? ESRCH : errno;
 	} else {
