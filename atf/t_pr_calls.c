@@ -159,9 +159,60 @@ ATF_TC_BODY(pr_calls_multithreaded, tc)
 	check_pr_calls(3);
 }
 
+/*
+ * pr_open of a path that no open(2) can take -- one of MAXARGL (4096,
+ * PATH_MAX) characters or more, which with its NUL does not fit in an
+ * object -- fails with ENAMETOOLONG, as open(2) here does, and without
+ * asking the process: even one that is gone by then.  A path of one
+ * character less is the process's to answer.
+ */
+ATF_TC_WITHOUT_HEAD(pr_open_long_paths);
+ATF_TC_BODY(pr_open_long_paths, tc)
+{
+	static char path[MAXARGL + 2];
+	struct ps_prochandle *P;
+	au_manifest_t m;
+	tu_child_t c;
+	/* "/aaa.../aaa...": no such file; components of 99 characters. */
+	for (size_t i = 0; i < sizeof (path) - 1; i++)
+		path[i] = i % 100 == 0 ? '/' : 'a';
+	au_spawn_fds(&c, 0, &m);
+	P = au_grab(m.pid);
+
+	path[MAXARGL - 1] = '\0';		/* 4095 characters */
+	errno = 0;
+	ATF_REQUIRE_EQ(open(path, O_RDONLY), -1);
+	ATF_REQUIRE_EQ(errno, ENOENT);
+	errno = 0;
+	ATF_CHECK_EQ(pr_open(P, path, O_RDONLY, 0), -1);
+	ATF_CHECK_EQ(errno, ENOENT);
+	path[MAXARGL - 1] = 'a';
+
+	au_stop_target(&c);
+	ATF_REQUIRE_EQ(tu_proc_state(m.pid), 0);
+	errno = 0;
+	ATF_CHECK_EQ(pr_open(P, "/dev/null", O_RDONLY, 0), -1);
+	ATF_CHECK_EQ(errno, ESRCH);
+	for (size_t len = MAXARGL; len <= MAXARGL + 1; len++) {
+		path[len] = '\0';
+		errno = 0;
+		ATF_REQUIRE_EQ(open(path, O_RDONLY), -1);
+		ATF_REQUIRE_EQ(errno, ENAMETOOLONG);
+		errno = 0;
+		ATF_CHECK_EQ_MSG(pr_open(P, path, O_RDONLY, 0), -1,
+		    "%zu characters", len);
+		ATF_CHECK_EQ_MSG(errno, ENAMETOOLONG, "%zu characters: %s",
+		    len, strerror(errno));
+		path[len] = 'a';
+	}
+	Prelease(P, 0);
+	au_free_manifest(&m);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, pr_calls_single_thread);
 	ATF_TP_ADD_TC(tp, pr_calls_multithreaded);
+	ATF_TP_ADD_TC(tp, pr_open_long_paths);
 	return (atf_no_error());
 }
