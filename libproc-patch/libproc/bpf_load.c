@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,12 +84,34 @@ bpf_pfiles_close(bpf_pfiles_t *bp)
 #include "bpf/pfiles_bpf.h"
 
 #define	ITER_READSZ	(32 * 1024)	/* the kernel's seq buffer is 8 pages */
+#define	ITER_AHEAD	4		/* reads made ahead of the records' use */
 #define	LOG_SIZE	(4 * 1024 * 1024)
 
 /* include/uapi/linux/capability.h of 5.8 and later */
 #define	K_CAP_SYS_ADMIN	21
 #define	K_CAP_PERFMON	38
 #define	K_CAP_BPF	39
+
+/*
+ * The reads of an iterator, made by a thread of their own at most
+ * ITER_AHEAD reads ahead of the one that takes the records: the program
+ * runs inside read(2), so its kernel time overlaps the work on the
+ * records read before (building and formatting them).  Without the
+ * thread (pthread_create failed), the taker reads itself.
+ */
+typedef struct iter_reader {
+	int		ir_fd;
+	int		ir_threaded;
+	pthread_t	ir_thread;
+	pthread_mutex_t	ir_mu;
+	pthread_cond_t	ir_cv;
+	unsigned	ir_head, ir_tail;	/* reads taken, reads made */
+	int		ir_eof;			/* the last read is made */
+	int		ir_err;			/* its errno, or 0 */
+	int		ir_stop;		/* the taker has stopped */
+	size_t		ir_len[ITER_AHEAD];
+	uint8_t		ir_chunk[ITER_AHEAD][ITER_READSZ];
+} iter_reader_t;
 
 struct bpf_pfiles {
 	struct pfiles	*bp_skel;
@@ -98,6 +121,7 @@ struct bpf_pfiles {
 	bpf_pfiles_times_t bp_times;
 	/* a read, and what is left of a record cut by the read before */
 	uint8_t		bp_buf[ITER_READSZ + PFB_RECSIZE_MAX];
+	iter_reader_t	bp_reader;
 };
 
 static double
@@ -219,24 +243,127 @@ iter_fd(int prog, pid_t pid, char *why, size_t whysz)
 	return (ifd);
 }
 
+/* One read of the iterator: its length, 0 at the end, or -1 (errno). */
+static ssize_t
+read_once(int fd, uint8_t *buf, size_t len)
+{
+	ssize_t n;
+
+	while ((n = read(fd, buf, len)) < 0 && errno == EINTR)
+		continue;
+	return (n);
+}
+
+static void *
+reader_main(void *arg)
+{
+	iter_reader_t *ir = arg;
+	unsigned slot;
+	ssize_t n;
+
+	(void) pthread_mutex_lock(&ir->ir_mu);
+	for (;;) {
+		while (ir->ir_tail - ir->ir_head == ITER_AHEAD && !ir->ir_stop)
+			(void) pthread_cond_wait(&ir->ir_cv, &ir->ir_mu);
+		if (ir->ir_stop)
+			break;
+		slot = ir->ir_tail % ITER_AHEAD;
+		(void) pthread_mutex_unlock(&ir->ir_mu);
+		n = read_once(ir->ir_fd, ir->ir_chunk[slot], ITER_READSZ);
+		(void) pthread_mutex_lock(&ir->ir_mu);
+		if (n <= 0) {
+			ir->ir_eof = 1;
+			ir->ir_err = n < 0 ? errno : 0;
+			(void) pthread_cond_broadcast(&ir->ir_cv);
+			break;
+		}
+		ir->ir_len[slot] = (size_t)n;
+		ir->ir_tail++;
+		(void) pthread_cond_broadcast(&ir->ir_cv);
+	}
+	(void) pthread_mutex_unlock(&ir->ir_mu);
+	return (NULL);
+}
+
+/* The iterator fd's reads start (ahead, on a thread, when one starts). */
+static void
+iter_start(bpf_pfiles_t *bp, int fd)
+{
+	iter_reader_t *ir = &bp->bp_reader;
+
+	ir->ir_fd = fd;
+	ir->ir_head = ir->ir_tail = 0;
+	ir->ir_eof = ir->ir_err = ir->ir_stop = 0;
+	ir->ir_threaded = pthread_mutex_init(&ir->ir_mu, NULL) == 0;
+	if (ir->ir_threaded && pthread_cond_init(&ir->ir_cv, NULL) != 0) {
+		(void) pthread_mutex_destroy(&ir->ir_mu);
+		ir->ir_threaded = 0;
+	}
+	if (ir->ir_threaded && pthread_create(&ir->ir_thread, NULL,
+	    reader_main, ir) != 0) {
+		(void) pthread_cond_destroy(&ir->ir_cv);
+		(void) pthread_mutex_destroy(&ir->ir_mu);
+		ir->ir_threaded = 0;
+	}
+}
+
+/* The reads stop, whatever is left unread, and the fd is closed. */
+static void
+iter_stop(bpf_pfiles_t *bp)
+{
+	iter_reader_t *ir = &bp->bp_reader;
+
+	if (ir->ir_threaded) {
+		(void) pthread_mutex_lock(&ir->ir_mu);
+		ir->ir_stop = 1;
+		(void) pthread_cond_broadcast(&ir->ir_cv);
+		(void) pthread_mutex_unlock(&ir->ir_mu);
+		(void) pthread_join(ir->ir_thread, NULL);
+		(void) pthread_cond_destroy(&ir->ir_cv);
+		(void) pthread_mutex_destroy(&ir->ir_mu);
+		ir->ir_threaded = 0;
+	}
+	(void) close(ir->ir_fd);
+	ir->ir_fd = -1;
+}
+
 /*
- * The next bytes of iterator fd after the held ones: how many (0 at the
- * end), or -1 with why set and fd closed.
+ * The next bytes of the iterator after the held ones in bp_buf: how many
+ * (0 at the end), or -1 with why set and the reads stopped.
  */
 static ssize_t
-iter_read(bpf_pfiles_t *bp, int fd, size_t held, char *why, size_t whysz)
+iter_read(bpf_pfiles_t *bp, size_t held, char *why, size_t whysz)
 {
+	iter_reader_t *ir = &bp->bp_reader;
 	ssize_t n;
 	int e;
 
-	while ((n = read(fd, bp->bp_buf + held, sizeof (bp->bp_buf) -
-	    held)) < 0 && errno == EINTR)
-		continue;
-	if (n < 0) {
+	if (!ir->ir_threaded) {
+		n = read_once(ir->ir_fd, bp->bp_buf + held, ITER_READSZ);
 		e = errno;
+	} else {
+		(void) pthread_mutex_lock(&ir->ir_mu);
+		while (ir->ir_head == ir->ir_tail && !ir->ir_eof)
+			(void) pthread_cond_wait(&ir->ir_cv, &ir->ir_mu);
+		if (ir->ir_head == ir->ir_tail) {
+			n = ir->ir_err != 0 ? -1 : 0;
+			e = ir->ir_err;
+		} else {
+			unsigned slot = ir->ir_head % ITER_AHEAD;
+
+			n = (ssize_t)ir->ir_len[slot];
+			(void) memcpy(bp->bp_buf + held, ir->ir_chunk[slot],
+			    ir->ir_len[slot]);
+			ir->ir_head++;
+			e = 0;
+			(void) pthread_cond_broadcast(&ir->ir_cv);
+		}
+		(void) pthread_mutex_unlock(&ir->ir_mu);
+	}
+	if (n < 0) {
 		(void) snprintf(why, whysz, "BPF iterator read: %s",
 		    strerror(e));
-		(void) close(fd);
+		iter_stop(bp);
 		errno = e;
 	}
 	return (n);
@@ -253,6 +380,7 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 
 	if ((fd = iter_fd(bp->bp_prog_fd, pid, why, whysz)) < 0)
 		return (-1);
+	iter_start(bp, fd);
 	/*
 	 * Records vary in size (bpf/pfiles_bpf.h).  What is held between
 	 * reads is less than one record, so less than PFB_RECSIZE_MAX
@@ -260,7 +388,7 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 	 * has room for a read of ITER_READSZ after it.
 	 */
 	for (;;) {
-		if ((n = iter_read(bp, fd, held, why, whysz)) < 0)
+		if ((n = iter_read(bp, held, why, whysz)) < 0)
 			return (-1);
 		if (n == 0)
 			break;
@@ -272,7 +400,7 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 			if (used < 0) {
 				(void) snprintf(why, whysz, "BPF record: %s",
 				    br.br_err);
-				(void) close(fd);
+				iter_stop(bp);
 				errno = EPROTO;
 				return (-1);
 			}
@@ -281,20 +409,20 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 				    "task-file iterator gave process %d's "
 				    "fds (no pid filter: 6.1 and later)",
 				    (int)br.br_tgid);
-				(void) close(fd);
+				iter_stop(bp);
 				errno = ENOTSUP;
 				return (-1);
 			}
 			if ((ret = cb(arg, &br, bp->bp_buf + off,
 			    (size_t)used)) != 0) {
-				(void) close(fd);
+				iter_stop(bp);
 				return (ret);
 			}
 		}
 		(void) memmove(bp->bp_buf, bp->bp_buf + off, held - off);
 		held -= off;
 	}
-	(void) close(fd);
+	iter_stop(bp);
 	if (held != 0) {
 		(void) snprintf(why, whysz, "BPF record: cut short");
 		errno = EPROTO;
@@ -315,8 +443,9 @@ bpf_pfiles_sock_inodes(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_ino_f *cb,
 
 	if ((fd = iter_fd(bp->bp_ino_prog_fd, pid, why, whysz)) < 0)
 		return (-1);
+	iter_start(bp, fd);
 	for (;;) {
-		if ((n = iter_read(bp, fd, held, why, whysz)) < 0)
+		if ((n = iter_read(bp, held, why, whysz)) < 0)
 			return (-1);
 		if (n == 0)
 			break;
@@ -326,19 +455,19 @@ bpf_pfiles_sock_inodes(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_ino_f *cb,
 			    &bad) != 0) {
 				(void) snprintf(why, whysz, "BPF record: %s",
 				    bad);
-				(void) close(fd);
+				iter_stop(bp);
 				errno = EPROTO;
 				return (-1);
 			}
 			if ((ret = cb(arg, &si)) != 0) {
-				(void) close(fd);
+				iter_stop(bp);
 				return (ret);
 			}
 		}
 		(void) memmove(bp->bp_buf, bp->bp_buf + off, held - off);
 		held -= off;
 	}
-	(void) close(fd);
+	iter_stop(bp);
 	if (held != 0) {
 		(void) snprintf(why, whysz, "BPF record: cut short");
 		errno = EPROTO;

@@ -220,13 +220,13 @@ stat_line(FILE *out, const prfdinfo_t *info, const char *path)
 
 	{
 		/* "%4d: " */
-		lbuf_t lb = { .lb_len = 0 };
-		char d[16];
-		int n = snprintf(d, sizeof (d), "%d", info->pr_fd);
+		lbuf_t lb = { .lb_len = 0 }, d = { .lb_len = 0 };
 
-		for (int i = n; i < 4; i++)
+		lb_int(&d, info->pr_fd);
+		for (size_t i = d.lb_len; i < 4; i++)
 			lb_chr(&lb, ' ');
-		lb_str(&lb, d);
+		memcpy(lb.lb_buf + lb.lb_len, d.lb_buf, d.lb_len);
+		lb.lb_len += d.lb_len;
 		lb_str(&lb, ": ");
 		lb_flush(&lb, out);
 	}
@@ -418,9 +418,11 @@ socktype_line(FILE *out, int type)
 {
 	const char *name = pf_socktype_name(type);
 
-	if (name != NULL)
-		(void) fprintf(out, "\t%s\n", name);
-	else
+	if (name != NULL) {
+		(void) fputc('\t', out);
+		(void) fputs(name, out);
+		(void) fputc('\n', out);
+	} else
 		(void) fprintf(out, "\tunknown socket type %d\n", type);
 }
 
