@@ -39,7 +39,6 @@
 #define	FIXTURE_SECONDS	"120"
 #define	MAX_ARGS	32
 #define	MAX_PIDS	8
-#define	BTF_PATH	"/sys/kernel/btf/vmlinux"
 #define	DEBUG_ENV	"LIBPROC_DEBUG=1"
 #define	TRACE_LOADED	"bpf: the iterator is loaded"
 #define	TRACE_BPF	": socket facts: bpf serves"
@@ -55,39 +54,6 @@
 #define	SETPRIV_NOBODY	"setpriv", "--reuid=" NOBODY, "--regid=" NOBODY, \
 			"--clear-groups", "--inh-caps=-all",		\
 			"--bounding-set=-all"
-
-/*
- * Skip the case unless the kernel has BTF and pfiles --via=bpf serves a
- * trivial process (this one); pfiles' "bpf: ..." reason is the skip's
- * (a build without bpf support says so the same way).
- */
-static void
-require_bpf(void)
-{
-	char pid[16];
-	const char *argv[] = { TU_PFILES, "--via=bpf", pid, NULL };
-	tu_result_t r;
-	char *reason, *nl;
-
-	if (access(BTF_PATH, R_OK) != 0)
-		atf_tc_skip("no kernel BTF: " BTF_PATH ": %s",
-		    strerror(errno));
-	(void) snprintf(pid, sizeof (pid), "%d", (int)getpid());
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
-	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 0) {
-		tu_result_free(&r);
-		return;
-	}
-	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 1 &&
-	    (reason = strstr(r.tr_err, "bpf: ")) != NULL) {
-		if ((nl = strchr(reason, '\n')) != NULL)
-			*nl = '\0';
-		atf_tc_skip("pfiles --via=bpf cannot serve here: %s", reason);
-	}
-	(void) fprintf(stderr, "pfiles stderr:\n%s", r.tr_err);
-	atf_tc_fail("pfiles --via=bpf %s: wait status 0x%x, and no \"bpf: "
-	    "\" reason", pid, (unsigned)r.tr_status);
-}
 
 /* How many lines of text hold needle. */
 static size_t
@@ -383,7 +349,7 @@ check_set(const char *set)
 	const char *pids[1];
 	char *text;
 
-	require_bpf();
+	tu_require_bpf();
 	fixture_start(&fx, set);
 	pids[0] = fx.fx_pid;
 	text = compare_vias(set, pids, 1);
@@ -452,7 +418,7 @@ check_node(size_t n)
 	tu_child_t node;
 	size_t nsock;
 
-	require_bpf();
+	tu_require_bpf();
 	ATF_REQUIRE(getrlimit(RLIMIT_NOFILE, &rl) == 0);
 	if (rl.rlim_max != RLIM_INFINITY &&
 	    rl.rlim_max < 2 * n + 1 + NODE_FD_SPARE)
@@ -685,7 +651,7 @@ ATF_TC_BODY(netns_pidns, tc)
 	tu_result_t r;
 	int found, status;
 
-	require_bpf();
+	tu_require_bpf();
 	tu_run(probe, NULL, TU_TIMEOUT_MS, &r);
 	if (!WIFEXITED(r.tr_status) || WEXITSTATUS(r.tr_status) != 0)
 		atf_tc_skip("cannot make network and pid namespaces here: %s",
@@ -790,7 +756,7 @@ ATF_TC_BODY(unpriv_root_target, tc)
 	tu_result_t r;
 	char *want;
 
-	require_bpf();
+	tu_require_bpf();
 	fixture_start(&fx, "tcp,unix,pipe");
 	pids[0] = fx.fx_pid;
 	want = tu_asprintf("pfiles: cannot examine %s: permission denied\n",
@@ -846,7 +812,7 @@ ATF_TC_BODY(unpriv_own_process, tc)
 	long count;
 	int found, status;
 
-	require_bpf();
+	tu_require_bpf();
 	ATF_REQUIRE(getrlimit(RLIMIT_NOFILE, &rl) == 0);
 	if (rl.rlim_max != RLIM_INFINITY &&
 	    rl.rlim_max < (rlim_t)atoi(MANY_FDS) + 16)
@@ -934,7 +900,7 @@ ATF_TC_BODY(one_load, tc)
 	fixture_t a, b, c;
 	const char *pids[3];
 
-	require_bpf();
+	tu_require_bpf();
 	fixture_start(&a, "tcp,unix");
 	fixture_start(&b, "all");
 	fixture_start(&c, "socketpair,pipe");
@@ -966,7 +932,7 @@ ATF_TC_BODY(thread_own_table, tc)
 	tu_child_t c;
 	int found, status;
 
-	require_bpf();
+	tu_require_bpf();
 	tu_spawn(&c, argv, TU_STDERR_PIPE);
 	said_text = tu_read_until(c.tc_out, "ready", TU_TIMEOUT_MS, &found);
 	if (!found) {

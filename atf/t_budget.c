@@ -59,7 +59,14 @@
  * per socket (the same number at N and at 4N) and per process at most
  * DIAG_DUMPS_MAX, one per dump, at least one (a diag run that sends
  * nothing is a counter that does not see it), and fdinfo and /proc as
- * for pidfd (no call per socket beyond the walk's own).
+ * for pidfd (no call per socket beyond the walk's own); --via=bpf: no
+ * target memory read or written, and no call per socket in any budgeted
+ * class: no fdinfo read (the iterator's records hold what fdinfo says),
+ * other /proc reads constant, and no netlink message at all (the node
+ * fixture's sockets are connections within the process, whose other
+ * ends the iterator's facts settle: no dump of the socket tables).  The iterator's own reads ("other
+ * files", 32 KiB each) follow the bytes of the records, not the number
+ * of calls pfiles makes per socket: shown, not budgeted.
  *
  * Each case prints its table on stdout (kyua report --verbose shows it)
  * and fails with the numbers when a budget is exceeded.  The checker,
@@ -245,6 +252,15 @@ static const budget_t budget_diag = { "--via=diag", {
 	[BC_TPROC] = { BL_PER_SOCKET, 0, 0 },
 	[BC_OPROC] = { BL_PER_SOCKET, 0, 0 },
 	[BC_NL_SENT] = { BL_BOUNDED, DIAG_DUMPS_MAX, 1 },
+} };
+
+static const budget_t budget_bpf = { "--via=bpf", {
+	[BC_MEM_R] = { BL_ZERO, 0, 0 },
+	[BC_MEM_W] = { BL_ZERO, 0, 0 },
+	[BC_FDINFO] = { BL_PER_SOCKET, 0, 0 },
+	[BC_TPROC] = { BL_PER_SOCKET, 0, 0 },
+	[BC_OPROC] = { BL_PER_SOCKET, 0, 0 },
+	[BC_NL_SENT] = { BL_ZERO, 0, 0 },
 } };
 
 /*
@@ -988,6 +1004,23 @@ ATF_TC_BODY(diag, tc)
 	budget_case("diag", &budget_diag);
 }
 
+ATF_TC(bpf);
+ATF_TC_HEAD(bpf, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=bpf on node at N and "
+	    "4N connections: no read or write of the target's memory, and "
+	    "no call per socket: no fdinfo read, other /proc reads "
+	    "constant, no netlink message (skipped where bpf cannot "
+	    "serve)");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(bpf, tc)
+{
+	tu_require_bpf();
+	budget_case("bpf", &budget_bpf);
+}
+
 ATF_TC(seedlike_caught);
 ATF_TC_HEAD(seedlike_caught, tc)
 {
@@ -1250,6 +1283,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, pidfd);
 	ATF_TP_ADD_TC(tp, agent);
 	ATF_TP_ADD_TC(tp, diag);
+	ATF_TP_ADD_TC(tp, bpf);
 	ATF_TP_ADD_TC(tp, seedlike_caught);
 	ATF_TP_ADD_TC(tp, checker_bounds);
 	ATF_TP_ADD_TC(tp, checker_grown);

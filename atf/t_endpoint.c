@@ -48,7 +48,6 @@
 #define	PYTHON		"/usr/bin/python3"
 #define	CHECKER		SRC_DIR "/atf/json_check.py"
 #define	SCHEMA		SRC_DIR "/libproc-patch/pfiles/pfiles.schema.json"
-#define	BTF_PATH	"/sys/kernel/btf/vmlinux"
 #define	MAX_PROCS	16
 #define	MAX_HOLDS	32
 #define	MAX_ARGS	16
@@ -483,34 +482,6 @@ ATF_TC_BODY(cross, tc)
 	view_stop(&v);
 }
 
-/* Skip unless pfiles --via=bpf serves a trivial process (this one). */
-static void
-require_bpf(void)
-{
-	char pid[16];
-	const char *argv[] = { TU_PFILES, "--via=bpf", pid, NULL };
-	tu_result_t r;
-	char *reason, *nl;
-
-	if (access(BTF_PATH, R_OK) != 0)
-		atf_tc_skip("no kernel BTF: " BTF_PATH ": %s",
-		    strerror(errno));
-	(void) snprintf(pid, sizeof (pid), "%d", (int)getpid());
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
-	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 0) {
-		tu_result_free(&r);
-		return;
-	}
-	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 1 &&
-	    (reason = strstr(r.tr_err, "bpf: ")) != NULL) {
-		if ((nl = strchr(reason, '\n')) != NULL)
-			*nl = '\0';
-		atf_tc_skip("pfiles --via=bpf cannot serve here: %s", reason);
-	}
-	atf_tc_fail("pfiles --via=bpf %s: wait status 0x%x, and no \"bpf: "
-	    "\" reason: %s", pid, (unsigned)r.tr_status, r.tr_err);
-}
-
 ATF_TC(cross_bpf);
 ATF_TC_HEAD(cross_bpf, tc)
 {
@@ -524,7 +495,7 @@ ATF_TC_BODY(cross_bpf, tc)
 {
 	ep_view_t v;
 
-	require_bpf();
+	tu_require_bpf();
 	view_start(&v, "cross");
 	require_cross_view(&v);
 	check_cross(&v, "--via=bpf", 0);

@@ -706,3 +706,31 @@ tu_asprintf(const char *fmt, ...)
 		atf_tc_fail("out of memory");
 	return (s);
 }
+
+void
+tu_require_bpf(void)
+{
+	static const char btf[] = "/sys/kernel/btf/vmlinux";
+	char pid[16];
+	const char *argv[] = { TU_PFILES, "--via=bpf", pid, NULL };
+	tu_result_t r;
+	char *reason, *nl;
+
+	if (access(btf, R_OK) != 0)
+		atf_tc_skip("no kernel BTF: %s: %s", btf, strerror(errno));
+	(void) snprintf(pid, sizeof (pid), "%d", (int)getpid());
+	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 0) {
+		tu_result_free(&r);
+		return;
+	}
+	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 1 &&
+	    (reason = strstr(r.tr_err, "bpf: ")) != NULL) {
+		if ((nl = strchr(reason, '\n')) != NULL)
+			*nl = '\0';
+		atf_tc_skip("pfiles --via=bpf cannot serve here: %s", reason);
+	}
+	(void) fprintf(stderr, "pfiles stderr:\n%s", r.tr_err);
+	atf_tc_fail("pfiles --via=bpf %s: wait status 0x%x, and no \"bpf: "
+	    "\" reason", pid, (unsigned)r.tr_status);
+}

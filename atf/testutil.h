@@ -118,6 +118,14 @@ void	tu_require_same_text(const char *what, const char *expected,
 void	tu_require_same_str(const char *what, const char *expected,
 	    const char *actual);
 
+/*
+ * Skip the case unless the kernel has BTF and pfiles --via=bpf serves a
+ * trivial process (this one); pfiles' "bpf: ..." reason is the skip's
+ * (a build without bpf support says so the same way).  Fails when pfiles
+ * fails without a reason.
+ */
+void	tu_require_bpf(void);
+
 /* Write buf into the file name (relative to the work dir); fails on error. */
 void	tu_write_file(const char *name, const void *buf, size_t len);
 
