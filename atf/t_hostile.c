@@ -553,6 +553,56 @@ ATF_TC_BODY(debug_trace, tc)
 	fixture_stop(&fx);
 }
 
+ATF_TC(debug_trace_backslash);
+ATF_TC_HEAD(debug_trace_backslash, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The LIBPROC_DEBUG trace writes a "
+	    "backslash of the target's comm as \\x5c, so that a comm that "
+	    "spells an escape (\\x0a) cannot pass for one: the trace's "
+	    "escapes are unambiguous");
+}
+ATF_TC_BODY(debug_trace_backslash, tc)
+{
+	const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
+	char path[64], *comm, *esc, *want;
+	size_t len, used = 0;
+	fixture_t fx;
+	tu_result_t r;
+
+	fixture_start(&fx, "min", "b\\x0a\\", NULL);
+	/* The comm as the target's /proc says, escaped by the rule here. */
+	(void) snprintf(path, sizeof (path), "/proc/%s/comm", fx.fx_pid);
+	comm = tu_read_file(path, &len);
+	if (len > 0 && comm[len - 1] == '\n')
+		comm[--len] = '\0';
+	ATF_REQUIRE_MSG(strchr(comm, '\\') != NULL, "comm %s", comm);
+	esc = malloc(len * 4 + 1);
+	ATF_REQUIRE(esc != NULL);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)comm[i];
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			used += (size_t)sprintf(esc + used, "\\x%02x", c);
+		else
+			esc[used++] = (char)c;
+	}
+	esc[used] = '\0';
+	{
+		const char *argv[] = { TU_PFILES, "-n", fx.fx_pid, NULL };
+
+		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	}
+	tu_require_exit("pfiles -n", &r, 0);
+	want = tu_asprintf(": grabbed: %s, pidfd ", esc);
+	ATF_CHECK_MSG(strstr(r.tr_err, want) != NULL, "no \"%s\" in the "
+	    "trace: %s", want, r.tr_err);
+	free(want);
+	free(esc);
+	free(comm);
+	tu_result_free(&r);
+	fixture_stop(&fx);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, via_pidfd);
@@ -560,5 +610,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, nflag);
 	ATF_TP_ADD_TC(tp, header_cut);
 	ATF_TP_ADD_TC(tp, debug_trace);
+	ATF_TP_ADD_TC(tp, debug_trace_backslash);
 	return (atf_no_error());
 }

@@ -977,6 +977,16 @@ ATF_TC_BODY(fmt_typeword, tc)
 	    "0x0000");
 	ATF_CHECK_STREQ(pf_typeword(0170000 | 0600, NULL, buf, sizeof (buf)),
 	    "0xf000");
+	/*
+	 * The brackets are taken off only as a pair: a name that opens one
+	 * and does not close it (or closes one it never opened) is NAME.
+	 */
+	ATF_CHECK_STREQ(pf_typeword(0600, "anon_inode:[abc", buf,
+	    sizeof (buf)), "anon_inode([abc)");
+	ATF_CHECK_STREQ(pf_typeword(0600, "anon_inode:abc]", buf,
+	    sizeof (buf)), "anon_inode(abc])");
+	ATF_CHECK_STREQ(pf_typeword(0600, "anon_inode:[]", buf,
+	    sizeof (buf)), "anon_inode()");
 }
 
 /*
@@ -1314,6 +1324,33 @@ ATF_TC_BODY(fmt_linger_and_peer, tc)
 	fdrec_free(&rec);
 }
 
+ATF_TC_WITHOUT_HEAD(fmt_lock_lines);
+ATF_TC_BODY(fmt_lock_lines, tc)
+{
+	/* A POSIX lock has its owner; OFD and FLOCK locks have none (0). */
+	const prfdlock_t locks[] = {
+		{ PR_LOCK_POSIX, F_WRLCK, 0, 1234 },
+		{ PR_LOCK_OFD, F_RDLCK, 0, 0 },
+		{ PR_LOCK_FLOCK, F_WRLCK, 1, 0 },
+	};
+	fdrec_t rec = { NULL, 0 };
+	char *s;
+
+	ATF_REQUIRE_EQ(fdrec_reset(&rec, 4), 0);
+	fdrec_info(&rec)->pr_mode = S_IFREG | 0644;
+	fdrec_info(&rec)->pr_fileflags = O_RDWR;
+	fdrec_info(&rec)->pr_offset = -1;
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_LOCKS, locks, sizeof (locks)), 0);
+	s = file_text(&rec, 0);
+	ATF_CHECK_STREQ(s, "   4: S_IFREG mode:0644 dev:0,0 ino:0 uid:0 "
+	    "gid:0 size:0\n      O_RDWR\n"
+	    "      advisory write lock set by process 1234\n"
+	    "      advisory read lock set\n"
+	    "      mandatory write lock set\n");
+	free(s);
+	fdrec_free(&rec);
+}
+
 ATF_TC_WITHOUT_HEAD(fmt_header_soft_limit);
 ATF_TC_BODY(fmt_header_soft_limit, tc)
 {
@@ -1373,6 +1410,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, fmt_target_text);
 	ATF_TP_ADD_TC(tp, fmt_mode_bits);
 	ATF_TP_ADD_TC(tp, fmt_linger_and_peer);
+	ATF_TP_ADD_TC(tp, fmt_lock_lines);
 	ATF_TP_ADD_TC(tp, fmt_header_soft_limit);
 	return (atf_no_error());
 }

@@ -13,6 +13,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -871,6 +872,43 @@ ATF_TC_BODY(pid_zero, tc)
 	}
 }
 
+ATF_TC(pid_out_of_range);
+ATF_TC_HEAD(pid_out_of_range, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A number past INT_MAX (a pid_t "
+	    "cannot hold it) is not a process id; INT_MAX itself is a pid "
+	    "number no process has (it is above pid_max): no such process");
+}
+ATF_TC_BODY(pid_out_of_range, tc)
+{
+	static const char *const big[] = { "2147483648", "2147483649",
+	    "/proc/2147483648", "4294967296", "99999999999999999999", NULL };
+	char *pm = tu_read_file("/proc/sys/kernel/pid_max", NULL);
+	long pid_max = strtol(pm, NULL, 10);
+	char *max, *err;
+
+	free(pm);
+	/* The kernel's own limit: no pid reaches INT_MAX. */
+	ATF_REQUIRE_MSG(pid_max > 0 && pid_max < INT_MAX, "pid_max %ld",
+	    pid_max);
+	for (int i = 0; big[i] != NULL; i++) {
+		const char *const args[] = { big[i], NULL };
+
+		err = cannot_examine(big[i], "not a process id");
+		expect_pfiles(args, 1, "", err);
+		free(err);
+	}
+	max = tu_asprintf("%d", INT_MAX);
+	{
+		const char *const args[] = { max, NULL };
+
+		err = cannot_examine(max, "no such process");
+		expect_pfiles(args, 1, "", err);
+		free(err);
+	}
+	free(max);
+}
+
 /* pfiles PID: exit 0, nothing on stderr, the header as expected. */
 static void
 expect_header(const sleeper_t *sl)
@@ -1233,6 +1271,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, bad_pid_first);
 	ATF_TP_ADD_TC(tp, proc_path_arg);
 	ATF_TP_ADD_TC(tp, pid_zero);
+	ATF_TP_ADD_TC(tp, pid_out_of_range);
 	ATF_TP_ADD_TC(tp, header_rlimit);
 	ATF_TP_ADD_TC(tp, header_cmdline_cut);
 	ATF_TP_ADD_TC(tp, via_agent);
