@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "libproc.h"
+#include "Pcontrol.h"
 #include "testutil.h"
 
 #define	CHILD_SECONDS	60	/* a child left behind exits by itself */
@@ -515,6 +517,107 @@ ATF_TC_BODY(pread_pwrite, tc)
 	kid_stop(&k);
 }
 
+ATF_TC_WITHOUT_HEAD(grab_out_of_fds);
+ATF_TC_BODY(grab_out_of_fds, tc)
+{
+	struct ps_prochandle *P;
+	struct rlimit mine, low;
+	int fds[64], nfds = 0, gerr, e = 0;
+	kid_t k;
+
+	kid_start(&k, NULL);
+	ATF_REQUIRE(getrlimit(RLIMIT_NOFILE, &mine) == 0);
+	low = mine;
+	low.rlim_cur = 64;
+	ATF_REQUIRE(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	/* Every fd this process may have, taken: as this process sees. */
+	while (nfds < 64) {
+		int f = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (f < 0) {
+			e = errno;
+			break;
+		}
+		fds[nfds++] = f;
+	}
+	ATF_REQUIRE_EQ_MSG(e, EMFILE, "open: %s", strerror(e));
+	P = Pgrab(k.k_pid, 0, &gerr);
+	while (nfds > 0)
+		(void) close(fds[--nfds]);
+	ATF_REQUIRE(setrlimit(RLIMIT_NOFILE, &mine) == 0);
+	/* Too many open files of the caller's: G_NOFD, not "strange". */
+	ATF_CHECK_MSG(P == NULL && gerr == G_NOFD, "gerr %d (%s)", gerr,
+	    Pgrab_error(gerr));
+	if (P != NULL)
+		Prelease(P, 0);
+	/* With its fds back, the same grab holds. */
+	P = grab_ok(k.k_pid);
+	Prelease(P, 0);
+	kid_stop(&k);
+}
+
+/*
+ * /proc/PID/maps is handed out by the kernel a page at a time (seq_file):
+ * 300 mappings that cannot merge make it several pages.
+ */
+#define	MANY_MAPS	300
+
+static void
+many_mappings(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *base = mmap(NULL, (size_t)pg * MANY_MAPS * 2, PROT_READ,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (base == MAP_FAILED)
+		_exit(1);
+	/* Every other page inaccessible: 300 separate PROT_READ lines. */
+	for (int i = 0; i < MANY_MAPS; i++) {
+		if (mprotect(base + (2 * i + 1) * pg, (size_t)pg,
+		    PROT_NONE) != 0)
+			_exit(1);
+	}
+}
+
+ATF_TC_WITHOUT_HEAD(read_small_in_pieces);
+ATF_TC_BODY(read_small_in_pieces, tc)
+{
+	static char buf[256 * 1024];
+	char path[64], *want;
+	size_t wantlen;
+	ssize_t n, first;
+	int fd;
+	kid_t k;
+
+	kid_start(&k, many_mappings);
+	(void) snprintf(path, sizeof (path), "/proc/%d/maps", (int)k.k_pid);
+	/* The child blocks in read(2): its maps hold still. */
+	want = tu_read_file(path, &wantlen);
+	ATF_REQUIRE(wantlen + 1 < sizeof (buf));
+	ATF_REQUIRE((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0);
+	first = read(fd, buf, sizeof (buf));
+	(void) close(fd);
+	ATF_REQUIRE_MSG(first > 0 && (size_t)first < wantlen, "one read gave "
+	    "%zd bytes of %zu: the file does not come in pieces here", first,
+	    wantlen);
+
+	/* The reader of small /proc files: the whole text, NUL after it. */
+	memset(buf, 'X', sizeof (buf));
+	n = proc_read_small(AT_FDCWD, path, buf, sizeof (buf));
+	ATF_REQUIRE_EQ_MSG(n, (ssize_t)wantlen, "%zd bytes, not %zu", n,
+	    wantlen);
+	ATF_CHECK_MSG(memcmp(buf, want, wantlen) == 0, "the text differs");
+	ATF_CHECK_EQ(buf[n], '\0');
+	/* A buffer too small: what fits, cut, still NUL-terminated. */
+	memset(buf, 'X', sizeof (buf));
+	n = proc_read_small(AT_FDCWD, path, buf, 100);
+	ATF_CHECK_EQ(n, 99);
+	ATF_CHECK(memcmp(buf, want, 99) == 0);
+	ATF_CHECK_EQ(buf[99], '\0');
+	free(want);
+	kid_stop(&k);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, walk_order);
@@ -523,6 +626,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, walk_callback_stops);
 	ATF_TP_ADD_TC(tp, walk_record_fields);
 	ATF_TP_ADD_TC(tp, grab_errors);
+	ATF_TP_ADD_TC(tp, grab_out_of_fds);
+	ATF_TP_ADD_TC(tp, read_small_in_pieces);
 	ATF_TP_ADD_TC(tp, psinfo_and_limit);
 	ATF_TP_ADD_TC(tp, pread_pwrite);
 	return (atf_no_error());
