@@ -531,6 +531,33 @@ ATF_TC_BODY(unix_names_and_peers, tc)
 	}
 	ATF_CHECK_EQ(parse_as(AF_UNIX, 0, &err), DIAG_ERROR);
 	ATF_CHECK_EQ(err, EBADMSG);
+
+	/*
+	 * The edge: a name is kept where it fits a sockaddr_storage after
+	 * the family (126 bytes); one byte more, or as many bytes as the
+	 * whole storage, and the message is malformed.
+	 */
+	{
+		const size_t room = sizeof (struct sockaddr_storage) -
+		    offsetof(struct sockaddr_un, sun_path);
+		char name[sizeof (struct sockaddr_storage)];
+
+		(void) memset(name, 'n', sizeof (name));
+		mb_reset();
+		mb_unix(SOCK_DGRAM, TCP_CLOSE, 21, name, room, 0, 0);
+		ATF_CHECK_EQ(parse_as(AF_UNIX, 0, &err), DIAG_MORE);
+		ATF_REQUIRE_EQ(nrecs, 1);
+		ATF_CHECK_EQ(recs[0].ds_namelen,
+		    sizeof (struct sockaddr_storage));
+		for (size_t extra = 1; extra <= 2; extra++) {
+			mb_reset();
+			mb_unix(SOCK_DGRAM, TCP_CLOSE, 22, name, room + extra,
+			    0, 0);
+			ATF_CHECK_EQ_MSG(parse_as(AF_UNIX, 0, &err),
+			    DIAG_ERROR, "a name of %zu bytes", room + extra);
+			ATF_CHECK_EQ(err, EBADMSG);
+		}
+	}
 }
 
 ATF_TC_WITHOUT_HEAD(netlink_and_packet);
