@@ -48,6 +48,7 @@
  *     output made wrong in one fact at a time.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -431,6 +432,64 @@ ATF_TC_BODY(nflag, tc)
 	fixture_stop(&fx);
 }
 
+ATF_TC(args_one_empty);
+ATF_TC_HEAD(args_one_empty, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A process run with one empty "
+	    "argument (argv {\"\"}: a command line of one NUL) has args "
+	    "\"\" in pfiles -J: the NUL that ends the last argument is "
+	    "dropped, not made a space");
+}
+ATF_TC_BODY(args_one_empty, tc)
+{
+	char path[64], *cmd = NULL, *want;
+	size_t len = 0;
+	int in[2], status;
+	pid_t pid;
+	tu_result_t r;
+
+	ATF_REQUIRE(pipe2(in, O_CLOEXEC) == 0);
+	ATF_REQUIRE((pid = fork()) >= 0);
+	if (pid == 0) {
+		char *const argv[] = { (char *)"", NULL };
+
+		/* cat reads its stdin: it runs until the test closes it. */
+		if (dup2(in[0], 0) != 0)
+			_exit(126);
+		(void) execv("/bin/cat", argv);
+		_exit(127);
+	}
+	(void) close(in[0]);
+	/* Its own command line, once the exec is done: one NUL. */
+	(void) snprintf(path, sizeof (path), "/proc/%d/cmdline", (int)pid);
+	for (int i = 0; i < TU_TIMEOUT_MS; i++) {
+		free(cmd);
+		cmd = tu_read_file(path, &len);
+		if (len == 1)
+			break;
+		(void) usleep(1000);
+	}
+	ATF_REQUIRE_MSG(len == 1 && cmd[0] == '\0', "cmdline of %zu bytes",
+	    len);
+	free(cmd);
+	{
+		char arg[16];
+		const char *argv[] = { TU_PFILES, "-J", "-n", arg, NULL };
+
+		(void) snprintf(arg, sizeof (arg), "%d", (int)pid);
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	}
+	(void) close(in[1]);
+	ATF_REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	tu_require_exit("pfiles -J -n", &r, 0);
+	want = tu_asprintf("\"pid\":%d,", (int)pid);
+	ATF_CHECK_MSG(strstr(r.tr_out, want) != NULL, "%s", r.tr_out);
+	free(want);
+	ATF_CHECK_MSG(strstr(r.tr_out, "\"args\":\"\"") != NULL, "args "
+	    "not empty: %s", r.tr_out);
+	tu_result_free(&r);
+}
+
 /* A pid that was a process's and is free now (it is not reused soon). */
 static pid_t
 gone_pid(void)
@@ -659,6 +718,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, soft_limit);
 	ATF_TP_ADD_TC(tp, facts_hostile);
 	ATF_TP_ADD_TC(tp, args_not_cut);
+	ATF_TP_ADD_TC(tp, args_one_empty);
 	ATF_TP_ADD_TC(tp, nflag);
 	ATF_TP_ADD_TC(tp, several_pids);
 	ATF_TP_ADD_TC(tp, hostile_strings);
