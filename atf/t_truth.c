@@ -13,6 +13,8 @@
  *			an error, not another process's fds
  *  path_too_long	files open at paths longer than PATH_MAX: every
  *			fd printed, those without a path, a note on stderr
+ *  path_refused	readlinkat refused to pfiles (seccomp, EACCES):
+ *			the one file without a path, the reason on stderr
  *  agent_refused	the agent under a target's seccomp filter that
  *			fails fstat or getsockopt with EPERM: every fd
  *			printed, the missing facts named on stderr
@@ -30,12 +32,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -45,6 +49,7 @@
 #include "testutil.h"
 
 #define	HELPER		BUILD_DIR "/atf/truth_helper"
+#define	SECCOMP_DENY	BUILD_DIR "/atf/seccomp_deny"
 #define	FUSE_HELPER	BUILD_DIR "/atf/fuse_helper"
 #define	FUSE_MS		10000
 #define	LINE_MS		10000
@@ -405,6 +410,77 @@ ATF_TC_BODY(path_too_long, tc)
 	free(cwd);
 }
 
+ATF_TC(path_refused);
+ATF_TC_HEAD(path_refused, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles whose readlinkat(2) a "
+	    "seccomp filter fails with EACCES, on a target with one file "
+	    "and two sockets: every fd is printed, the file without a path "
+	    "line, and stderr gives the reason for that one fd in the "
+	    "system's words");
+}
+ATF_TC_BODY(path_refused, tc)
+{
+	char nr[16], errnum[16], pid[16], *want, *b;
+	int sv[2], status;
+	struct pollfd pfd;
+	tu_result_t r;
+	pid_t kid;
+	char c;
+
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+	    sv) == 0);
+	ATF_REQUIRE((kid = fork()) >= 0);
+	if (kid == 0) {
+		int f = open("pathfile", O_RDWR | O_CREAT, 0644);
+
+		/* fds 0 and 1 the socket, 2 the file, nothing else. */
+		if (f < 0 || dup2(sv[1], 0) != 0 || dup2(sv[1], 1) != 1 ||
+		    dup2(f, 2) != 2)
+			_exit(1);
+		(void) close_range(3, ~0U, 0);
+		(void) alarm(120);
+		if (write(1, "r", 1) != 1)
+			_exit(1);
+		while (read(0, &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	(void) close(sv[1]);
+	pfd.fd = sv[0];
+	pfd.events = POLLIN;
+	ATF_REQUIRE(poll(&pfd, 1, TU_TIMEOUT_MS) == 1);
+	ATF_REQUIRE(read(sv[0], &c, 1) == 1);
+
+	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_readlinkat);
+	(void) snprintf(errnum, sizeof (errnum), "%d", EACCES);
+	(void) snprintf(pid, sizeof (pid), "%d", (int)kid);
+	{
+		const char *argv[] = { SECCOMP_DENY, nr, errnum, TU_PFILES,
+		    pid, NULL };
+		/* LeakSanitizer (SANITIZE=1) does not run under the filter. */
+		const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
+		    NULL };
+
+		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	}
+	(void) close(sv[0]);
+	ATF_REQUIRE_EQ(waitpid(kid, &status, 0), kid);
+	(void) unlink("pathfile");
+	tu_require_exit("seccomp_deny readlinkat pfiles", &r, 0);
+	ATF_CHECK_EQ(count_fd_lines(r.tr_out), 3);
+	ATF_REQUIRE((b = fd_block(r.tr_out, 2)) != NULL);
+	ATF_CHECK_MSG(strstr(b, "      O_RDWR") != NULL, "%s", b);
+	ATF_CHECK_MSG(strstr(b, "\n      /") == NULL, "a path: %s", b);
+	free(b);
+	want = tu_asprintf("pfiles: %s: path of 1 fd unavailable: %s\n",
+	    pid, strerror(EACCES));
+	ATF_CHECK_MSG(strstr(r.tr_err, want) != NULL, "no \"%s\" in: %s",
+	    want, r.tr_err);
+	free(want);
+	tu_result_free(&r);
+}
+
 /* pfiles --via=agent on a target whose filter refuses nr with EPERM. */
 static void
 agent_refused(const char *nr, const char *why)
@@ -741,6 +817,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, torn_records);
 	ATF_TP_ADD_TC(tp, pid_namespace);
 	ATF_TP_ADD_TC(tp, path_too_long);
+	ATF_TP_ADD_TC(tp, path_refused);
 	ATF_TP_ADD_TC(tp, agent_refused);
 	ATF_TP_ADD_TC(tp, agent_peer_pidns);
 	ATF_TP_ADD_TC(tp, main_thread_exited);
