@@ -6,6 +6,7 @@
  */
 #include <atf-c.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -557,6 +558,73 @@ ATF_TC_BODY(grab_out_of_fds, tc)
 }
 
 /*
+ * In a new pid namespace that still sees the host's /proc: its pid 2 has
+ * exited (a zombie, not reaped), and the host's /proc/2 is another
+ * process.  The grab says the process has gone, not that /proc shows
+ * another one.  The namespace's init exits with the grab's code.
+ */
+static int
+grab_gone_in_pidns(void)
+{
+	struct ps_prochandle *P;
+	pid_t z;
+	int gerr;
+
+	if ((z = fork()) < 0)
+		return (100);
+	if (z == 0)
+		_exit(0);
+	if (z != 2)
+		return (101);
+	/* Exited, left a zombie: not reaped. */
+	if (waitid(P_PID, z, NULL, WEXITED | WNOWAIT) != 0)
+		return (102);
+	P = Pgrab(z, 0, &gerr);
+	if (P != NULL) {
+		Prelease(P, 0);
+		return (103);
+	}
+	return (gerr);
+}
+
+ATF_TC(grab_gone_other_pidns);
+ATF_TC_HEAD(grab_gone_other_pidns, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "From a pid namespace other than "
+	    "/proc's, a pid whose process has exited while the host's /proc "
+	    "has another process of that number: G_NOPROC (it has gone), "
+	    "not G_NOTSAME");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(grab_gone_other_pidns, tc)
+{
+	pid_t outer, init;
+	int status;
+
+	/* The host's pid 2 must be some process for the case to mean it. */
+	if (access("/proc/2", F_OK) != 0)
+		atf_tc_skip("no process 2 in /proc here");
+	ATF_REQUIRE((outer = fork()) >= 0);
+	if (outer == 0) {
+		if (unshare(CLONE_NEWPID) != 0)
+			_exit(110);
+		if ((init = fork()) < 0)
+			_exit(111);
+		if (init == 0)
+			_exit(grab_gone_in_pidns());
+		if (waitpid(init, &status, 0) != init || !WIFEXITED(status))
+			_exit(112);
+		_exit(WEXITSTATUS(status));
+	}
+	ATF_REQUIRE_EQ(waitpid(outer, &status, 0), outer);
+	ATF_REQUIRE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 110)
+		atf_tc_skip("no new pid namespace here");
+	ATF_CHECK_MSG(WEXITSTATUS(status) == G_NOPROC, "exit %d (G_NOPROC "
+	    "%d, G_NOTSAME %d)", WEXITSTATUS(status), G_NOPROC, G_NOTSAME);
+}
+
+/*
  * /proc/PID/maps is handed out by the kernel a page at a time (seq_file):
  * 300 mappings that cannot merge make it several pages.
  */
@@ -627,6 +695,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, walk_record_fields);
 	ATF_TP_ADD_TC(tp, grab_errors);
 	ATF_TP_ADD_TC(tp, grab_out_of_fds);
+	ATF_TP_ADD_TC(tp, grab_gone_other_pidns);
 	ATF_TP_ADD_TC(tp, read_small_in_pieces);
 	ATF_TP_ADD_TC(tp, psinfo_and_limit);
 	ATF_TP_ADD_TC(tp, pread_pwrite);
