@@ -143,14 +143,16 @@ show_file(void *arg, const prfdinfo_t *info)
 {
 	shown_t *sh = arg;
 	const char *why;
+	pf_items_t ix;
 	size_t len;
 
 	show_header(sh);
-	if ((why = proc_fdinfo_misc(info, PR_PATHERR, &len)) != NULL &&
+	pf_items(info, &ix);
+	if ((why = pf_item(&ix, PR_PATHERR, &len)) != NULL &&
 	    sh->sh_npatherr++ == 0)
 		(void) snprintf(sh->sh_patherr, sizeof (sh->sh_patherr),
 		    "%.*s", (int)len, why);
-	if (proc_fdinfo_misc(info, PR_CHANGED, NULL) != NULL) {
+	if (pf_item(&ix, PR_CHANGED, NULL) != NULL) {
 		/* Only its stat line is sure. */
 		pf_ctx_t stat_only = sh->sh_ctx;
 

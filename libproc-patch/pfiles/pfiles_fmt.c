@@ -957,8 +957,8 @@ pf_item(const pf_items_t *ix, uint_t type, size_t *lenp)
 	return (ix->pi_p[type]);
 }
 
-int
-pf_file(pf_ctx_t *ctx, const prfdinfo_t *info)
+static int
+file_lines(pf_ctx_t *ctx, const prfdinfo_t *info)
 {
 	FILE *out = ctx->pf_out;
 	pf_items_t ix;
@@ -986,4 +986,20 @@ pf_file(pf_ctx_t *ctx, const prfdinfo_t *info)
 		(void) fprintf(out, "      offset:%lld\n",
 		    (long long)info->pr_offset);
 	return (0);
+}
+
+/*
+ * A record's lines, with the stream locked once for all of them: stdio
+ * then takes no lock of its own at each of their some twenty writes
+ * (pfiles has other threads: the walk's, the iterator's reads).
+ */
+int
+pf_file(pf_ctx_t *ctx, const prfdinfo_t *info)
+{
+	int ret;
+
+	flockfile(ctx->pf_out);
+	ret = file_lines(ctx, info);
+	funlockfile(ctx->pf_out);
+	return (ret);
 }
