@@ -73,16 +73,20 @@ static void
 lb_uint(lbuf_t *lb, unsigned long long v, int width)
 {
 	char d[24];
-	int n = 0;
+	size_t n = sizeof (d), len;
 
+	/* The digits from the end of d, then copied at once. */
 	do {
-		d[n++] = (char)('0' + v % 10);
+		d[--n] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v != 0);
-	while (n < width && n < (int)sizeof (d))
-		d[n++] = '0';
-	while (n > 0)
-		lb_chr(lb, d[--n]);
+	while (sizeof (d) - n < (size_t)width && n > 0)
+		d[--n] = '0';
+	len = sizeof (d) - n;
+	if (len > sizeof (lb->lb_buf) - lb->lb_len)
+		len = sizeof (lb->lb_buf) - lb->lb_len;
+	memcpy(lb->lb_buf + lb->lb_len, d + n, len);
+	lb->lb_len += len;
 }
 
 static void
