@@ -1515,16 +1515,25 @@ ATF_TC(errno_getsockopt);
 ATF_TC_HEAD(errno_getsockopt, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "A target whose filter fails "
-	    "getsockopt with EPERM: the agent runs, the facts are missing "
-	    "and named; ERRNO with errno 0 is refused");
+	    "getsockopt with EPERM, EACCES or ENOSYS (the ways sandboxes "
+	    "refuse a call): the agent runs, the facts are missing and the "
+	    "refusal is named; ERRNO with errno 0 is refused");
 	REQUIRE_ROOT(tc);
 }
 ATF_TC_BODY(errno_getsockopt, tc)
 {
-	struct sock_filter f[] = ON_CALL(SYS_getsockopt, RET_ERRNO(EPERM));
+	static const int refusals[] = { EPERM, EACCES, ENOSYS };
 	struct sock_filter f0[] = ON_CALL(SYS_getsockopt, RET_ERRNO(0));
 
-	pfiles_on(f, NELEM(f), "getsockopt: Operation not permitted");
+	for (size_t i = 0; i < NELEM(refusals); i++) {
+		struct sock_filter f[] = ON_CALL(SYS_getsockopt,
+		    RET_ERRNO(refusals[i]));
+		char *why = tu_asprintf("getsockopt: %s",
+		    strerror(refusals[i]));
+
+		pfiles_on(f, NELEM(f), why);
+		free(why);
+	}
 	lib_on_filter(f0, NELEM(f0), lib_errno0);
 }
 
@@ -1671,6 +1680,99 @@ lib_several(struct ps_prochandle *P, const target_t *t)
 	target_ping(t);
 }
 
+/*
+ * An argument that is the result of an earlier call of the batch is not
+ * known when the batch is proven: a filter that looks at it cannot be
+ * proven to allow the call, whatever value the check would guess.
+ */
+static void
+lib_arg_result(struct ps_prochandle *P, const target_t *t)
+{
+	psyscall_t c[2];
+	argdes_t a[2][3];
+	sysret_t rv;
+
+	/* socket() gets the lowest free fd: T_LISTEN + 3, the one killed. */
+	argdes_byval(&a[0][0], AF_UNIX);
+	argdes_byval(&a[0][1], SOCK_DGRAM | SOCK_CLOEXEC);
+	argdes_byval(&a[0][2], 0);
+	psyscall_set(&c[0], SYS_socket, a[0], 3);
+	argdes_result(&a[1][0], 0);
+	psyscall_set(&c[1], SYS_close, a[1], 1);
+	require_refused(P, Psyscall_batch(P, c, 2),
+	    "close cannot be proven allowed by the process's seccomp "
+	    "filter: it looks at an argument not known before the call");
+	ATF_CHECK(c[0].ps_rval.sys_rval1 == -1 && c[0].ps_errno == 0);
+	ATF_CHECK(c[1].ps_rval.sys_rval1 == -1 && c[1].ps_errno == 0);
+	target_ping(t);
+	/* close of a known fd the filter allows runs (no such fd). */
+	argdes_byval(&a[1][0], 100);
+	ATF_CHECK_EQ(Psyscall(P, &rv, SYS_close, 1, a[1]), EBADF);
+	target_ping(t);
+}
+
+ATF_TC(arguments_result);
+ATF_TC_HEAD(arguments_result, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A batch whose close takes the fd "
+	    "an earlier socket() of the batch returns, under a filter that "
+	    "kills close of that fd: refused as unproven before anything "
+	    "runs, the target lives");
+	REQUIRE_ROOT(tc);
+}
+ATF_TC_BODY(arguments_result, tc)
+{
+	/* close(T_LISTEN + 3) kills the process. */
+	struct sock_filter f[] = {
+		S(BPF_LD | BPF_W | BPF_ABS, OFF_NR),
+		J(BPF_JMP | BPF_JEQ | BPF_K, SYS_close, 0, 3),
+		S(BPF_LD | BPF_W | BPF_ABS, OFF_ARG(0)),
+		J(BPF_JMP | BPF_JEQ | BPF_K, T_LISTEN + 3, 0, 1),
+		S(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		S(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+
+	lib_on_filter(f, NELEM(f), lib_arg_result);
+}
+
+/* --- a filter that faults when run ---------------------------------- */
+
+static void
+lib_run_fault(struct ps_prochandle *P, const target_t *t)
+{
+	sysret_t rv;
+
+	require_refused(P, Psyscall(P, &rv, SYS_getppid, 0, NULL),
+	    "getppid cannot be proven allowed by the process's seccomp "
+	    "filter 0: a shift by 32 bits or more (instruction 3)");
+	/* The other calls do not reach the shift. */
+	ATF_CHECK_EQ(Psyscall(P, &rv, SYS_getpid, 0, NULL), 0);
+	ATF_CHECK_EQ(rv.sys_rval1, t->t_pid);
+	target_ping(t);
+}
+
+ATF_TC(run_fault);
+ATF_TC_HEAD(run_fault, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A filter the kernel accepts that "
+	    "shifts by an X of 32 on getppid, which has no defined result: "
+	    "the call is refused, naming the filter, the fault and the "
+	    "instruction; other calls run");
+	REQUIRE_ROOT(tc);
+}
+ATF_TC_BODY(run_fault, tc)
+{
+	struct sock_filter f[] = {
+		S(BPF_LD | BPF_W | BPF_ABS, OFF_NR),
+		J(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 2),
+		S(BPF_LDX | BPF_W | BPF_IMM, 32),
+		S(BPF_ALU | BPF_LSH | BPF_X, 0),
+		S(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+
+	lib_on_filter(f, NELEM(f), lib_run_fault);
+}
+
 ATF_TC(several_filters);
 ATF_TC_HEAD(several_filters, tc)
 {
@@ -1718,8 +1820,24 @@ lib_strict(struct ps_prochandle *P, const target_t *t)
 	sysret_t rv;
 	char c = 'x';
 
+	static const struct { int nr; const char *name; } other[] = {
+		{ SYS_close, "close" }, { SYS_fstat, "fstat" },
+		{ SYS_getsockopt, "getsockopt" }, { SYS_fcntl, "fcntl" },
+		{ SYS_mmap, "mmap" }, { SYS_getpid, "getpid" },
+	};
+
 	require_refused(P, Psyscall(P, &rv, SYS_getppid, 0, NULL),
 	    "getppid would be killed by the process's seccomp strict mode");
+	/* Every call of the library other than read and write, too. */
+	argdes_byval(&a[0], 100);
+	for (size_t i = 0; i < NELEM(other); i++) {
+		char *msg = tu_asprintf("%s would be killed by the process's "
+		    "seccomp strict mode", other[i].name);
+
+		require_refused(P, Psyscall(P, &rv, other[i].nr, 1, a), msg);
+		free(msg);
+	}
+	target_ping(t);
 	/* write is allowed: the target writes to its answer pipe. */
 	argdes_byval(&a[0], T_ANS);
 	argdes_byref(&a[1], &c, 1, AI_INPUT);
@@ -1733,7 +1851,8 @@ ATF_TC(strict_mode);
 ATF_TC_HEAD(strict_mode, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "A target in seccomp strict mode: "
-	    "only read, write, exit and rt_sigreturn are injected");
+	    "only read, write, exit and rt_sigreturn are injected; close, "
+	    "fstat, getsockopt, fcntl, mmap, getpid are refused");
 	REQUIRE_ROOT(tc);
 }
 ATF_TC_BODY(strict_mode, tc)
@@ -1853,6 +1972,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, errno_getsockopt);
 	ATF_TP_ADD_TC(tp, actions);
 	ATF_TP_ADD_TC(tp, arguments);
+	ATF_TP_ADD_TC(tp, arguments_result);
+	ATF_TP_ADD_TC(tp, run_fault);
 	ATF_TP_ADD_TC(tp, several_filters);
 	ATF_TP_ADD_TC(tp, strict_mode);
 	ATF_TP_ADD_TC(tp, filter_added);
