@@ -21,8 +21,10 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +33,7 @@
 #include "testutil.h"
 
 #define	PASS_STRACE	"pass.strace"
+#define	SECCOMP_DENY	BUILD_DIR "/atf/seccomp_deny"
 
 /* The target as pfiles must leave it: its fds, its number of mappings. */
 typedef struct target_view {
@@ -376,6 +379,199 @@ ATF_TC_BODY(pass_fallback_emfile, tc)
 }
 
 /*
+ * A target under a seccomp filter is never asked to pass its sockets
+ * (sock_pass.c): the per-socket batch serves from the start.  At its fd
+ * limit, the batch's F_DUPFD_CLOEXEC fails with EMFILE, and the batch
+ * asks fd N itself instead (checked by an fstat before and after), for
+ * this socket and the ones after it.
+ */
+ATF_TC(fallback_batch_emfile);
+ATF_TC_HEAD(fallback_batch_emfile, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "strace");
+	atf_tc_set_md_var(tc, "descr", "A target under a seccomp filter "
+	    "(no passing) that can open no fd: the per-socket batch asks "
+	    "each fd itself, pfiles prints what pidfd prints, nothing on "
+	    "stderr, one batch per socket (and the first one that found no "
+	    "fd to spare)");
+}
+ATF_TC_BODY(fallback_batch_emfile, tc)
+{
+	char nr[16];
+	const char *argv[] = { SECCOMP_DENY, nr, "1", TU_SOCKFIX, "-s",
+	    "all", "-t", "120", NULL };
+	struct rlimit rl, zero;
+	target_view_t v;
+	tu_child_t c;
+	pid_t pid;
+	int pwrites;
+
+	/* acct(2), which sockfix never calls, fails: a filter, no more. */
+	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_acct);
+	ATF_REQUIRE((pid = start_sockfix(&c, argv)) > 0);
+	ATF_REQUIRE(prlimit(pid, RLIMIT_NOFILE, NULL, &rl) == 0);
+	zero = rl;
+	zero.rlim_cur = 0;
+	ATF_REQUIRE_MSG(prlimit(pid, RLIMIT_NOFILE, &zero, NULL) == 0,
+	    "prlimit: %s", strerror(errno));
+	view_target(pid, &v);
+	ATF_REQUIRE(v.tv_nsock > 0);
+	pwrites = agent_same_as_pidfd("seccomp-emfile", pid);
+	ATF_CHECK_MSG(pwrites == v.tv_nsock || pwrites == v.tv_nsock + 1,
+	    "%d writes to the target's memory for %d sockets: not one batch "
+	    "per socket", pwrites, v.tv_nsock);
+	free(v.tv_fds);
+	ATF_REQUIRE(prlimit(pid, RLIMIT_NOFILE, &rl, NULL) == 0);
+	stop_sockfix(&c);
+}
+
+/*
+ * A target in its own pid and network namespaces (so the per-socket
+ * batch serves): a unix listener bound to path, a client connected to
+ * it and the accepted end.  The child we fork does the unshare and forks
+ * the target, the first process of the new pid namespace; it sends us
+ * the target's pid (in ours), then the target says 'y' when ready and
+ * exits at the end of file of hold.
+ */
+static void
+pidns_target(int ready, int hold, const char *path)
+{
+	struct sockaddr_un sun;
+	int l, cl, sv;
+	pid_t t;
+	char b;
+
+	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (unshare(CLONE_NEWPID | CLONE_NEWNET) != 0) {
+		b = 'n';
+		(void) write(ready, &b, 1);
+		_exit(0);
+	}
+	if ((t = fork()) < 0)
+		_exit(1);
+	if (t > 0) {
+		int st;
+
+		(void) write(ready, &t, sizeof (t));
+		(void) close(ready);
+		(void) close(hold);
+		_exit(waitpid(t, &st, 0) == t && WIFEXITED(st) ?
+		    WEXITSTATUS(st) : 1);
+	}
+	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+	(void) alarm(120);
+	memset(&sun, 0, sizeof (sun));
+	sun.sun_family = AF_UNIX;
+	(void) snprintf(sun.sun_path, sizeof (sun.sun_path), "%s", path);
+	if ((l = socket(AF_UNIX, SOCK_STREAM, 0)) < 0 ||
+	    bind(l, (struct sockaddr *)&sun, sizeof (sun)) != 0 ||
+	    listen(l, 1) != 0 || (cl = socket(AF_UNIX, SOCK_STREAM, 0)) < 0 ||
+	    connect(cl, (struct sockaddr *)&sun, sizeof (sun)) != 0 ||
+	    (sv = accept(l, NULL, NULL)) < 0)
+		_exit(2);
+	b = 'y';
+	(void) write(ready, &b, 1);
+	(void) read(hold, &b, 1);	/* end of file: the test is done */
+	_exit(0);
+}
+
+/* Text without its lines holding needle. */
+static char *
+without_lines(const char *text, const char *needle)
+{
+	char *out = malloc(strlen(text) + 1), *o = out;
+	const char *p = text;
+
+	ATF_REQUIRE(out != NULL);
+	while (*p != '\0') {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl != NULL ? (size_t)(nl - p) + 1 : strlen(p);
+
+		if (memmem(p, len, needle, strlen(needle)) == NULL) {
+			memcpy(o, p, len);
+			o += len;
+		}
+		p += len;
+	}
+	*o = '\0';
+	return (out);
+}
+
+ATF_TC(fallback_pidns);
+ATF_TC_HEAD(fallback_pidns, tc)
+{
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "descr", "A target in another pid (and "
+	    "network) namespace: the agent asks SO_PEERCRED inside it, where "
+	    "the peer's pid is of the target's namespace, so no peer is "
+	    "shown; everything else, the peer's name among it, is what "
+	    "pidfd prints");
+}
+ATF_TC_BODY(fallback_pidns, tc)
+{
+	int rp[2], hp[2], st;
+	char cwd[256], *path, *pidfd, *want, *agent, *line;
+	target_view_t before;
+	pid_t child, pid = 0;
+	char b = 0;
+
+	ATF_REQUIRE(getcwd(cwd, sizeof (cwd)) != NULL);
+	path = tu_asprintf("%s/pidns.sock", cwd);
+	ATF_REQUIRE(pipe2(rp, O_CLOEXEC) == 0 && pipe2(hp, O_CLOEXEC) == 0);
+	ATF_REQUIRE((child = fork()) >= 0);
+	if (child == 0) {
+		(void) close(rp[0]);
+		(void) close(hp[1]);
+		pidns_target(rp[1], hp[0], path);
+	}
+	(void) close(rp[1]);
+	(void) close(hp[0]);
+	{
+		struct pollfd pfd = { rp[0], POLLIN, 0 };
+
+		if (poll(&pfd, 1, AU_LINE_MS) == 1 &&
+		    read(rp[0], &pid, sizeof (pid)) == sizeof (pid) &&
+		    poll(&pfd, 1, AU_LINE_MS) == 1)
+			(void) read(rp[0], &b, 1);
+	}
+	if (b != 'y') {
+		(void) kill(child, SIGKILL);
+		(void) waitpid(child, &st, 0);
+		(void) unlink(path);
+		if ((char)pid == 'n' || b == 'n')
+			atf_tc_skip("unshare(CLONE_NEWPID|CLONE_NEWNET) is not "
+			    "permitted here");
+		atf_tc_fail("the target did not get ready");
+	}
+
+	view_target(pid, &before);
+	pidfd = run_pfiles("pidfd", pid, NULL);
+	agent = run_pfiles("agent", pid, NULL);
+	/* The fact is there to be dropped: pidfd names the peer. */
+	ATF_CHECK_MSG(strstr(pidfd, "\tpeer: ") != NULL, "pidfd shows no "
+	    "peer:\n%s", pidfd);
+	want = without_lines(pidfd, "\tpeer: ");
+	tu_require_same_text("pidns", want, strlen(want), agent,
+	    strlen(agent));
+	line = tu_asprintf("\tpeername: AF_UNIX %s\n", path);
+	ATF_CHECK_MSG(strstr(agent, line) != NULL, "no \"%s\" in:\n%s",
+	    line, agent);
+	require_view(pid, &before, "pidns");
+	free(line);
+	free(want);
+	free(agent);
+	free(pidfd);
+	free(before.tv_fds);
+
+	(void) close(hp[1]);		/* the target's end of file */
+	(void) close(rp[0]);
+	ATF_CHECK(waitpid(child, &st, 0) == child && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0);
+	(void) unlink(path);
+	free(path);
+}
+
+/*
  * pfiles' own fd limit is low: a message is cut short (MSG_CTRUNC), the
  * fds that arrived serve, and later messages are smaller; no socket is
  * lost or mixed up.
@@ -607,6 +803,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, pass_node);
 	ATF_TP_ADD_TC(tp, pass_fallback_netns);
 	ATF_TP_ADD_TC(tp, pass_fallback_emfile);
+	ATF_TP_ADD_TC(tp, fallback_batch_emfile);
+	ATF_TP_ADD_TC(tp, fallback_pidns);
 	ATF_TP_ADD_TC(tp, pass_short_of_fds);
 	ATF_TP_ADD_TC(tp, pass_unpassable_fd);
 	ATF_TP_ADD_TC(tp, pass_sigterm);
