@@ -378,10 +378,25 @@ ATF_TC_BODY(pass_fallback_emfile, tc)
 	stop_sockfix(&c);
 }
 
+/* The lowest fd the target does not have (tv_fds is increasing). */
+static int
+lowest_free(const target_view_t *tv)
+{
+	const char *p = tv->tv_fds;
+	int want = 0;
+
+	while (*p != '\0' && atoi(p) == want) {
+		want++;
+		p = strchr(p, ' ') + 1;
+	}
+	return (want);
+}
+
 /*
  * A target under a seccomp filter is never asked to pass its sockets
  * (sock_pass.c): the per-socket batch serves from the start.  At its fd
- * limit, the batch's F_DUPFD_CLOEXEC fails with EMFILE, and the batch
+ * limit, the batch's F_DUPFD_CLOEXEC fails (EMFILE when every fd below
+ * the soft limit is in use, EINVAL when the limit is 0), and the batch
  * asks fd N itself instead (checked by an fstat before and after), for
  * this socket and the ones after it.
  */
@@ -390,17 +405,17 @@ ATF_TC_HEAD(fallback_batch_emfile, tc)
 {
 	atf_tc_set_md_var(tc, "require.progs", "strace");
 	atf_tc_set_md_var(tc, "descr", "A target under a seccomp filter "
-	    "(no passing) that can open no fd: the per-socket batch asks "
-	    "each fd itself, pfiles prints what pidfd prints, nothing on "
-	    "stderr, one batch per socket (and the first one that found no "
-	    "fd to spare)");
+	    "(no passing) that can open no fd, its soft limit at its lowest "
+	    "free fd or 0: the per-socket batch asks each fd itself, pfiles "
+	    "prints what pidfd prints, nothing on stderr, one batch per "
+	    "socket (and the first one that found no fd to spare)");
 }
 ATF_TC_BODY(fallback_batch_emfile, tc)
 {
 	char nr[16];
 	const char *argv[] = { SECCOMP_DENY, nr, "1", TU_SOCKFIX, "-s",
 	    "all", "-t", "120", NULL };
-	struct rlimit rl, zero;
+	struct rlimit rl, low;
 	target_view_t v;
 	tu_child_t c;
 	pid_t pid;
@@ -410,18 +425,24 @@ ATF_TC_BODY(fallback_batch_emfile, tc)
 	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_acct);
 	ATF_REQUIRE((pid = start_sockfix(&c, argv)) > 0);
 	ATF_REQUIRE(prlimit(pid, RLIMIT_NOFILE, NULL, &rl) == 0);
-	zero = rl;
-	zero.rlim_cur = 0;
-	ATF_REQUIRE_MSG(prlimit(pid, RLIMIT_NOFILE, &zero, NULL) == 0,
-	    "prlimit: %s", strerror(errno));
 	view_target(pid, &v);
 	ATF_REQUIRE(v.tv_nsock > 0);
-	pwrites = agent_same_as_pidfd("seccomp-emfile", pid);
-	ATF_CHECK_MSG(pwrites == v.tv_nsock || pwrites == v.tv_nsock + 1,
-	    "%d writes to the target's memory for %d sockets: not one batch "
-	    "per socket", pwrites, v.tv_nsock);
+	for (int zero = 0; zero < 2; zero++) {
+		low = rl;
+		low.rlim_cur = zero ? 0 : (rlim_t)lowest_free(&v);
+		printf("soft limit %llu\n", (unsigned long long)low.rlim_cur);
+		ATF_REQUIRE_MSG(prlimit(pid, RLIMIT_NOFILE, &low, NULL) == 0,
+		    "prlimit: %s", strerror(errno));
+		pwrites = agent_same_as_pidfd(zero ? "seccomp-limit-0" :
+		    "seccomp-limit-full", pid);
+		ATF_CHECK_MSG(pwrites == v.tv_nsock ||
+		    pwrites == v.tv_nsock + 1, "%d writes to the target's "
+		    "memory for %d sockets: not one batch per socket",
+		    pwrites, v.tv_nsock);
+		/* Its poll(2) of stdin needs the limit back (nfds <= it). */
+		ATF_REQUIRE(prlimit(pid, RLIMIT_NOFILE, &rl, NULL) == 0);
+	}
 	free(v.tv_fds);
-	ATF_REQUIRE(prlimit(pid, RLIMIT_NOFILE, &rl, NULL) == 0);
 	stop_sockfix(&c);
 }
 
@@ -544,6 +565,8 @@ ATF_TC_BODY(fallback_pidns, tc)
 		atf_tc_fail("the target did not get ready");
 	}
 
+	/* The socket keeps the name it was bound to. */
+	(void) unlink(path);
 	view_target(pid, &before);
 	pidfd = run_pfiles("pidfd", pid, NULL);
 	agent = run_pfiles("agent", pid, NULL);
@@ -567,7 +590,6 @@ ATF_TC_BODY(fallback_pidns, tc)
 	(void) close(rp[0]);
 	ATF_CHECK(waitpid(child, &st, 0) == child && WIFEXITED(st) &&
 	    WEXITSTATUS(st) == 0);
-	(void) unlink(path);
 	free(path);
 }
 
