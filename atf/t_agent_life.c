@@ -520,6 +520,120 @@ ATF_TC_BODY(traced_by_another, tc)
 	au_stop_target(&c);
 }
 
+/*
+ * A 32-bit (i386) program, with no libc: it opens a socket (for pfiles
+ * to ask about), says "ready", then echoes each byte of its stdin until
+ * its end, and exits 0.
+ */
+static const char i386_src[] =
+    "static long sys3(long n, long a, long b, long c)\n"
+    "{\n"
+    "\tlong r;\n"
+    "\t__asm__ volatile (\"int $0x80\" : \"=a\"(r) : \"a\"(n), \"b\"(a),\n"
+    "\t    \"c\"(b), \"d\"(c) : \"memory\");\n"
+    "\treturn r;\n"
+    "}\n"
+    "void _start(void);\n"
+    "void _start(void)\n"
+    "{\n"
+    "\tchar c;\n"
+    "\tsys3(359, 1, 1, 0);\n"
+    "\tsys3(4, 1, (long)\"ready\\n\", 6);\n"
+    "\twhile (sys3(3, 0, (long)&c, 1) == 1)\n"
+    "\t\tsys3(4, 1, (long)&c, 1);\n"
+    "\tsys3(1, 0, 0, 0);\n"
+    "\tfor (;;)\n"
+    "\t\t;\n"
+    "}\n";
+
+ATF_TC(not_x86_64);
+ATF_TC_HEAD(not_x86_64, tc)
+{
+	atf_tc_set_md_var(tc, "require.progs", "strace");
+	atf_tc_set_md_var(tc, "descr", "A 32-bit (i386) process cannot be "
+	    "given x86_64 system calls: Pcreate_agent and Psyscall refuse it "
+	    "with ENOEXEC, and pfiles --via=agent says so and never ptraces "
+	    "it (no PTRACE_SEIZE); it runs on untraced");
+}
+ATF_TC_BODY(not_x86_64, tc)
+{
+	const char *const cc[] = { TEST_CC, "-m32", "-nostdlib", "-static",
+	    "-ffreestanding", "-fno-pic", "-O1", "-o", "i386", "i386.c", NULL };
+	const char *const argv[] = { "./i386", NULL };
+	struct ps_prochandle *P;
+	tu_result_t r;
+	tu_child_t c;
+	sysret_t rv;
+	char *l;
+
+	tu_write_file("i386.c", i386_src, strlen(i386_src));
+	tu_run(cc, NULL, TU_TIMEOUT_MS, &r);
+	if (!WIFEXITED(r.tr_status) || WEXITSTATUS(r.tr_status) != 0) {
+		tu_result_free(&r);
+		atf_tc_skip("%s cannot build an i386 program here", TEST_CC);
+	}
+	tu_result_free(&r);
+	tu_spawn(&c, argv, TU_STDERR_NULL);
+	l = tu_read_line(c.tc_out, AU_LINE_MS);
+	if (l == NULL || strcmp(l, "ready") != 0) {
+		free(l);
+		(void) tu_stop(&c, AU_LINE_MS);
+		atf_tc_skip("this kernel does not run i386 programs");
+	}
+	free(l);
+
+	P = au_grab(c.tc_pid);
+	errno = 0;
+	ATF_CHECK_EQ(Pcreate_agent(P), -1);
+	ATF_CHECK_EQ(errno, ENOEXEC);
+	ATF_CHECK_STREQ(Perrmsg(P), "not a 64-bit x86_64 process");
+	errno = 0;
+	ATF_CHECK_EQ(Psyscall(P, &rv, SYS_getpid, 0, NULL), -1);
+	ATF_CHECK_EQ(errno, ENOEXEC);
+	au_require_free(c.tc_pid);
+	Prelease(P, 0);
+	{
+		char pidarg[16], *log, *msg;
+		const char *const pf[] = { "strace", "-f", "-qq", "-o",
+		    "ptrace.log", "-e", "trace=ptrace", TU_PFILES,
+		    "--via=agent", pidarg, NULL };
+		/* LeakSanitizer (SANITIZE=1) cannot work under strace. */
+		const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
+		    NULL };
+
+		(void) snprintf(pidarg, sizeof (pidarg), "%d",
+		    (int)c.tc_pid);
+		tu_run(pf, env, TU_TIMEOUT_MS, &r);
+		tu_require_exit("pfiles --via=agent", &r, 1);
+		msg = tu_asprintf("pfiles: cannot examine %s: agent: not a "
+		    "64-bit x86_64 process\n", pidarg);
+		ATF_CHECK_MSG(strcmp(r.tr_err, msg) == 0, "pfiles said: %s",
+		    r.tr_err);
+		free(msg);
+		log = tu_read_file("ptrace.log", NULL);
+		ATF_CHECK_MSG(strstr(log, "PTRACE_SEIZE") == NULL, "pfiles "
+		    "seized the process:\n%.2000s", log);
+		free(log);
+		tu_result_free(&r);
+		(void) unlink("ptrace.log");
+	}
+	au_require_free(c.tc_pid);
+	/* It runs as before: it echoes. */
+	ATF_REQUIRE(write(c.tc_in, "x\n", 2) == 2);
+	l = tu_read_line(c.tc_out, AU_LINE_MS);
+	ATF_CHECK_MSG(l != NULL && strcmp(l, "x") == 0, "the target did "
+	    "not echo: %s", l != NULL ? l : "(nothing)");
+	free(l);
+	{
+		int st = tu_stop(&c, AU_LINE_MS);
+
+		ATF_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		    "the target ended with status 0x%x", st);
+	}
+	(void) unlink("i386");
+	(void) unlink("i386.c");
+}
+
 ATF_TC_WITHOUT_HEAD(lifecycle);
 ATF_TC_BODY(lifecycle, tc)
 {
@@ -1119,6 +1233,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, blocked_futex);
 	ATF_TP_ADD_TC(tp, io_budget);
 	ATF_TP_ADD_TC(tp, traced_by_another);
+	ATF_TP_ADD_TC(tp, not_x86_64);
 	ATF_TP_ADD_TC(tp, lifecycle);
 	ATF_TP_ADD_TC(tp, stopped_target);
 	ATF_TP_ADD_TC(tp, target_killed_during_batch);
