@@ -37,6 +37,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,83 @@ hold_cmp(const void *a, const void *b)
 	if (x->eh_pid != y->eh_pid)
 		return (x->eh_pid < y->eh_pid ? -1 : 1);
 	return ((x->eh_fd > y->eh_fd) - (x->eh_fd < y->eh_fd));
+}
+
+/*
+ * Sort n elements of sz bytes by the unsigned key of ksz bytes (4 or 8)
+ * at offset koff, stably: a byte at a time from the lowest (LSD radix),
+ * skipping a byte that is the same in every element.  Linear, where
+ * qsort's comparisons were a tenth of the endpoints' time on 20,000
+ * sockets.  0, or ENOMEM.
+ */
+/* The byte-th lowest byte of the unsigned key at koff of element e. */
+static unsigned
+key_byte(const uint8_t *e, size_t koff, size_t ksz, size_t byte)
+{
+	uint64_t k;
+	uint32_t k32;
+
+	if (ksz == sizeof (k32)) {
+		memcpy(&k32, e + koff, sizeof (k32));
+		k = k32;
+	} else {
+		memcpy(&k, e + koff, sizeof (k));
+	}
+	return ((unsigned)(k >> (8 * byte)) & 0xff);
+}
+
+static int
+radix_sort(void *base, size_t n, size_t sz, size_t koff, size_t ksz)
+{
+	uint8_t *a = base, *b, *from, *to;
+	size_t count[256];
+
+	if (n < 2)
+		return (0);
+	if ((b = malloc(n * sz)) == NULL)
+		return (ENOMEM);
+	from = a;
+	to = b;
+	for (size_t byte = 0; byte < ksz; byte++) {
+		size_t sum = 0;
+
+		memset(count, 0, sizeof (count));
+		for (size_t i = 0; i < n; i++)
+			count[key_byte(from + i * sz, koff, ksz, byte)]++;
+		if (count[key_byte(from, koff, ksz, byte)] == n)
+			continue;	/* every element alike here */
+		for (size_t d = 0; d < 256; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			memcpy(to + count[key_byte(from + i * sz, koff, ksz,
+			    byte)]++ * sz, from + i * sz, sz);
+		to = from;
+		from = from == a ? b : a;
+	}
+	if (from != a)
+		memcpy(a, from, n * sz);
+	free(b);
+	return (0);
+}
+
+/*
+ * A process's own socket fds, by inode then fd (hold_cmp's order: its
+ * pid is theirs all).  0, or ENOMEM.
+ */
+static int
+sort_own(holds_t *h)
+{
+	int err;
+
+	if ((err = radix_sort(h->h_v, h->h_n, sizeof (ephold_t),
+	    offsetof(ephold_t, eh_fd), sizeof (int))) != 0)
+		return (err);
+	return (radix_sort(h->h_v, h->h_n, sizeof (ephold_t),
+	    offsetof(ephold_t, eh_ino), sizeof (uint64_t)));
 }
 
 /* A decimal name: its value, or -1. */
@@ -766,10 +844,7 @@ read_own(struct ps_prochandle *P, endpoints_t *en, char *dents)
 	size_t nfds = 0, half;
 
 	if (Psock_inodes(P, own_socket, &oc) == 0) {
-		if (en->en_own.h_n > 1)
-			qsort(en->en_own.h_v, en->en_own.h_n,
-			    sizeof (ephold_t), hold_cmp);
-		return (0);
+		return (sort_own(&en->en_own));
 	}
 	/* A source that failed part-way: what it gave is read again. */
 	en->en_own.h_n = 0;
@@ -808,11 +883,7 @@ read_own(struct ps_prochandle *P, endpoints_t *en, char *dents)
 		err = holds_add(&en->en_own, h->eh_ino, h->eh_pid, h->eh_fd);
 	}
 	free(sh[1].sh_holds.h_v);
-	/* qsort and bsearch take no NULL array, even of none. */
-	if (en->en_own.h_n > 1)
-		qsort(en->en_own.h_v, en->en_own.h_n, sizeof (ephold_t),
-		    hold_cmp);
-	return (err);
+	return (err != 0 ? err : sort_own(&en->en_own));
 }
 
 void
@@ -875,9 +946,9 @@ endpoints_resolve(struct ps_prochandle *P)
 	}
 	if (asked->h_n > 0 && (err = find_peers(P, en, dt, asked)) != 0)
 		goto fail;
-	if (en->en_npeers > 1)
-		qsort(en->en_peers, en->en_npeers, sizeof (eppeer_t),
-		    peer_cmp);
+	if ((err = radix_sort(en->en_peers, en->en_npeers, sizeof (eppeer_t),
+	    offsetof(eppeer_t, ep_ino), sizeof (uint64_t))) != 0)
+		goto fail;
 	if ((nwant = not_held(en, &want)) < 0)
 		goto fail;
 	PDEBUG(P, "endpoints: %zu socket fds, %zu with another end here, "
