@@ -726,9 +726,22 @@ tu_require_bpf(void)
 	}
 	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 1 &&
 	    (reason = strstr(r.tr_err, "bpf: ")) != NULL) {
+		static const char *const unavailable[] = {
+			"built without BPF support", "permission denied",
+			"has no BTF", "lockdown", "no pid filter",
+			"BPF load: Operation not permitted",
+		};
+
 		if ((nl = strchr(reason, '\n')) != NULL)
 			*nl = '\0';
-		atf_tc_skip("pfiles --via=bpf cannot serve here: %s", reason);
+		for (size_t i = 0; i < sizeof (unavailable) /
+		    sizeof (unavailable[0]); i++) {
+			if (strstr(reason, unavailable[i]) != NULL)
+				atf_tc_skip("pfiles --via=bpf cannot serve "
+				    "here: %s", reason);
+		}
+		(void) fprintf(stderr, "pfiles stderr:\n%s", r.tr_err);
+		atf_tc_fail("pfiles --via=bpf %s: %s", pid, reason);
 	}
 	(void) fprintf(stderr, "pfiles stderr:\n%s", r.tr_err);
 	atf_tc_fail("pfiles --via=bpf %s: wait status 0x%x, and no \"bpf: "

@@ -120,9 +120,11 @@ void	tu_require_same_str(const char *what, const char *expected,
 
 /*
  * Skip the case unless the kernel has BTF and pfiles --via=bpf serves a
- * trivial process (this one); pfiles' "bpf: ..." reason is the skip's
- * (a build without bpf support says so the same way).  Fails when pfiles
- * fails without a reason.
+ * trivial process (this one), when pfiles' "bpf: ..." reason says the
+ * source is not available here (built without it, no privilege, no BTF,
+ * lockdown, a kernel without the iterator's pid filter); that reason is
+ * the skip's.  Any other failure (a record refused, the program refused
+ * by the verifier) fails the case: it is a bug of the source.
  */
 void	tu_require_bpf(void);
 
