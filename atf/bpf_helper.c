@@ -24,6 +24,13 @@
  *					unix socketpair there, fd 3 its one:
  *					/proc/PID/fd shows the main thread's
  *					table only.  Says "tid TID".
+ *	bpf_helper SECONDS leaderless N	opens N more fds as "many" does,
+ *					then starts a thread and its main
+ *					thread exits (pthread_exit): the
+ *					process lives on, its leader a
+ *					zombie.  The thread says "tid TID"
+ *					and "count K" (all its fds), then
+ *					waits as the others do.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -63,15 +70,16 @@ wait_stdin(void)
 		;
 }
 
+/* The fds of the calling thread's table. */
 static int
 count_fds(void)
 {
-	DIR *d = opendir("/proc/self/fd");
+	DIR *d = opendir("/proc/thread-self/fd");
 	struct dirent *e;
 	int n = 0;
 
 	if (d == NULL)
-		die("opendir /proc/self/fd");
+		die("opendir /proc/thread-self/fd");
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] != '.')
 			n++;
@@ -162,8 +170,9 @@ nspeer(void)
 	(void) waitpid(child, NULL, 0);
 }
 
+/* Open n more fds: a TCP pair on loopback, socketpairs, pipes. */
 static void
-many(int n)
+open_many(int n)
 {
 	struct sockaddr_in sin;
 	struct rlimit rl;
@@ -195,8 +204,42 @@ many(int n)
 	}
 	if (opened < n && open("/dev/null", O_RDONLY) < 0)
 		die("open /dev/null");
+}
+
+static void
+many(int n)
+{
+	open_many(n);
 	(void) printf("count %d\n", count_fds());
 	wait_stdin();
+}
+
+/* The process's one live thread once the leader has exited. */
+static void *
+leaderless_thread(void *arg)
+{
+	pthread_t leader = *(pthread_t *)arg;
+
+	/* The leader's exit is over once it can be joined. */
+	if ((errno = pthread_join(leader, NULL)) != 0)
+		die("pthread_join (the main thread)");
+	(void) printf("tid %d\ncount %d\n", gettid(), count_fds());
+	wait_stdin();
+	exit(0);
+}
+
+static void
+leaderless(int n)
+{
+	static pthread_t leader;
+	pthread_t t;
+
+	open_many(n);
+	leader = pthread_self();
+	if ((errno = pthread_create(&t, NULL, leaderless_thread,
+	    &leader)) != 0)
+		die("pthread_create");
+	pthread_exit(NULL);
 }
 
 /*
@@ -258,7 +301,7 @@ main(int argc, char **argv)
 	if (argc < 3 || (secs = atoi(argv[1])) <= 0) {
 		(void) fprintf(stderr, "usage: bpf_helper SECONDS nspeer | "
 		    "bpf_helper SECONDS many N | bpf_helper SECONDS "
-		    "ownfiles\n");
+		    "ownfiles | bpf_helper SECONDS leaderless N\n");
 		return (2);
 	}
 	(void) memset(&sa, 0, sizeof (sa));
@@ -272,6 +315,8 @@ main(int argc, char **argv)
 		ownfiles();
 	else if (strcmp(argv[2], "many") == 0 && argc == 4)
 		many(atoi(argv[3]));
+	else if (strcmp(argv[2], "leaderless") == 0 && argc == 4)
+		leaderless(atoi(argv[3]));
 	else
 		return (2);
 	return (0);

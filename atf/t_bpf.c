@@ -14,7 +14,10 @@
  * An unprivileged caller (uid 65534, no capabilities) may not walk a
  * root process with bpf ("permission denied"), and cannot load the
  * program for its own process: --via=bpf says why, and --via=auto, which
- * would try bpf for 2,000 fds or more, serves through pidfd.
+ * would try bpf for 2,000 fds or more, serves through pidfd.  Nor does
+ * bpf serve a process whose main thread has exited (the table shown is
+ * a live thread's): --via=bpf says so, and --via=auto serves through
+ * pidfd.
  *
  * Every case needs the kernel's BTF and the privilege to load BPF; where
  * pfiles --via=bpf cannot serve a trivial process, the case is skipped
@@ -953,6 +956,107 @@ ATF_TC_BODY(thread_own_table, tc)
 	    "the helper ended with wait status 0x%x", (unsigned)status);
 }
 
+ATF_TC(main_thread_exited);
+ATF_TC_HEAD(main_thread_exited, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "a process of " MANY_FDS " fds whose "
+	    "main thread has exited (pthread_exit) while another thread "
+	    "lives: --via=bpf is refused (exit 1, \"the process's main "
+	    "thread has exited\", nothing on stdout), and --via=auto, which "
+	    "tries bpf first at that many fds, serves through pidfd: exit "
+	    "0, the output of --via=pidfd, the live thread's fds");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(main_thread_exited, tc)
+{
+	static const char *const env[] = { DEBUG_ENV, NULL };
+	static const char *const via_bpf[] = { "--via=bpf", NULL };
+	static const char *const via_auto[] = { "--via=auto", NULL };
+	static const char *const via_pidfd[] = { "--via=pidfd", NULL };
+	const char *const argv[] = { HELPER, FIXTURE_SECONDS, "leaderless",
+	    MANY_FDS, NULL };
+	char pid[16], path[64], *said_text, *want, *text;
+	const char *pids[1] = { pid };
+	tu_result_t rp, ra, rb;
+	struct rlimit rl;
+	tu_child_t c;
+	long count, tid;
+	char state = 0;
+	int found, status;
+
+	tu_require_bpf();
+	ATF_REQUIRE(getrlimit(RLIMIT_NOFILE, &rl) == 0);
+	if (rl.rlim_max != RLIM_INFINITY &&
+	    rl.rlim_max < (rlim_t)atoi(MANY_FDS) + 16)
+		atf_tc_skip("the hard RLIMIT_NOFILE is %llu: no room for "
+		    MANY_FDS " fds", (unsigned long long)rl.rlim_max);
+
+	tu_spawn(&c, argv, TU_STDERR_PIPE);
+	said_text = tu_read_until(c.tc_out, "ready", TU_TIMEOUT_MS, &found);
+	if (!found) {
+		char *msg = tu_read_until(c.tc_err, NULL, 5000, NULL);
+
+		(void) fprintf(stderr, "helper's stderr:\n%s\n", msg);
+		atf_tc_fail("the helper did not get ready: %s", msg);
+	}
+	tid = said(said_text, "tid");
+	count = said(said_text, "count");
+	free(said_text);
+	ATF_REQUIRE_MSG(tid != (long)c.tc_pid, "the live thread is the "
+	    "leader (%ld)", tid);
+	ATF_REQUIRE_MSG(count >= AUTO_BPF_FDS, "the helper has %ld fds, "
+	    "fewer than %d", count, AUTO_BPF_FDS);
+	/* The thread has joined the leader; its exit ends as a zombie. */
+	for (int i = 0; i < 2000 && (state = tu_proc_state(c.tc_pid)) !=
+	    'Z'; i++)
+		(void) usleep(5000);
+	ATF_REQUIRE_EQ_MSG(state, 'Z', "the leader is in state %c, not Z",
+	    state);
+	(void) snprintf(path, sizeof (path), "/proc/%d/task/%ld",
+	    (int)c.tc_pid, tid);
+	ATF_REQUIRE_MSG(access(path, F_OK) == 0, "%s: %s", path,
+	    strerror(errno));
+	(void) snprintf(pid, sizeof (pid), "%d", (int)c.tc_pid);
+
+	/* bpf: refused, saying why. */
+	pfiles_run(NULL, via_bpf, pids, 1, NULL, &rb);
+	tu_require_exit("pfiles --via=bpf", &rb, 1);
+	ATF_REQUIRE_EQ_MSG(rb.tr_outlen, 0, "pfiles --via=bpf printed on "
+	    "stdout: %.200s", rb.tr_out);
+	want = tu_asprintf("pfiles: cannot examine %s: bpf: the process's "
+	    "main thread has exited\n", pid);
+	tu_require_same_str("bpf.stderr", want, rb.tr_err);
+	free(want);
+	tu_result_free(&rb);
+
+	/* auto: bpf tried and refused, pidfd serves; pidfd's output. */
+	pfiles_run(NULL, via_pidfd, pids, 1, NULL, &rp);
+	tu_require_exit("pfiles --via=pidfd", &rp, 0);
+	pfiles_run(NULL, via_auto, pids, 1, env, &ra);
+	tu_require_exit("pfiles --via=auto", &ra, 0);
+	require_same_output("leaderless-auto", 0, &rp, &ra);
+	ATF_CHECK_MSG(count_lines_with(ra.tr_err, ": socket facts: bpf: the "
+	    "process's main thread has exited") == 1 &&
+	    count_lines_with(ra.tr_err, TRACE_PIDFD) == 1 &&
+	    count_lines_with(ra.tr_err, TRACE_BPF) == 0, "auto did not try "
+	    "bpf, then take pidfd:\n%s", ra.tr_err);
+	text = without_trace(ra.tr_err);
+	tu_require_same_str("leaderless-auto.stderr", "", text);
+	free(text);
+	/* The live thread's table: its sockets, every fd of it. */
+	ATF_CHECK_MSG(count_lines_with(rp.tr_out, ": S_IFSOCK ") >= 2000,
+	    "%zu sockets shown", count_lines_with(rp.tr_out, ": S_IFSOCK "));
+	ATF_CHECK_EQ_MSG((long)count_lines_with(rp.tr_out, ": S_IF"), count,
+	    "%zu fds shown, the thread has %ld",
+	    count_lines_with(rp.tr_out, ": S_IF"), count);
+	tu_result_free(&ra);
+	tu_result_free(&rp);
+
+	status = tu_stop(&c, TU_TIMEOUT_MS);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the helper ended with wait status 0x%x", (unsigned)status);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, set_min);
@@ -987,5 +1091,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, unpriv_own_process);
 	ATF_TP_ADD_TC(tp, one_load);
 	ATF_TP_ADD_TC(tp, thread_own_table);
+	ATF_TP_ADD_TC(tp, main_thread_exited);
 	return (atf_no_error());
 }
