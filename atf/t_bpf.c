@@ -13,8 +13,9 @@
  *
  * An unprivileged caller (uid 65534, no capabilities) may not walk a
  * root process with bpf ("permission denied"), and cannot load the
- * program for its own process: --via=bpf says why, and --via=auto, which
- * would try bpf for 2,000 fds or more, serves through pidfd.  Nor does
+ * program for its own process, nor can it with CAP_BPF alone (bpf needs
+ * root, or CAP_BPF and CAP_PERFMON): --via=bpf says why, and --via=auto,
+ * which would try bpf for 2,000 fds or more, serves through pidfd.  Nor does
  * bpf serve a process whose main thread has exited (the table shown is
  * a live thread's): --via=bpf says so, and --via=auto serves through
  * pidfd.
@@ -786,21 +787,16 @@ ATF_TC_BODY(unpriv_root_target, tc)
 	fixture_stop(&fx);
 }
 
-ATF_TC(unpriv_own_process);
-ATF_TC_HEAD(unpriv_own_process, tc)
+/*
+ * The helper, run as uid 65534 with no capability, with MANY_FDS fds;
+ * pfiles run as uid 65534 through nobody (a setpriv), privileged short of
+ * what bpf needs.  --via=bpf: refused (exit 1), one line whose reason
+ * names what bpf needs; --via=auto: bpf tried, pidfd serves, the output
+ * of --via=pidfd; root's --via=bpf: the same output.
+ */
+static void
+own_process_refused(const char *const nobody[])
 {
-	atf_tc_set_md_var(tc, "descr", "uid 65534 with no capability, on "
-	    "its own process of " MANY_FDS " fds: --via=bpf is refused "
-	    "(exit 1) with a reason naming the privilege it lacks, and "
-	    "--via=auto, which tries bpf first at that many fds, serves "
-	    "through pidfd: exit 0, the output of --via=pidfd");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "require.progs", "setpriv");
-	atf_tc_set_md_var(tc, "timeout", "120");
-}
-ATF_TC_BODY(unpriv_own_process, tc)
-{
-	static const char *const nobody[] = { SETPRIV_NOBODY, NULL };
 	static const char *const env[] = { DEBUG_ENV, NULL };
 	static const char *const via_bpf[] = { "--via=bpf", NULL };
 	static const char *const via_auto[] = { "--via=auto", NULL };
@@ -872,7 +868,8 @@ ATF_TC_BODY(unpriv_own_process, tc)
 	ATF_REQUIRE_MSG(strstr(rb.tr_err, "CAP_BPF") != NULL &&
 	    strstr(rb.tr_err, "CAP_PERFMON") != NULL &&
 	    strstr(rb.tr_err, "root") != NULL, "the reason does not name "
-	    "the privilege bpf needs: %s", rb.tr_err);
+	    "the privilege bpf needs: %.*s", (int)strcspn(rb.tr_err, "\n"),
+	    rb.tr_err);
 	free(want);
 	tu_result_free(&rb);
 	tu_result_free(&ra);
@@ -887,6 +884,60 @@ ATF_TC_BODY(unpriv_own_process, tc)
 	status = tu_stop(&c, TU_TIMEOUT_MS);
 	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	    "the helper ended with wait status 0x%x", (unsigned)status);
+}
+
+ATF_TC(unpriv_own_process);
+ATF_TC_HEAD(unpriv_own_process, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "uid 65534 with no capability, on "
+	    "its own process of " MANY_FDS " fds: --via=bpf is refused "
+	    "(exit 1) with a reason naming the privilege it lacks, and "
+	    "--via=auto, which tries bpf first at that many fds, serves "
+	    "through pidfd: exit 0, the output of --via=pidfd");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "require.progs", "setpriv");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(unpriv_own_process, tc)
+{
+	static const char *const nobody[] = { SETPRIV_NOBODY, NULL };
+
+	own_process_refused(nobody);
+}
+
+ATF_TC(bpf_cap_only);
+ATF_TC_HEAD(bpf_cap_only, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "uid 65534 with CAP_BPF but not "
+	    "CAP_PERFMON, on its own process of " MANY_FDS " fds: --via=bpf "
+	    "is refused (exit 1) with a reason naming what bpf needs (root, "
+	    "or CAP_BPF and CAP_PERFMON), and --via=auto serves through "
+	    "pidfd: exit 0, the output of --via=pidfd");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "require.progs", "setpriv");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(bpf_cap_only, tc)
+{
+	static const char *const bpf_only[] = { "setpriv",
+	    "--reuid=" NOBODY, "--regid=" NOBODY, "--clear-groups",
+	    "--inh-caps=-all,+bpf", "--ambient-caps=+bpf",
+	    "--bounding-set=-all,+bpf", NULL };
+	static const char *const capeff[] = { "setpriv", "--reuid=" NOBODY,
+	    "--regid=" NOBODY, "--clear-groups", "--inh-caps=-all,+bpf",
+	    "--ambient-caps=+bpf", "--bounding-set=-all,+bpf", "grep",
+	    "^CapEff:", "/proc/self/status", NULL };
+	tu_result_t r;
+
+	/* What pfiles will hold: CAP_BPF (39) alone. */
+	tu_run(capeff, NULL, TU_TIMEOUT_MS, &r);
+	if (!WIFEXITED(r.tr_status) || WEXITSTATUS(r.tr_status) != 0)
+		atf_tc_skip("setpriv cannot give an ambient CAP_BPF here: %s",
+		    r.tr_err);
+	tu_require_same_str("capeff", "CapEff:\t0000008000000000\n",
+	    r.tr_out);
+	tu_result_free(&r);
+	own_process_refused(bpf_only);
 }
 
 ATF_TC(one_load);
@@ -1089,6 +1140,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, netns_pidns);
 	ATF_TP_ADD_TC(tp, unpriv_root_target);
 	ATF_TP_ADD_TC(tp, unpriv_own_process);
+	ATF_TP_ADD_TC(tp, bpf_cap_only);
 	ATF_TP_ADD_TC(tp, one_load);
 	ATF_TP_ADD_TC(tp, thread_own_table);
 	ATF_TP_ADD_TC(tp, main_thread_exited);
