@@ -20,7 +20,8 @@
  * their header says must ask for more (0), and every prefix of a record
  * taken must ask for more, never succeed.  A record taken must be one the
  * iterator can write: counts and lengths in range, the path and every
- * address inside the record, the booleans known, and so on.
+ * address inside the record, the booleans known, a peer's pid only on a
+ * unix socket, and so on.
  */
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -150,6 +151,9 @@ check_sane(const bpfrec_t *br, const uint8_t *rec, size_t size)
 	FUZZ_CHECK(br->br_peer_pid >= 0);
 	FUZZ_CHECK(br->br_peer_pid == 0 ||
 	    (br->br_sock_have & BPFREC_S_PEERPID));
+	/* SO_PEERCRED's pid is a unix socket's fact, no other family's. */
+	FUZZ_CHECK(!(br->br_sock_have & BPFREC_S_PEERPID) ||
+	    br->br_family == AF_UNIX);
 	for (int k = 0; k < 2; k++) {
 		const bpfrec_addr_t *a = k == 0 ? &br->br_sockname :
 		    &br->br_peername;
