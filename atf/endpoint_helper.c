@@ -20,6 +20,12 @@
  *   many    a socketpair; the parent keeps a, ten children hold b.
  *   nobody  a socketpair; the parent (run it as root) keeps a, one child
  *           that has become uid and gid 65534 (dumpable again) holds b.
+ *   reuseport  two UDP sockets bound with SO_REUSEPORT to one loopback
+ *           address and port, each connected to a third UDP socket,
+ *           which is connected back to that address and port: either of
+ *           the two could be its other end.  The parent keeps the third
+ *           (the a end of "udpa"), one child the two (the b ends of
+ *           "udpa" and "udpb"; "udpb" has no a end).
  *
  * Every process writes its lines to stdout with one write(2) each block,
  * then the parent writes its own and "end":
@@ -29,6 +35,11 @@
  *                                       connection and end it is, its
  *                                       fstat ino, its SO_PEERCRED pid
  *                                       (-1 when that fails)
+ *   ends PID FD OWN PEER                after the hold line of an
+ *                                       AF_INET socket: getsockname and
+ *                                       getpeername, ADDR:PORT each
+ *                                       (inet_ntop; "-" when the call
+ *                                       fails)
  *
  * Then it waits until stdin reaches end of file or says "exit", or
  * SECONDS (default 120) have passed; it closes the children's control
@@ -135,6 +146,77 @@ make_tcp(const char *name)
 	conns[nconns++] = (conn_t){ name, a, b, l };
 }
 
+/*
+ * Two UDP sockets of one address and port (SO_REUSEPORT), both
+ * connected to a third, the third connected to that address and port.
+ */
+static void
+make_udp_reuseport(void)
+{
+	struct sockaddr_in ab, r;
+	socklen_t len = sizeof (ab);
+	int one = 1, a, b, third;
+
+	memset(&ab, 0, sizeof (ab));
+	ab.sin_family = AF_INET;
+	ab.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	r = ab;
+	if ((a = socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
+	    (b = socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
+	    (third = socket(AF_INET, SOCK_DGRAM, 0)) < 0)
+		die("socket AF_INET SOCK_DGRAM");
+	if (setsockopt(a, SOL_SOCKET, SO_REUSEPORT, &one, sizeof (one)) != 0 ||
+	    setsockopt(b, SOL_SOCKET, SO_REUSEPORT, &one, sizeof (one)) != 0)
+		die("SO_REUSEPORT");
+	if (bind(a, (struct sockaddr *)&ab, sizeof (ab)) != 0 ||
+	    getsockname(a, (struct sockaddr *)&ab, &len) != 0 ||
+	    bind(b, (struct sockaddr *)&ab, sizeof (ab)) != 0)
+		die("bind the two to one port");
+	len = sizeof (r);
+	if (bind(third, (struct sockaddr *)&r, sizeof (r)) != 0 ||
+	    getsockname(third, (struct sockaddr *)&r, &len) != 0)
+		die("bind the third");
+	if (connect(third, (struct sockaddr *)&ab, sizeof (ab)) != 0 ||
+	    connect(a, (struct sockaddr *)&r, sizeof (r)) != 0 ||
+	    connect(b, (struct sockaddr *)&r, sizeof (r)) != 0)
+		die("connect UDP");
+	conns[nconns++] = (conn_t){ "udpa", third, a, -1 };
+	conns[nconns++] = (conn_t){ "udpb", -1, b, -1 };
+}
+
+/* "ADDR:PORT" of an AF_INET name, or "-". */
+static void
+inet_text(char *buf, size_t size, int ok, const struct sockaddr_in *sin)
+{
+	char addr[INET_ADDRSTRLEN];
+
+	if (!ok || sin->sin_family != AF_INET ||
+	    inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof (addr)) == NULL)
+		(void) snprintf(buf, size, "-");
+	else
+		(void) snprintf(buf, size, "%s:%u", addr,
+		    (unsigned)ntohs(sin->sin_port));
+}
+
+/* The ends line of fd, when it is an AF_INET socket: its length. */
+static size_t
+ends_line(char *buf, size_t size, int fd)
+{
+	struct sockaddr_in own, peer;
+	socklen_t olen = sizeof (own), plen = sizeof (peer);
+	char otext[32], ptext[32];
+	int ook;
+
+	ook = getsockname(fd, (struct sockaddr *)&own, &olen) == 0;
+	if (!ook || own.sin_family != AF_INET)
+		return (0);
+	inet_text(otext, sizeof (otext), ook, &own);
+	inet_text(ptext, sizeof (ptext), getpeername(fd,
+	    (struct sockaddr *)&peer, &plen) == 0, &peer);
+	return ((size_t)snprintf(buf, size, "ends %d %d %s %s\n",
+	    (int)getpid(), fd, otext, ptext));
+}
+
 /* The lines of one process: proc, then a hold line per end it has. */
 static void
 report(const char *role, int end, int moved_from, int moved_to)
@@ -162,6 +244,8 @@ report(const char *role, int end, int moved_from, int moved_to)
 
 		if (fd == moved_from)
 			fd = moved_to;
+		if (fd < 0)
+			continue;	/* a connection without this end */
 		if (fstat(fd, &st) != 0)
 			die("fstat");
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0)
@@ -169,6 +253,8 @@ report(const char *role, int end, int moved_from, int moved_to)
 		used += (size_t)snprintf(buf + used, sizeof (buf) - used,
 		    "hold %s %d %d %s %c %llu %d\n", role, (int)getpid(), fd,
 		    conns[i].c_name, end, (unsigned long long)st.st_ino, cred);
+		if (used < sizeof (buf))
+			used += ends_line(buf + used, sizeof (buf) - used, fd);
 	}
 	if (used >= sizeof (buf)) {
 		errno = ENOBUFS;
@@ -282,7 +368,7 @@ static void
 usage(void)
 {
 	(void) fprintf(stderr, "usage: endpoint_helper [-t SECONDS] "
-	    "cross|two|many|nobody\n");
+	    "cross|two|many|nobody|reuseport\n");
 	exit(2);
 }
 
@@ -319,6 +405,9 @@ main(int argc, char **argv)
 		make_socketpair("sp");
 		nchild = 1;
 		nobody = 1;
+	} else if (strcmp(mode, "reuseport") == 0) {
+		make_udp_reuseport();
+		nchild = 1;
 	} else {
 		usage();
 	}

@@ -17,6 +17,12 @@
  *     (SO_PEERCRED) names the parent, the socketpair's creator and the
  *     listener and connector; with --via=pidfd, agent, diag (no peer:
  *     line there) and bpf.
+ *   - reuseport, reuseport_bpf: two UDP sockets of one address and port
+ *     (SO_REUSEPORT) connected to a third, which is connected back: the
+ *     other end of an AF_INET socket is the one socket whose names are
+ *     its own reversed, as the holders' getsockname and getpeername say;
+ *     the third has two such, so no endpoint line (never a guess), and
+ *     each of the two names the third's holder.
  *   - two_holders: the other end held by two processes: two lines in
  *     order of pid, then fd, and pid order is not fd order here.
  *   - unreadable: pfiles as uid 65534 on a 65534 process whose peer is
@@ -70,6 +76,8 @@ typedef struct ep_hold {
 	char		h_end;		/* 'a' or 'b' */
 	unsigned long long h_ino;
 	int		h_cred;		/* SO_PEERCRED pid, -1: none */
+	char		h_own[32];	/* AF_INET: getsockname, ADDR:PORT */
+	char		h_peer[32];	/* and getpeername ("-": none) */
 } ep_hold_t;
 
 typedef struct ep_view {
@@ -122,6 +130,20 @@ parse_view(ep_view_t *v, const char *text)
 			    &h->h_end, &h->h_ino, &h->h_cred) == 7,
 			    "bad view line: %s", line);
 			h->h_pid = pid;
+		} else if (strncmp(line, "ends ", 5) == 0) {
+			char own[32], peer[32];
+			int fd;
+
+			ATF_REQUIRE_MSG(sscanf(line, "ends %d %d %31s %31s", &pid,
+			    &fd, own, peer) == 4, "bad view line: %s", line);
+			h = v->v_nholds > 0 ? &v->v_holds[v->v_nholds - 1] :
+			    NULL;
+			ATF_REQUIRE_MSG(h != NULL && h->h_pid == pid &&
+			    h->h_fd == fd, "an ends line not after its hold "
+			    "line: %s", line);
+			(void) snprintf(h->h_own, sizeof (h->h_own), "%s", own);
+			(void) snprintf(h->h_peer, sizeof (h->h_peer), "%s",
+			    peer);
 		} else {
 			atf_tc_fail("bad view line: %s", line);
 		}
@@ -243,6 +265,30 @@ comm_text(const ep_view_t *v, pid_t pid)
 	return (exp_escape(p->p_comm, strlen(p->p_comm), SIZE_MAX, NULL));
 }
 
+/* out, then the endpoint lines of the n holders hs (out is freed). */
+static char *
+endpoint_lines(const ep_view_t *v, char *out, const ep_hold_t **hs,
+    size_t n)
+{
+	char *next, *comm;
+
+	for (size_t i = 0; i < n && i < EXP_ENDPOINTS_MAX; i++) {
+		comm = comm_text(v, hs[i]->h_pid);
+		next = tu_asprintf("%s\tendpoint: %s[%d] fd %d\n", out, comm,
+		    (int)hs[i]->h_pid, hs[i]->h_fd);
+		free(comm);
+		free(out);
+		out = next;
+	}
+	if (n > EXP_ENDPOINTS_MAX) {
+		next = tu_asprintf("%s\tendpoint: and %zu more\n", out,
+		    n - EXP_ENDPOINTS_MAX);
+		free(out);
+		out = next;
+	}
+	return (out);
+}
+
 /*
  * The peer: and endpoint lines pfiles must print for h: the peer line
  * of a unix socket (not with diag), named by the SO_PEERCRED pid the
@@ -263,20 +309,44 @@ expected_lines(const ep_view_t *v, const ep_hold_t *h, int flags)
 		free(out);
 		out = next;
 	}
-	for (size_t i = 0; i < n && i < EXP_ENDPOINTS_MAX; i++) {
-		comm = comm_text(v, hs[i]->h_pid);
-		next = tu_asprintf("%s\tendpoint: %s[%d] fd %d\n", out, comm,
-		    (int)hs[i]->h_pid, hs[i]->h_fd);
-		free(comm);
-		free(out);
-		out = next;
+	out = endpoint_lines(v, out, hs, n);
+	free(hs);
+	return (out);
+}
+
+/*
+ * The endpoint lines of an AF_INET hold h from the names alone: its
+ * other end is the socket whose own end is h's peer and whose peer is
+ * h's own end, when there is exactly one such socket; then its holders,
+ * by pid then fd.  Two such sockets are two candidates: no line.
+ */
+static char *
+expected_by_ends(const ep_view_t *v, const ep_hold_t *h)
+{
+	const ep_hold_t **hs = calloc(MAX_HOLDS, sizeof (*hs));
+	size_t n = 0, nsock = 0;
+	char *out;
+
+	ATF_REQUIRE(hs != NULL);
+	ATF_REQUIRE_MSG(h->h_own[0] != '\0' && strcmp(h->h_own, "-") != 0,
+	    "pid %d fd %d: no AF_INET name in the view", (int)h->h_pid,
+	    h->h_fd);
+	for (size_t i = 0; i < v->v_nholds; i++) {
+		const ep_hold_t *o = &v->v_holds[i];
+		int seen = 0;
+
+		if (o->h_ino == h->h_ino || strcmp(o->h_own, h->h_peer) != 0 ||
+		    strcmp(o->h_peer, h->h_own) != 0)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			seen |= hs[k]->h_ino == o->h_ino;
+		nsock += !seen;
+		hs[n++] = o;
 	}
-	if (n > EXP_ENDPOINTS_MAX) {
-		next = tu_asprintf("%s\tendpoint: and %zu more\n", out,
-		    n - EXP_ENDPOINTS_MAX);
-		free(out);
-		out = next;
-	}
+	if (nsock != 1)
+		n = 0;
+	qsort(hs, n, sizeof (*hs), hold_cmp);
+	out = endpoint_lines(v, tu_asprintf("%s", ""), hs, n);
 	free(hs);
 	return (out);
 }
@@ -499,6 +569,111 @@ ATF_TC_BODY(cross_bpf, tc)
 	view_start(&v, "cross");
 	require_cross_view(&v);
 	check_cross(&v, "--via=bpf", 0);
+	view_stop(&v);
+}
+
+/*
+ * The reuseport view itself: the parent holds the third socket, the
+ * child the two of one address and port; the two have the same names,
+ * the third's are theirs reversed; three sockets, no SO_PEERCRED pid.
+ */
+static void
+require_reuseport_view(const ep_view_t *v)
+{
+	const ep_hold_t *r = hold_of(v, "parent", "udpa");
+	const ep_hold_t *a = hold_of(v, "child", "udpa");
+	const ep_hold_t *b = hold_of(v, "child", "udpb");
+
+	ATF_REQUIRE_EQ_MSG(v->v_nprocs, 2, "%zu processes", v->v_nprocs);
+	ATF_REQUIRE_EQ_MSG(v->v_nholds, 3, "%zu holds", v->v_nholds);
+	ATF_REQUIRE_MSG(strncmp(a->h_own, "127.0.0.1:", 10) == 0 &&
+	    strncmp(r->h_own, "127.0.0.1:", 10) == 0, "not on loopback: %s, "
+	    "%s", a->h_own, r->h_own);
+	ATF_REQUIRE_MSG(strcmp(a->h_own, b->h_own) == 0 &&
+	    strcmp(a->h_peer, b->h_peer) == 0, "the two differ: %s %s, %s %s",
+	    a->h_own, a->h_peer, b->h_own, b->h_peer);
+	ATF_REQUIRE_MSG(strcmp(r->h_own, a->h_peer) == 0 &&
+	    strcmp(r->h_peer, a->h_own) == 0, "the third (%s %s) is not "
+	    "connected to the two (%s %s)", r->h_own, r->h_peer, a->h_own,
+	    a->h_peer);
+	ATF_REQUIRE(r->h_ino != a->h_ino && r->h_ino != b->h_ino &&
+	    a->h_ino != b->h_ino);
+	ATF_REQUIRE(r->h_pid != a->h_pid && a->h_pid == b->h_pid);
+	ATF_REQUIRE(r->h_cred <= 0 && a->h_cred <= 0 && b->h_cred <= 0);
+}
+
+/* reuseport through one source: every hold's lines from the names. */
+static void
+check_reuseport(const ep_view_t *v, const char *via)
+{
+	char kidpid[16], *want, *got, *blk, *name;
+	const char *pids[3] = { v->v_pid, kidpid, NULL };
+	const char *opts[2] = { via, NULL };
+	tu_result_t r;
+
+	(void) snprintf(kidpid, sizeof (kidpid), "%d",
+	    (int)v->v_procs[0].p_pid);
+	run_pfiles(NULL, opts, pids, &r);
+	tu_write_file(via + 2, r.tr_out, r.tr_outlen);
+	for (size_t i = 0; i < v->v_nholds; i++) {
+		const ep_hold_t *h = &v->v_holds[i];
+
+		blk = fd_block(r.tr_out, h->h_pid, h->h_fd);
+		if (blk == NULL)
+			atf_tc_fail("%s: no block of pid %d fd %d", via,
+			    (int)h->h_pid, h->h_fd);
+		got = peer_lines(blk);
+		want = expected_by_ends(v, h);
+		name = tu_asprintf("%s.%s-%s", via + 2, h->h_role, h->h_conn);
+		tu_require_same_str(name, want, got);
+		free(name);
+		free(want);
+		free(got);
+		free(blk);
+	}
+	tu_result_free(&r);
+}
+
+ATF_TC(reuseport);
+ATF_TC_HEAD(reuseport, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "two UDP sockets bound with "
+	    "SO_REUSEPORT to one loopback address and port, both connected "
+	    "to a third that is connected back to them: either could be the "
+	    "third's other end, so its block has no endpoint line (no "
+	    "guess), while each of the two names the third's holder; "
+	    "through pidfd, diag and auto");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(reuseport, tc)
+{
+	ep_view_t v;
+
+	view_start(&v, "reuseport");
+	require_reuseport_view(&v);
+	check_reuseport(&v, "--via=pidfd");
+	check_reuseport(&v, "--via=diag");
+	check_reuseport(&v, "--via=auto");
+	view_stop(&v);
+}
+
+ATF_TC(reuseport_bpf);
+ATF_TC_HEAD(reuseport_bpf, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the reuseport case through "
+	    "--via=bpf: the same endpoint lines (skipped where bpf cannot "
+	    "serve)");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(reuseport_bpf, tc)
+{
+	ep_view_t v;
+
+	tu_require_bpf();
+	view_start(&v, "reuseport");
+	require_reuseport_view(&v);
+	check_reuseport(&v, "--via=bpf");
 	view_stop(&v);
 }
 
@@ -900,6 +1075,8 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, cross);
 	ATF_TP_ADD_TC(tp, cross_bpf);
+	ATF_TP_ADD_TC(tp, reuseport);
+	ATF_TP_ADD_TC(tp, reuseport_bpf);
 	ATF_TP_ADD_TC(tp, two_holders);
 	ATF_TP_ADD_TC(tp, more_than_8);
 	ATF_TP_ADD_TC(tp, unreadable);
