@@ -20,14 +20,22 @@
  *     other facts: pfiles dumping its own namespace finds none of the
  *     fixture's inodes, and one that matched by address would print the
  *     decoys' facts.
+ *   - unix_peer_gone: a unix stream socket whose peer was closed (the
+ *     other end of a socketpair): getpeername still succeeds in the
+ *     holder (an unnamed peer), but the peer's record is gone from the
+ *     tables, so --via=diag cannot find its name: no peername line, and
+ *     "peername" among what stderr says is not shown; --via=pidfd shows
+ *     it, and diag shows the peername of a live socketpair's ends.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -370,9 +378,203 @@ ATF_TC_BODY(netns, tc)
 	fixture_end(&fx);
 }
 
+/* What the child of unix_peer_gone says of its sockets. */
+typedef struct gone_view {
+	int	gv_fd[3];	/* the widowed end; a live pair's two ends */
+	int	gv_peer_ok[3];	/* getpeername succeeded */
+	int	gv_sock_ok[3];	/* getsockname succeeded */
+} gone_view_t;
+
+/*
+ * The child: a socketpair whose other end it closes, and a live one;
+ * says what getpeername and getsockname give on each, then waits for
+ * the end of file of ctl.
+ */
+static void
+gone_child(int report, int ctl)
+{
+	gone_view_t gv;
+	int w[2], l[2];
+	char c;
+
+	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+	memset(&gv, 0, sizeof (gv));
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, w) != 0 ||
+	    socketpair(AF_UNIX, SOCK_STREAM, 0, l) != 0)
+		_exit(1);
+	(void) close(w[1]);
+	gv.gv_fd[0] = w[0];
+	gv.gv_fd[1] = l[0];
+	gv.gv_fd[2] = l[1];
+	for (int i = 0; i < 3; i++) {
+		struct sockaddr_storage ss;
+		socklen_t len = sizeof (ss);
+
+		gv.gv_peer_ok[i] = getpeername(gv.gv_fd[i],
+		    (struct sockaddr *)&ss, &len) == 0;
+		len = sizeof (ss);
+		gv.gv_sock_ok[i] = getsockname(gv.gv_fd[i],
+		    (struct sockaddr *)&ss, &len) == 0;
+	}
+	if (write(report, &gv, sizeof (gv)) != (ssize_t)sizeof (gv))
+		_exit(1);
+	(void) close(report);
+	while (read(ctl, &c, 1) > 0)
+		continue;
+	_exit(0);
+}
+
+/* fd's block in pfiles' output of one pid: its stat line and the rest. */
+static char *
+block_of(const char *out, int fd)
+{
+	char *stat = tu_asprintf("\n%4d: ", fd);
+	const char *p = strstr(out, stat), *end;
+
+	free(stat);
+	if (p == NULL)
+		return (NULL);
+	p++;
+	for (end = strchr(p, '\n'); end != NULL && end[1] != '\0';
+	    end = strchr(end + 1, '\n')) {
+		if (end[1] != '\t' && strncmp(end + 1, "      ", 6) != 0)
+			break;
+	}
+	return (tu_asprintf("%.*s", (int)(end != NULL ? end + 1 - p :
+	    (long)strlen(p)), p));
+}
+
+/* Lines of blk that start with prefix. */
+static int
+lines_starting(const char *blk, const char *prefix)
+{
+	int n = 0;
+
+	for (const char *p = blk; p != NULL && *p != '\0'; ) {
+		n += strncmp(p, prefix, strlen(prefix)) == 0;
+		p = strchr(p, '\n');
+		p = p != NULL ? p + 1 : NULL;
+	}
+	return (n);
+}
+
+/* Is item one of the comma-separated list of the "not shown:" line? */
+static int
+not_shown_has(const char *err, const char *arg, const char *item)
+{
+	char *head = tu_asprintf("pfiles: %s: not shown: ", arg), *list;
+	const char *p = strstr(err, head);
+	int found = 0;
+
+	if (p != NULL) {
+		p += strlen(head);
+		list = tu_asprintf("%.*s", (int)strcspn(p, " \n"), p);
+		for (char *save = NULL, *w = strtok_r(list, ",", &save);
+		    w != NULL; w = strtok_r(NULL, ",", &save))
+			found |= strcmp(w, item) == 0;
+		free(list);
+	}
+	free(head);
+	return (found);
+}
+
+ATF_TC(unix_peer_gone);
+ATF_TC_HEAD(unix_peer_gone, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "a unix stream socket whose peer was "
+	    "closed (getpeername still succeeds, the peer's record is gone "
+	    "from the tables): --via=diag prints no peername line for it and "
+	    "says on stderr that peername is not shown; --via=pidfd prints "
+	    "its peername, and diag the peername of a live socketpair");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(unix_peer_gone, tc)
+{
+	gone_view_t gv;
+	int rep[2], ctl[2], status;
+	char spid[16], *blk;
+	tu_result_t rd, rp;
+	pid_t pid;
+
+	ATF_REQUIRE(pipe(rep) == 0 && pipe(ctl) == 0);
+	if ((pid = fork()) == 0) {
+		(void) close(rep[0]);
+		(void) close(ctl[1]);
+		gone_child(rep[1], ctl[0]);
+	}
+	ATF_REQUIRE(pid > 0);
+	(void) close(rep[1]);
+	(void) close(ctl[0]);
+	ATF_REQUIRE_EQ_MSG(read(rep[0], &gv, sizeof (gv)), (ssize_t)sizeof (gv),
+	    "the child did not say what it holds");
+	(void) close(rep[0]);
+	/* The kernel's view, in the holder: every name readable. */
+	for (int i = 0; i < 3; i++)
+		ATF_REQUIRE_MSG(gv.gv_peer_ok[i] && gv.gv_sock_ok[i], "fd %d: "
+		    "getpeername %d, getsockname %d", gv.gv_fd[i],
+		    gv.gv_peer_ok[i], gv.gv_sock_ok[i]);
+	(void) snprintf(spid, sizeof (spid), "%d", (int)pid);
+
+	{
+		const char *const dargv[] = { TU_PFILES, "--via=diag", spid,
+		    NULL };
+		const char *const pargv[] = { TU_PFILES, "--via=pidfd", spid,
+		    NULL };
+
+		tu_run(dargv, NULL, TU_TIMEOUT_MS, &rd);
+		tu_run(pargv, NULL, TU_TIMEOUT_MS, &rp);
+	}
+	tu_write_file("diag.out", rd.tr_out, rd.tr_outlen);
+	tu_write_file("diag.err", rd.tr_err, rd.tr_errlen);
+	tu_write_file("pidfd.out", rp.tr_out, rp.tr_outlen);
+	tu_require_exit("pfiles --via=diag", &rd, 0);
+	tu_require_exit("pfiles --via=pidfd", &rp, 0);
+
+	/* pidfd: each of the three has its names. */
+	for (int i = 0; i < 3; i++) {
+		ATF_REQUIRE_MSG((blk = block_of(rp.tr_out, gv.gv_fd[i])) !=
+		    NULL, "pidfd: no block of fd %d", gv.gv_fd[i]);
+		ATF_CHECK_MSG(lines_starting(blk, "\tsockname: AF_UNIX") == 1 &&
+		    lines_starting(blk, "\tpeername: AF_UNIX") == 1,
+		    "pidfd: fd %d has not one sockname and one peername "
+		    "line:\n%s", gv.gv_fd[i], blk);
+		free(blk);
+	}
+	/* diag: the live pair's peers are found; the widowed one's not. */
+	for (int i = 0; i < 3; i++) {
+		ATF_REQUIRE_MSG((blk = block_of(rd.tr_out, gv.gv_fd[i])) !=
+		    NULL, "diag: no block of fd %d", gv.gv_fd[i]);
+		ATF_CHECK_MSG(lines_starting(blk, "\tsockname: AF_UNIX") == 1,
+		    "diag: fd %d has not one sockname line:\n%s",
+		    gv.gv_fd[i], blk);
+		if (i == 0)
+			ATF_CHECK_MSG(lines_starting(blk, "\tpeername") == 0,
+			    "diag: fd %d, whose peer is gone, has a peername "
+			    "line:\n%s", gv.gv_fd[i], blk);
+		else
+			ATF_CHECK_MSG(lines_starting(blk,
+			    "\tpeername: AF_UNIX") == 1, "diag: fd %d, of a "
+			    "live pair, has not one peername line:\n%s",
+			    gv.gv_fd[i], blk);
+		free(blk);
+	}
+	ATF_CHECK_MSG(not_shown_has(rd.tr_err, spid, "peername"), "diag: "
+	    "stderr does not say peername is not shown:\n%s", rd.tr_err);
+	ATF_CHECK_MSG(!not_shown_has(rp.tr_err, spid, "peername"), "pidfd: "
+	    "stderr says peername is not shown:\n%s", rp.tr_err);
+	tu_result_free(&rd);
+	tu_result_free(&rp);
+
+	(void) close(ctl[1]);
+	ATF_REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the child: wait status 0x%x", (unsigned)status);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, seccomp_auto);
 	ATF_TP_ADD_TC(tp, netns);
+	ATF_TP_ADD_TC(tp, unix_peer_gone);
 	return (atf_no_error());
 }
