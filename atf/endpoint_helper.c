@@ -26,6 +26,18 @@
  *           the two could be its other end.  The parent keeps the third
  *           (the a end of "udpa"), one child the two (the b ends of
  *           "udpa" and "udpb"; "udpb" has no a end).
+ *   inflight  run as root, alone in a pid namespace of its own (its
+ *           pid 1, with its own /proc): forks a child that exits at
+ *           once and is left a zombie (root's, never reaped while this
+ *           runs); makes a socketpair and sends its b end over a second
+ *           socketpair, into that pair's receive queue, and closes it:
+ *           the b end is in flight, held by no process.  Then becomes
+ *           uid and gid 65534 (dumpable again) and reports, with no
+ *           child of its own: the a end ("sp") and the two ends of the
+ *           carrier ("carrier" a and b, both its own), and
+ *           "zombie PID UID STATE ERRNO": the zombie's uid and state
+ *           as /proc/PID/status says, and the errno of opening its
+ *           /proc/PID/fd as 65534 (0: it could).
  *
  * Every process writes its lines to stdout with one write(2) each block,
  * then the parent writes its own and "end":
@@ -217,7 +229,33 @@ ends_line(char *buf, size_t size, int fd)
 	    (int)getpid(), fd, otext, ptext));
 }
 
-/* The lines of one process: proc, then a hold line per end it has. */
+/* The hold line of fd, end e of connection name, and its ends line. */
+static size_t
+hold_line(char *buf, size_t size, const char *role, const char *name,
+    int e, int fd)
+{
+	struct ucred uc;
+	socklen_t len = sizeof (uc);
+	struct stat st;
+	size_t used;
+	int cred = -1;
+
+	if (fstat(fd, &st) != 0)
+		die("fstat");
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0)
+		cred = (int)uc.pid;
+	used = (size_t)snprintf(buf, size, "hold %s %d %d %s %c %llu %d\n",
+	    role, (int)getpid(), fd, name, e, (unsigned long long)st.st_ino,
+	    cred);
+	if (used < size)
+		used += ends_line(buf + used, size - used, fd);
+	return (used);
+}
+
+/*
+ * The lines of one process: proc, then a hold line per end it has: the
+ * end ('a' or 'b') of every connection, or with end 0 both.
+ */
 static void
 report(const char *role, int end, int moved_from, int moved_to)
 {
@@ -236,25 +274,16 @@ report(const char *role, int end, int moved_from, int moved_to)
 		used += (size_t)snprintf(buf + used, sizeof (buf) - used, "-");
 	used += (size_t)snprintf(buf + used, sizeof (buf) - used, "\n");
 	for (int i = 0; i < nconns; i++) {
-		int fd = end == 'a' ? conns[i].c_a : conns[i].c_b;
-		struct ucred uc;
-		socklen_t len = sizeof (uc);
-		struct stat st;
-		int cred = -1;
+		for (int k = 0; k < (end == 0 ? 2 : 1); k++) {
+			int e = end != 0 ? end : "ab"[k];
+			int fd = e == 'a' ? conns[i].c_a : conns[i].c_b;
 
-		if (fd == moved_from)
-			fd = moved_to;
-		if (fd < 0)
-			continue;	/* a connection without this end */
-		if (fstat(fd, &st) != 0)
-			die("fstat");
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0)
-			cred = (int)uc.pid;
-		used += (size_t)snprintf(buf + used, sizeof (buf) - used,
-		    "hold %s %d %d %s %c %llu %d\n", role, (int)getpid(), fd,
-		    conns[i].c_name, end, (unsigned long long)st.st_ino, cred);
-		if (used < sizeof (buf))
-			used += ends_line(buf + used, sizeof (buf) - used, fd);
+			if (fd == moved_from)
+				fd = moved_to;
+			if (fd >= 0 && used < sizeof (buf))
+				used += hold_line(buf + used, sizeof (buf) -
+				    used, role, conns[i].c_name, e, fd);
+		}
 	}
 	if (used >= sizeof (buf)) {
 		errno = ENOBUFS;
@@ -364,11 +393,100 @@ wait_stdin(void)
 	}
 }
 
+/*
+ * The zombie's line: its uid and state from /proc/PID/status, and what
+ * opening its fd table gives this process.
+ */
+static void
+zombie_line(pid_t z)
+{
+	char path[64], line[256];
+	unsigned uid = (unsigned)-1;
+	char state = '?';
+	FILE *fp;
+	int fd, err = 0;
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/status", (int)z);
+	if ((fp = fopen(path, "r")) == NULL)
+		die("fopen the zombie's status");
+	while (fgets(line, sizeof (line), fp) != NULL) {
+		if (strncmp(line, "State:\t", 7) == 0)
+			state = line[7];
+		else if (strncmp(line, "Uid:\t", 5) == 0)
+			(void) sscanf(line + 5, "%u", &uid);
+	}
+	(void) fclose(fp);
+	(void) snprintf(path, sizeof (path), "/proc/%d/fd", (int)z);
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		err = errno;
+	else
+		(void) close(fd);
+	(void) printf("zombie %d %u %c %d\n", (int)z, uid, state, err);
+	(void) fflush(stdout);
+}
+
+/* The inflight mode: its lines, then wait; the zombie reaped at the end. */
+static int
+inflight(void)
+{
+	struct msghdr mh;
+	struct iovec iov;
+	union {
+		struct cmsghdr	cm;
+		char		buf[CMSG_SPACE(sizeof (int))];
+	} u;
+	siginfo_t si;
+	pid_t z;
+	int carrier[2];
+	char c = 'x';
+
+	if ((z = fork()) < 0)
+		die("fork");
+	if (z == 0)
+		_exit(0);
+	/* Until it is a zombie, without reaping it. */
+	memset(&si, 0, sizeof (si));
+	if (waitid(P_PID, (id_t)z, &si, WEXITED | WNOWAIT) != 0)
+		die("waitid");
+	make_socketpair("sp");
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, carrier) != 0)
+		die("socketpair (carrier)");
+	memset(&mh, 0, sizeof (mh));
+	memset(&u, 0, sizeof (u));
+	iov.iov_base = &c;
+	iov.iov_len = 1;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = u.buf;
+	mh.msg_controllen = sizeof (u.buf);
+	u.cm.cmsg_level = SOL_SOCKET;
+	u.cm.cmsg_type = SCM_RIGHTS;
+	u.cm.cmsg_len = CMSG_LEN(sizeof (int));
+	memcpy(CMSG_DATA(&u.cm), &conns[0].c_b, sizeof (int));
+	if (sendmsg(carrier[0], &mh, 0) != 1)
+		die("sendmsg SCM_RIGHTS");
+	(void) close(conns[0].c_b);
+	conns[0].c_b = -1;
+	conns[nconns++] = (conn_t){ "carrier", carrier[0], carrier[1], -1 };
+	if (setgroups(0, NULL) != 0 || setresgid(NOBODY, NOBODY, NOBODY) != 0 ||
+	    setresuid(NOBODY, NOBODY, NOBODY) != 0)
+		die("becoming 65534");
+	if (prctl(PR_SET_DUMPABLE, 1) != 0)
+		die("PR_SET_DUMPABLE");
+	report("parent", 0, -1, -1);
+	zombie_line(z);
+	if (write(1, "end\n", 4) != 4)
+		die("write");
+	wait_stdin();
+	(void) waitpid(z, NULL, 0);
+	return (0);
+}
+
 static void
 usage(void)
 {
 	(void) fprintf(stderr, "usage: endpoint_helper [-t SECONDS] "
-	    "cross|two|many|nobody|reuseport\n");
+	    "cross|two|many|nobody|reuseport|inflight\n");
 	exit(2);
 }
 
@@ -390,6 +508,8 @@ main(int argc, char **argv)
 	(void) signal(SIGPIPE, SIG_IGN);
 	if (prctl(PR_SET_NAME, "ep parent") != 0)
 		die("PR_SET_NAME");
+	if (strcmp(mode, "inflight") == 0)
+		return (inflight());
 	if (strcmp(mode, "cross") == 0) {
 		make_socketpair("sp");
 		make_unix("unix");

@@ -28,6 +28,10 @@
  *   - unreadable: pfiles as uid 65534 on a 65534 process whose peer is
  *     held by a root process: "endpoint: and 1 more", never a name;
  *     as root, the holder is named (the check of the check).
+ *   - zombie_holds_nothing: in a pid namespace whose only process
+ *     pfiles (uid 65534) may not read is a root zombie, a socketpair end
+ *     whose other end is in flight (SCM_RIGHTS, held by no process) has
+ *     no endpoint line: a zombie holds no fd, so it is no "and 1 more".
  *   - more_than_8: ten holders: 8 lines, then "endpoint: and 2 more".
  *   - nflag: pfiles -n prints no endpoint line and opens no other
  *     process's fd table (strace), where pfiles without -n does.
@@ -677,6 +681,126 @@ ATF_TC_BODY(reuseport_bpf, tc)
 	view_stop(&v);
 }
 
+/* The one child of pid, from /proc/PID/task/PID/children; 0: none. */
+static pid_t
+only_child_of(pid_t pid)
+{
+	char path[64], *text;
+	long kid;
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/task/%d/children",
+	    (int)pid, (int)pid);
+	text = tu_read_file(path, NULL);
+	kid = strtol(text, NULL, 10);
+	free(text);
+	return ((pid_t)kid);
+}
+
+ATF_TC(zombie_holds_nothing);
+ATF_TC_HEAD(zombie_holds_nothing, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "in a pid namespace of its own "
+	    "whose only process pfiles may not read is a root zombie: pfiles "
+	    "as uid 65534 on a 65534 process whose socketpair's other end "
+	    "is in flight (held by no process) prints no endpoint line for "
+	    "it -- a zombie holds nothing, so no \"and 1 more\"");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "require.progs", "unshare nsenter setpriv");
+	atf_tc_set_md_var(tc, "timeout", "120");
+}
+ATF_TC_BODY(zombie_holds_nothing, tc)
+{
+	const char *const argv[] = { "unshare", "--pid", "--fork",
+	    "--mount-proc", "--kill-child", HELPER, "-t", HELPER_SECONDS,
+	    "inflight", NULL };
+	const char *const probe[] = { "unshare", "--pid", "--fork",
+	    "--mount-proc", "true", NULL };
+	static const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
+	char host[16], *text, *rest, *line, *want;
+	const char *const pids[] = { "1", NULL };
+	const ep_hold_t *sp;
+	int found, zpid, zerr, status;
+	unsigned zuid;
+	char zstate;
+	pid_t kid;
+	ep_view_t v;
+	tu_result_t r;
+
+	tu_run(probe, NULL, TU_TIMEOUT_MS, &r);
+	if (!WIFEXITED(r.tr_status) || WEXITSTATUS(r.tr_status) != 0)
+		atf_tc_skip("cannot make a pid namespace with its own /proc "
+		    "here: %s", r.tr_err);
+	tu_result_free(&r);
+
+	memset(&v, 0, sizeof (v));
+	tu_spawn(&v.v_child, argv, TU_STDERR_PIPE);
+	text = tu_read_until(v.v_child.tc_out, "end", TU_TIMEOUT_MS, &found);
+	if (!found)
+		atf_tc_fail("endpoint_helper inflight gave no view: %s",
+		    tu_read_until(v.v_child.tc_err, NULL, 2000, NULL));
+	tu_write_file("view", text, strlen(text));
+	/* The zombie line; the rest is a view as the others. */
+	ATF_REQUIRE_MSG((line = strstr(text, "zombie ")) != NULL &&
+	    sscanf(line, "zombie %d %u %c %d", &zpid, &zuid, &zstate,
+	    &zerr) == 4, "no zombie line: %s", text);
+	rest = tu_asprintf("%.*s%s", (int)(line - text), text,
+	    strchr(line, '\n') + 1);
+	parse_view(&v, rest);
+	free(rest);
+	free(text);
+	ATF_REQUIRE_MSG(zuid == 0 && zstate == 'Z' && zerr == EACCES,
+	    "the zombie %d: uid %u, state %c, its fd table %s to 65534",
+	    zpid, zuid, zstate, zerr == 0 ? "readable" : strerror(zerr));
+	ATF_REQUIRE_MSG(v.v_nprocs == 1 && v.v_procs[0].p_pid == 1 &&
+	    v.v_procs[0].p_uid == NOBODY, "the helper is not pid 1, uid "
+	    "65534, in its namespace (see view)");
+	(void) snprintf(v.v_pid, sizeof (v.v_pid), "1");
+	/* The helper in our namespace: unshare's one child. */
+	kid = only_child_of(v.v_child.tc_pid);
+	ATF_REQUIRE_MSG(kid > 0, "unshare has no child");
+	(void) snprintf(host, sizeof (host), "%d", (int)kid);
+	/* sp's b end: no process holds it (in flight). */
+	sp = hold_of(&v, "parent", "sp");
+	for (size_t i = 0; i < v.v_nholds; i++)
+		ATF_REQUIRE(strcmp(v.v_holds[i].h_conn, "sp") != 0 ||
+		    v.v_holds[i].h_end == 'a');
+
+	{
+		const char *const nobody[] = { "nsenter", "-t", host, "-p",
+		    "-m", "setpriv", "--reuid=65534", "--regid=65534",
+		    "--clear-groups", NULL };
+		const char *pargv[MAX_ARGS];
+		int n = 0;
+
+		for (int i = 0; nobody[i] != NULL; i++)
+			pargv[n++] = nobody[i];
+		pargv[n++] = TU_PFILES;
+		pargv[n++] = pids[0];
+		pargv[n] = NULL;
+		tu_run(pargv, env, TU_TIMEOUT_MS, &r);
+	}
+	tu_write_file("nobody.out", r.tr_out, r.tr_outlen);
+	tu_write_file("nobody.err", r.tr_err, r.tr_errlen);
+	tu_require_exit("nsenter setpriv pfiles", &r, 0);
+	/* Every socket's lines: sp's peer: line and no endpoint line. */
+	check_all_holds("nobody", &v, r.tr_out, 0);
+	want = expected_lines(&v, sp, 0);
+	ATF_REQUIRE_MSG(strstr(want, "endpoint") == NULL, "the view gives "
+	    "sp an endpoint: %s", want);
+	free(want);
+	/* The check of the check: the in-flight end was looked for. */
+	ATF_REQUIRE_MSG(strstr(r.tr_err, "endpoints: 1 other ends looked "
+	    "for in every process") != NULL, "pfiles did not look for the "
+	    "in-flight end in every process (see nobody.err)");
+	tu_result_free(&r);
+
+	status = tu_stop(&v.v_child, TU_TIMEOUT_MS);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "unshare endpoint_helper: wait status 0x%x", (unsigned)status);
+	ATF_CHECK_MSG(tu_proc_state(kid) == 0 || tu_proc_state(kid) == 'Z',
+	    "the helper %d is still running", (int)kid);
+}
+
 ATF_TC(two_holders);
 ATF_TC_HEAD(two_holders, tc)
 {
@@ -1080,6 +1204,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, two_holders);
 	ATF_TP_ADD_TC(tp, more_than_8);
 	ATF_TP_ADD_TC(tp, unreadable);
+	ATF_TP_ADD_TC(tp, zombie_holds_nothing);
 	ATF_TP_ADD_TC(tp, nflag);
 	ATF_TP_ADD_TC(tp, json);
 	return (atf_no_error());
