@@ -28,7 +28,9 @@
  *     it, and diag shows the peername of a live socketpair's ends.
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -571,10 +573,114 @@ ATF_TC_BODY(unix_peer_gone, tc)
 	    "the child: wait status 0x%x", (unsigned)status);
 }
 
+#define	MANY_SOCKS	500
+
+/*
+ * many_names' child: a network namespace of its own, MANY_SOCKS unix
+ * datagram sockets bound to "t_diag.PID.I"; their fds to report, then
+ * waits for the end of file of ctl.  Exit 2: no namespace.
+ */
+static void
+names_child(int report, int ctl)
+{
+	int fds[MANY_SOCKS];
+	char c;
+
+	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (unshare(CLONE_NEWNET) != 0)
+		_exit(2);
+	for (int i = 0; i < MANY_SOCKS; i++) {
+		struct sockaddr_un sun;
+		int n;
+
+		memset(&sun, 0, sizeof (sun));
+		sun.sun_family = AF_UNIX;
+		n = snprintf(sun.sun_path + 1, sizeof (sun.sun_path) - 1,
+		    "t_diag.%d.%d", (int)getpid(), i);
+		if ((fds[i] = socket(AF_UNIX, SOCK_DGRAM, 0)) < 0 ||
+		    bind(fds[i], (struct sockaddr *)&sun, (socklen_t)
+		    (offsetof(struct sockaddr_un, sun_path) + 1 + n)) != 0)
+			_exit(1);
+	}
+	if (write(report, fds, sizeof (fds)) != (ssize_t)sizeof (fds))
+		_exit(1);
+	(void) close(report);
+	while (read(ctl, &c, 1) > 0)
+		continue;
+	_exit(0);
+}
+
+ATF_TC(many_names);
+ATF_TC_HEAD(many_names, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "a process in a network namespace of "
+	    "its own with 500 unix sockets, each bound to an abstract name "
+	    "of its own: pfiles --via=diag shows each fd's own name");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "timeout", "60");
+}
+ATF_TC_BODY(many_names, tc)
+{
+	int fds[MANY_SOCKS], rep[2], ctl[2], status, bad = 0;
+	char spid[16], *blk, *want;
+	tu_result_t r;
+	ssize_t got;
+	pid_t pid;
+
+	ATF_REQUIRE(pipe(rep) == 0 && pipe(ctl) == 0);
+	if ((pid = fork()) == 0) {
+		(void) close(rep[0]);
+		(void) close(ctl[1]);
+		names_child(rep[1], ctl[0]);
+	}
+	ATF_REQUIRE(pid > 0);
+	(void) close(rep[1]);
+	(void) close(ctl[0]);
+	got = read(rep[0], fds, sizeof (fds));
+	(void) close(rep[0]);
+	if (got != (ssize_t)sizeof (fds)) {
+		(void) close(ctl[1]);
+		ATF_REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+			atf_tc_skip("cannot make a network namespace here");
+		atf_tc_fail("the child did not say its sockets: wait status "
+		    "0x%x", (unsigned)status);
+	}
+	(void) snprintf(spid, sizeof (spid), "%d", (int)pid);
+	{
+		const char *const argv[] = { TU_PFILES, "--via=diag", spid,
+		    NULL };
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	}
+	tu_write_file("diag.out", r.tr_out, r.tr_outlen);
+	tu_require_exit("pfiles --via=diag", &r, 0);
+	for (int i = 0; i < MANY_SOCKS && bad < 5; i++) {
+		ATF_REQUIRE_MSG((blk = block_of(r.tr_out, fds[i])) != NULL,
+		    "no block of fd %d", fds[i]);
+		want = tu_asprintf("\tsockname: AF_UNIX @t_diag.%d.%d\n",
+		    (int)pid, i);
+		if (strstr(blk, want) == NULL ||
+		    lines_starting(blk, "\tsockname: ") != 1) {
+			ATF_CHECK_MSG(0, "fd %d: not its own name \"%.*s\":\n"
+			    "%s", fds[i], (int)strlen(want) - 1, want, blk);
+			bad++;
+		}
+		free(want);
+		free(blk);
+	}
+	tu_result_free(&r);
+	(void) close(ctl[1]);
+	ATF_REQUIRE_EQ(waitpid(pid, &status, 0), pid);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the child: wait status 0x%x", (unsigned)status);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, seccomp_auto);
 	ATF_TP_ADD_TC(tp, netns);
 	ATF_TP_ADD_TC(tp, unix_peer_gone);
+	ATF_TP_ADD_TC(tp, many_names);
 	return (atf_no_error());
 }
