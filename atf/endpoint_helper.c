@@ -167,7 +167,7 @@ make_udp_reuseport(void)
 {
 	struct sockaddr_in ab, r;
 	socklen_t len = sizeof (ab);
-	int one = 1, a, b, third;
+	int one = 1, a = -1, b = -1, third = -1;
 
 	memset(&ab, 0, sizeof (ab));
 	ab.sin_family = AF_INET;
