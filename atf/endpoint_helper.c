@@ -13,7 +13,9 @@
  *   cross   a socketpair (sp), a unix stream connection to an abstract
  *           name (unix) and a loopback TCP connection (tcp); the parent
  *           keeps the a ends and the listeners, one child (comm
- *           "ep\x1bchild") the b ends.
+ *           "ep\x1bchild") the b ends.  The parent's socketpair end,
+ *           its first socket, is moved to fd 90 (above the others):
+ *           its fd order is not the order of its sockets' inodes.
  *   two     a loopback TCP connection; the parent keeps a, two children
  *           hold b: the one with the lower pid moves it to fd 60, the
  *           other keeps it where it was (so pid order is not fd order).
@@ -81,6 +83,7 @@
 #define	MAX_CHILD	10
 #define	MAX_CONN	3
 #define	MOVED_FD	60
+#define	CROSS_SP_FD	90
 #define	NOBODY		65534
 #define	CLOSE_TOP	1024
 
@@ -514,6 +517,10 @@ main(int argc, char **argv)
 		make_socketpair("sp");
 		make_unix("unix");
 		make_tcp("tcp");
+		if (dup2(conns[0].c_a, CROSS_SP_FD) != CROSS_SP_FD ||
+		    close(conns[0].c_a) != 0)
+			die("dup2");
+		conns[0].c_a = CROSS_SP_FD;
 		nchild = 1;
 	} else if (strcmp(mode, "two") == 0) {
 		make_tcp("tcp");

@@ -16,7 +16,9 @@
  *     line names the process holding the other, while the peer: line
  *     (SO_PEERCRED) names the parent, the socketpair's creator and the
  *     listener and connector; with --via=pidfd, agent, diag (no peer:
- *     line there) and bpf.
+ *     line there) and bpf.  The parent's socketpair end is at fd 90,
+ *     above its later sockets: fd order is not inode order, and the
+ *     holders are still found.
  *   - reuseport, reuseport_bpf: two UDP sockets of one address and port
  *     (SO_REUSEPORT) connected to a third, which is connected back: the
  *     other end of an AF_INET socket is the one socket whose names are
