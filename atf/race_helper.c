@@ -1,0 +1,266 @@
+/*
+ * race_helper: targets for t_race, whose pfiles a wrapper (race_shim.so)
+ * stops at one exact call while the target changes.  The helper says
+ * what it made, from its own view, on stdout ("KEY VALUE..." lines, then
+ * "ready"), and then serves commands until its stdin is closed.
+ *
+ *	race_helper files DIR CMD ACK	fd "a": DIR/race-a read-only, fd
+ *					"b": DIR/race-b write-only, append
+ *	race_helper sockets CMD ACK	fds "a" and "b": TCP listeners on
+ *					127.0.0.1
+ *	race_helper reaped		a child with one TCP listener, which
+ *					this process reaps when it dies:
+ *					"target PID"
+ *	race_helper zthread FILE	a thread that waits for a byte on
+ *					stdin and exits ("thread TID"), then
+ *					FILE open in a second thread, and the
+ *					main thread exits
+ *
+ * Each fd is said as "KEY FD INO PATH" (files) or "KEY FD INO PORT"
+ * (sockets).  CMD and ACK are fifos: a line "dup2 FROM TO" read from CMD
+ * is done, then "done INO\n" (TO's inode, by fstat) is written into ACK.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void
+die(const char *what)
+{
+	(void) fprintf(stderr, "race_helper: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void
+ready(void)
+{
+	(void) printf("ready\n");
+	(void) fflush(stdout);
+}
+
+/* Wait until stdin is closed: the test's word to exit. */
+static void
+wait_stdin(void)
+{
+	ssize_t n;
+	char c;
+
+	(void) fflush(stdout);
+	while ((n = read(0, &c, 1)) > 0 || (n < 0 && errno == EINTR))
+		;
+}
+
+static unsigned long long
+ino_of(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		die("fstat");
+	return ((unsigned long long)st.st_ino);
+}
+
+/* Do what the lines of cmd say, answer into ack, until stdin closes. */
+static void
+serve(const char *cmdpath, const char *ackpath)
+{
+	char line[128];
+	size_t len = 0;
+	int cmd, ack;
+
+	/* Read-write: neither open waits, and neither end ever sees EOF. */
+	if ((cmd = open(cmdpath, O_RDWR | O_CLOEXEC)) < 0 ||
+	    (ack = open(ackpath, O_RDWR | O_CLOEXEC)) < 0)
+		die("open fifo");
+	ready();
+	for (;;) {
+		struct pollfd pfd[2] = { { 0, POLLIN, 0 }, { cmd, POLLIN, 0 } };
+		char c;
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			die("poll");
+		}
+		if (pfd[0].revents != 0) {
+			ssize_t n = read(0, &c, 1);
+
+			if (n == 0 || (n < 0 && errno != EINTR))
+				break;
+		}
+		if (!(pfd[1].revents & POLLIN) || read(cmd, &c, 1) != 1)
+			continue;
+		if (c != '\n') {
+			if (len < sizeof (line) - 1)
+				line[len++] = c;
+			continue;
+		}
+		line[len] = '\0';
+		len = 0;
+		{
+			char out[64];
+			int from, to, n;
+
+			if (sscanf(line, "dup2 %d %d", &from, &to) != 2 ||
+			    dup2(from, to) != to)
+				die(line);
+			n = snprintf(out, sizeof (out), "done %llu\n",
+			    ino_of(to));
+			if (write(ack, out, (size_t)n) != n)
+				die("write ack");
+		}
+	}
+}
+
+static int
+mode_files(const char *dir, const char *cmd, const char *ack)
+{
+	char a[4096], b[4096];
+	int fa, fb;
+
+	(void) snprintf(a, sizeof (a), "%s/race-a", dir);
+	(void) snprintf(b, sizeof (b), "%s/race-b", dir);
+	if ((fa = open(a, O_RDONLY | O_CREAT, 0644)) < 0 ||
+	    (fb = open(b, O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0)
+		die("open");
+	(void) printf("a %d %llu %s\nb %d %llu %s\n", fa, ino_of(fa), a,
+	    fb, ino_of(fb), b);
+	serve(cmd, ack);
+	(void) unlink(a);
+	(void) unlink(b);
+	return (0);
+}
+
+/* A TCP listener on 127.0.0.1; its port in *portp. */
+static int
+listener(unsigned *portp)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof (sin);
+	int s;
+
+	memset(&sin, 0, sizeof (sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+	    bind(s, (struct sockaddr *)&sin, sizeof (sin)) != 0 ||
+	    listen(s, 1) != 0 ||
+	    getsockname(s, (struct sockaddr *)&sin, &len) != 0)
+		die("listener");
+	*portp = ntohs(sin.sin_port);
+	return (s);
+}
+
+static int
+mode_sockets(const char *cmd, const char *ack)
+{
+	unsigned pa, pb;
+	int a = listener(&pa), b = listener(&pb);
+
+	(void) printf("a %d %llu %u\nb %d %llu %u\n", a, ino_of(a), pa,
+	    b, ino_of(b), pb);
+	serve(cmd, ack);
+	return (0);
+}
+
+static int
+mode_reaped(void)
+{
+	pid_t kid;
+	int st;
+
+	(void) fflush(stdout);
+	if ((kid = fork()) < 0)
+		die("fork");
+	if (kid == 0) {
+		unsigned port;
+		int s = listener(&port);
+
+		(void) printf("target %d\nsock %d %llu %u\n", (int)getpid(), s,
+		    ino_of(s), port);
+		ready();
+		wait_stdin();
+		_exit(0);
+	}
+	/* Its end, whatever it is, is reaped at once. */
+	while (waitpid(kid, &st, 0) < 0 && errno == EINTR)
+		;
+	wait_stdin();
+	return (0);
+}
+
+static void *
+exiting_thread(void *arg)
+{
+	char c;
+
+	(void) arg;
+	(void) printf("thread %ld\n", (long)syscall(SYS_gettid));
+	(void) fflush(stdout);
+	while (read(0, &c, 1) < 0 && errno == EINTR)
+		;
+	return (NULL);
+}
+
+static const char *zfile;
+
+static void *
+living_thread(void *arg)
+{
+	int f;
+
+	(void) arg;
+	if ((f = open(zfile, O_RDONLY)) < 0)
+		die("open");
+	(void) printf("file %d %llu %s\n", f, ino_of(f), zfile);
+	ready();
+	wait_stdin();
+	exit(0);
+	return (NULL);
+}
+
+static int
+mode_zthread(const char *file)
+{
+	pthread_t t;
+
+	zfile = file;
+	/* First in the thread list: exits once the test has it traced. */
+	if (pthread_create(&t, NULL, exiting_thread, NULL) != 0 ||
+	    pthread_join(t, NULL) != 0)
+		die("pthread");
+	/* The kernel's thread may outlive the join: a tracer holds it. */
+	if (pthread_create(&t, NULL, living_thread, NULL) != 0)
+		die("pthread_create");
+	pthread_exit(NULL);
+	return (0);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+
+	(void) setvbuf(stdout, NULL, _IOLBF, 0);
+	if (strcmp(mode, "files") == 0 && argc == 5)
+		return (mode_files(argv[2], argv[3], argv[4]));
+	if (strcmp(mode, "sockets") == 0 && argc == 4)
+		return (mode_sockets(argv[2], argv[3]));
+	if (strcmp(mode, "reaped") == 0)
+		return (mode_reaped());
+	if (strcmp(mode, "zthread") == 0 && argc == 3)
+		return (mode_zthread(argv[2]));
+	(void) fprintf(stderr, "usage: race_helper files DIR CMD ACK | "
+	    "sockets CMD ACK | reaped | zthread FILE\n");
+	return (2);
+}

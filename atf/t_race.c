@@ -1,0 +1,446 @@
+/*
+ * t_race: what pfiles shows when the target changes at one exact step of
+ * the walk.  A wrapper preloaded into pfiles (atf/race_shim.c) stops it
+ * at one call -- the walk's stat of an fd, its pidfd_getfd -- while the
+ * target (atf/race_helper.c) changes, or dies, and waits for the target's
+ * word before it goes on: the race is run the same way every time.
+ * Every case also checks, from the wrapper's log, that the race came.
+ *
+ *  replaced_after_stat	an fd replaced (dup2) between the walk's stat
+ *			and its other looks, and then still: shown whole,
+ *			as the file it now holds, not as changing
+ *  socket_replaced	a socket fd replaced by another socket between the
+ *			walk's stat and pidfd_getfd: never shown with the
+ *			other socket's facts under its first inode
+ *  getfd_refused	pidfd_getfd fails (EMFILE) for one socket after the
+ *			probe served: the socket is shown, the reason given
+ *			for its details, the walk goes on
+ *  gone_during_probe	the target dies and is reaped while the source of
+ *			socket facts is probed: "no such process", once,
+ *			and no other source tried
+ *  gone_before_probe	libproc: a target that has exited between the grab
+ *			and Psetsocksrc(PSOCK_AUTO) ends the probing at
+ *			once: ESRCH, and the message is pidfd's alone
+ */
+#include <atf-c.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "libproc.h"
+#include "testutil.h"
+
+#define	HELPER		BUILD_DIR "/atf/race_helper"
+#define	SHIM		BUILD_DIR "/atf/race_shim.so"
+#define	LINE_MS		10000
+
+/* A helper, started, and what it said before "ready". */
+typedef struct helper {
+	tu_child_t	h_child;
+	char		h_pid[16];
+	char		*h_said;
+} helper_t;
+
+static void
+helper_start(helper_t *h, const char *const argv[])
+{
+	int found;
+
+	tu_spawn(&h->h_child, argv, 0);
+	(void) snprintf(h->h_pid, sizeof (h->h_pid), "%d",
+	    (int)h->h_child.tc_pid);
+	h->h_said = tu_read_until(h->h_child.tc_out, "ready", LINE_MS,
+	    &found);
+	ATF_REQUIRE_MSG(found, "%s %s did not get ready: %s", argv[0],
+	    argv[1], h->h_said);
+}
+
+static void
+helper_stop(helper_t *h)
+{
+	(void) tu_stop(&h->h_child, LINE_MS);
+	free(h->h_said);
+}
+
+/* The text after "key " in what the helper said, or fail. */
+static const char *
+said(const helper_t *h, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *l = h->h_said; l != NULL && *l != '\0';
+	    l = strchr(l, '\n') != NULL ? strchr(l, '\n') + 1 : NULL) {
+		if (strncmp(l, key, n) == 0 && l[n] == ' ')
+			return (l + n + 1);
+	}
+	atf_tc_fail("the helper did not say %s: %s", key, h->h_said);
+	return (NULL);
+}
+
+/* An fd the helper said as "key FD INO REST"; REST in rest. */
+typedef struct said_fd {
+	int			sf_fd;
+	unsigned long long	sf_ino;
+	char			sf_rest[4096];
+} said_fd_t;
+
+static void
+said_fd(const helper_t *h, const char *key, said_fd_t *sf)
+{
+	ATF_REQUIRE_MSG(sscanf(said(h, key), "%d %llu %4095s", &sf->sf_fd,
+	    &sf->sf_ino, sf->sf_rest) == 3, "%s: %s", key, h->h_said);
+}
+
+/* Does a line start an fd block ("%4d: TYPE")? */
+static int
+is_fd_line(const char *l)
+{
+	char colon, space;
+	int fd;
+
+	return (sscanf(l, "%d%c%c", &fd, &colon, &space) == 3 &&
+	    colon == ':' && space == ' ');
+}
+
+/* The block of fd in pfiles' output (up to the next fd), malloc'd. */
+static char *
+fd_block(const char *out, int fd)
+{
+	char *head = tu_asprintf("\n%4d: ", fd), *b, *end;
+	const char *p = strstr(out, head);
+
+	free(head);
+	if (p == NULL)
+		return (NULL);
+	b = tu_asprintf("%s", p + 1);
+	for (end = strchr(b, '\n'); end != NULL; end = strchr(end + 1, '\n')) {
+		if (is_fd_line(end + 1)) {
+			end[1] = '\0';
+			break;
+		}
+	}
+	return (b);
+}
+
+/* Make the two fifos of the handshake in the work directory. */
+static void
+make_fifos(void)
+{
+	ATF_REQUIRE(mkfifo("cmd", 0600) == 0);
+	ATF_REQUIRE(mkfifo("ack", 0600) == 0);
+}
+
+/*
+ * Run pfiles ARGS with the wrapper configured by vars (NAME=VALUE, NULL
+ * ended, at most 12), its log in the work directory's "race.log" (made
+ * empty first).  The log's text in *logp (malloc'd).
+ */
+static void
+run_raced(const char *const args[], const char *const vars[],
+    tu_result_t *r, char **logp)
+{
+	const char *argv[8], *env[20];
+	char *cwd = getcwd(NULL, 0), *logvar;
+	int n = 0, e = 0;
+
+	ATF_REQUIRE(cwd != NULL);
+	tu_write_file("race.log", "", 0);
+	logvar = tu_asprintf("RACE_LOG=%s/race.log", cwd);
+	argv[n++] = TU_PFILES;
+	for (int i = 0; args[i] != NULL && n < 7; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	env[e++] = "LD_PRELOAD=" SHIM;
+	/* SANITIZE=1: the ASan runtime is then not the first library. */
+	env[e++] = "ASAN_OPTIONS=verify_asan_link_order=0";
+	env[e++] = logvar;
+	for (int i = 0; vars[i] != NULL && e < 19; i++)
+		env[e++] = vars[i];
+	env[e] = NULL;
+	tu_run(argv, env, TU_TIMEOUT_MS, r);
+	*logp = tu_read_file("race.log", NULL);
+	free(logvar);
+	free(cwd);
+}
+
+ATF_TC(replaced_after_stat);
+ATF_TC_HEAD(replaced_after_stat, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "An fd that the target replaces "
+	    "(dup2 of another file onto it) just after the walk's stat of "
+	    "it, and then keeps: pfiles shows it whole, with the inode, flags "
+	    "and path of the file it now holds, and does not call it "
+	    "changing");
+}
+ATF_TC_BODY(replaced_after_stat, tc)
+{
+	char *cwd = getcwd(NULL, 0), *b, *want, *log, arg[16], say[64];
+	said_fd_t a, bf;
+	helper_t h;
+	tu_result_t r;
+
+	ATF_REQUIRE(cwd != NULL);
+	make_fifos();
+	{
+		const char *hargv[] = { HELPER, "files", cwd, "cmd", "ack",
+		    NULL };
+
+		helper_start(&h, hargv);
+	}
+	said_fd(&h, "a", &a);
+	said_fd(&h, "b", &bf);
+	(void) snprintf(arg, sizeof (arg), "RACE_ARG=%d", a.sf_fd);
+	(void) snprintf(say, sizeof (say), "RACE_SAY=dup2 %d %d", bf.sf_fd,
+	    a.sf_fd);
+	{
+		const char *args[] = { h.h_pid, NULL };
+		const char *vars[] = { "RACE_CALL=statx", arg,
+		    "RACE_WHEN=after", "RACE_ACTION=fifo", "RACE_CMD=cmd",
+		    "RACE_ACK=ack", say, NULL };
+
+		run_raced(args, vars, &r, &log);
+	}
+	want = tu_asprintf("statx %d fifo ok\n", a.sf_fd);
+	tu_require_same_str("race.log", want, log);
+	free(want);
+	tu_require_exit("pfiles", &r, 0);
+	tu_require_same_str("stderr", "", r.tr_err);
+	ATF_REQUIRE_MSG((b = fd_block(r.tr_out, a.sf_fd)) != NULL,
+	    "fd %d not shown:\n%s", a.sf_fd, r.tr_out);
+	want = tu_asprintf("%4d: S_IFREG mode:0644 ", a.sf_fd);
+	ATF_CHECK_MSG(strncmp(b, want, strlen(want)) == 0, "%s", b);
+	free(want);
+	want = tu_asprintf(" ino:%llu ", bf.sf_ino);
+	ATF_CHECK_MSG(strstr(b, want) != NULL, "not the new file's inode "
+	    "%llu:\n%s", bf.sf_ino, b);
+	free(want);
+	ATF_CHECK_MSG(strstr(b, "\n      O_WRONLY|O_APPEND") != NULL,
+	    "not the new file's flags:\n%s", b);
+	want = tu_asprintf("\n      %s\n", bf.sf_rest);
+	ATF_CHECK_MSG(strstr(b, want) != NULL, "not the new file's path "
+	    "%s:\n%s", bf.sf_rest, b);
+	free(want);
+	free(b);
+	free(log);
+	tu_result_free(&r);
+	helper_stop(&h);
+	free(cwd);
+}
+
+ATF_TC(socket_replaced);
+ATF_TC_HEAD(socket_replaced, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A socket fd that the target "
+	    "replaces with another socket (dup2) between the walk's stat of "
+	    "it and pidfd_getfd: pfiles never shows the other socket's facts "
+	    "under the first one's inode; it shows the socket the fd now "
+	    "holds, its inode and its name");
+}
+ATF_TC_BODY(socket_replaced, tc)
+{
+	const char *hargv[] = { HELPER, "sockets", "cmd", "ack", NULL };
+	char *b, *want, *log, arg[16], say[64];
+	said_fd_t a, bs;
+	helper_t h;
+	tu_result_t r;
+
+	make_fifos();
+	helper_start(&h, hargv);
+	said_fd(&h, "a", &a);
+	said_fd(&h, "b", &bs);
+	(void) snprintf(arg, sizeof (arg), "RACE_ARG=%d", a.sf_fd);
+	(void) snprintf(say, sizeof (say), "RACE_SAY=dup2 %d %d", bs.sf_fd,
+	    a.sf_fd);
+	{
+		const char *args[] = { "--via=pidfd", h.h_pid, NULL };
+		const char *vars[] = { "RACE_CALL=pidfd_getfd", arg,
+		    "RACE_ACTION=fifo", "RACE_CMD=cmd", "RACE_ACK=ack", say,
+		    NULL };
+
+		run_raced(args, vars, &r, &log);
+	}
+	want = tu_asprintf("pidfd_getfd %d fifo ok\n", a.sf_fd);
+	tu_require_same_str("race.log", want, log);
+	free(want);
+	tu_require_exit("pfiles --via=pidfd", &r, 0);
+	tu_require_same_str("stderr", "", r.tr_err);
+	ATF_REQUIRE_MSG((b = fd_block(r.tr_out, a.sf_fd)) != NULL,
+	    "fd %d not shown:\n%s", a.sf_fd, r.tr_out);
+	want = tu_asprintf(" ino:%llu ", bs.sf_ino);
+	ATF_CHECK_MSG(strstr(b, want) != NULL, "not the inode %llu of the "
+	    "socket it holds:\n%s", bs.sf_ino, b);
+	free(want);
+	want = tu_asprintf("\tsockname: AF_INET 127.0.0.1  port: %s\n",
+	    bs.sf_rest);
+	ATF_CHECK_MSG(strstr(b, want) != NULL, "not the name (port %s) of "
+	    "the socket it holds:\n%s", bs.sf_rest, b);
+	free(want);
+	free(b);
+	free(log);
+	tu_result_free(&r);
+	helper_stop(&h);
+}
+
+ATF_TC(getfd_refused);
+ATF_TC_HEAD(getfd_refused, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pidfd_getfd fails with EMFILE for "
+	    "one socket, after the probe served: pfiles shows that socket "
+	    "(its stat line), says on stderr that its details are "
+	    "unavailable and why, and shows the other socket whole");
+}
+ATF_TC_BODY(getfd_refused, tc)
+{
+	const char *hargv[] = { HELPER, "sockets", "cmd", "ack", NULL };
+	char *b, *want, *log, arg[16], errnum[32];
+	said_fd_t a, bs;
+	helper_t h;
+	tu_result_t r;
+
+	make_fifos();
+	helper_start(&h, hargv);
+	said_fd(&h, "a", &a);
+	said_fd(&h, "b", &bs);
+	(void) snprintf(arg, sizeof (arg), "RACE_ARG=%d", a.sf_fd);
+	(void) snprintf(errnum, sizeof (errnum), "RACE_ERRNO=%d", EMFILE);
+	{
+		const char *args[] = { "--via=pidfd", h.h_pid, NULL };
+		const char *vars[] = { "RACE_CALL=pidfd_getfd", arg,
+		    "RACE_ACTION=fail", errnum, NULL };
+
+		run_raced(args, vars, &r, &log);
+	}
+	want = tu_asprintf("pidfd_getfd %d fail ok\n", a.sf_fd);
+	tu_require_same_str("race.log", want, log);
+	free(want);
+	tu_require_exit("pfiles --via=pidfd", &r, 0);
+	want = tu_asprintf("pfiles: %s: details of 1 socket unavailable: "
+	    "pidfd_getfd: %s\n", h.h_pid, strerror(EMFILE));
+	tu_require_same_str("stderr", want, r.tr_err);
+	free(want);
+	ATF_REQUIRE_MSG((b = fd_block(r.tr_out, a.sf_fd)) != NULL,
+	    "fd %d not shown:\n%s", a.sf_fd, r.tr_out);
+	want = tu_asprintf("%4d: S_IFSOCK mode:", a.sf_fd);
+	ATF_CHECK_MSG(strncmp(b, want, strlen(want)) == 0, "%s", b);
+	free(want);
+	want = tu_asprintf(" ino:%llu ", a.sf_ino);
+	ATF_CHECK_MSG(strstr(b, want) != NULL, "not inode %llu:\n%s",
+	    a.sf_ino, b);
+	free(want);
+	ATF_CHECK_MSG(strstr(b, "sockname:") == NULL, "details shown:\n%s",
+	    b);
+	free(b);
+	ATF_REQUIRE_MSG((b = fd_block(r.tr_out, bs.sf_fd)) != NULL,
+	    "fd %d not shown:\n%s", bs.sf_fd, r.tr_out);
+	want = tu_asprintf("\tsockname: AF_INET 127.0.0.1  port: %s\n",
+	    bs.sf_rest);
+	ATF_CHECK_MSG(strstr(b, want) != NULL, "the other socket not "
+	    "whole:\n%s", b);
+	free(want);
+	free(b);
+	free(log);
+	tu_result_free(&r);
+	helper_stop(&h);
+}
+
+ATF_TC(gone_during_probe);
+ATF_TC_HEAD(gone_during_probe, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The target dies (SIGKILL) and is "
+	    "reaped while pfiles probes pidfd_getfd, the first source of "
+	    "socket facts: pfiles says \"no such process\", once, and tries "
+	    "neither the agent nor diag");
+}
+ATF_TC_BODY(gone_during_probe, tc)
+{
+	const char *hargv[] = { HELPER, "reaped", NULL };
+	char *log, *want, pidvar[32];
+	const char *target;
+	helper_t h;
+	tu_result_t r;
+
+	helper_start(&h, hargv);
+	target = said(&h, "target");
+	(void) snprintf(pidvar, sizeof (pidvar), "RACE_PID=%d", atoi(target));
+	{
+		char pid[16];
+		const char *args[] = { pid, NULL };
+		const char *vars[] = { "RACE_CALL=pidfd_getfd", "RACE_ARG=-1",
+		    "RACE_ACTION=reap", pidvar, NULL };
+
+		(void) snprintf(pid, sizeof (pid), "%d", atoi(target));
+		run_raced(args, vars, &r, &log);
+	}
+	tu_require_same_str("race.log", "pidfd_getfd -1 reap ok\n", log);
+	printf("%s", r.tr_err);
+	tu_require_exit("pfiles", &r, 1);
+	tu_require_same_str("stdout", "", r.tr_out);
+	want = tu_asprintf("pfiles: cannot examine %d: no such process\n",
+	    atoi(target));
+	tu_require_same_str("stderr", want, r.tr_err);
+	free(want);
+	free(log);
+	tu_result_free(&r);
+	helper_stop(&h);
+}
+
+ATF_TC(gone_before_probe);
+ATF_TC_HEAD(gone_before_probe, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "libproc: a target grabbed, then "
+	    "killed and reaped before Psetsocksrc(PSOCK_AUTO): the probing "
+	    "ends at once, with ESRCH and the pidfd source's message alone "
+	    "(no other source is tried, or named)");
+}
+ATF_TC_BODY(gone_before_probe, tc)
+{
+	struct ps_prochandle *P;
+	const char *msg;
+	int p[2], gerr, st, err;
+	pid_t kid;
+	char c;
+
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE((kid = fork()) >= 0);
+	if (kid == 0) {
+		(void) close(p[1]);
+		(void) alarm(60);
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	(void) close(p[0]);
+	P = Pgrab(kid, 0, &gerr);
+	ATF_REQUIRE_MSG(P != NULL, "Pgrab: %s", Pgrab_error(gerr));
+	ATF_REQUIRE(kill(kid, SIGKILL) == 0);
+	ATF_REQUIRE_EQ(waitpid(kid, &st, 0), kid);
+	(void) close(p[1]);
+	ATF_CHECK_EQ(Psetsocksrc(P, PSOCK_AUTO), -1);
+	err = errno;
+	ATF_CHECK_MSG(err == ESRCH, "errno %d (%s), not ESRCH", err,
+	    strerror(err));
+	ATF_CHECK_EQ(Psocksrc(P), PSOCK_AUTO);
+	msg = Perrmsg(P);
+	ATF_CHECK_MSG(msg != NULL && strncmp(msg, "pidfd: ", 7) == 0 &&
+	    strstr(msg, strerror(ESRCH)) != NULL && strchr(msg, ';') ==
+	    NULL && strstr(msg, "agent") == NULL && strstr(msg, "diag") ==
+	    NULL, "not pidfd's reason alone: \"%s\"", msg != NULL ? msg :
+	    "(null)");
+	Prelease(P, 0);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, replaced_after_stat);
+	ATF_TP_ADD_TC(tp, socket_replaced);
+	ATF_TP_ADD_TC(tp, getfd_refused);
+	ATF_TP_ADD_TC(tp, gone_during_probe);
+	ATF_TP_ADD_TC(tp, gone_before_probe);
+	return (atf_no_error());
+}
