@@ -18,6 +18,9 @@
  *  gone_during_probe	the target dies and is reaped while the source of
  *			socket facts is probed: "no such process", once,
  *			and no other source tried
+ *  zombie_thread	a process whose main thread has exited, and whose
+ *			first other thread is a zombie held by a tracer
+ *			(this test): examined through the live thread
  *  gone_before_probe	libproc: a target that has exited between the grab
  *			and Psetsocksrc(PSOCK_AUTO) ends the probing at
  *			once: ESRCH, and the message is pidfd's alone
@@ -29,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -390,6 +394,89 @@ ATF_TC_BODY(gone_during_probe, tc)
 	helper_stop(&h);
 }
 
+ATF_TC(zombie_thread);
+ATF_TC_HEAD(zombie_thread, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A process whose main thread has "
+	    "exited and whose first other thread has exited too but is "
+	    "held, a zombie, by its tracer (this test), while a third "
+	    "thread lives: pfiles (pidfd, -n) examines it through the live "
+	    "thread and shows its open file");
+}
+ATF_TC_BODY(zombie_thread, tc)
+{
+	const char *hargv[] = { HELPER, "zthread", NULL, NULL };
+	char *cwd = getcwd(NULL, 0), *path, *line, *b, *want;
+	const char *modes[] = { "--via=pidfd", "-n" };
+	said_fd_t f;
+	siginfo_t si;
+	helper_t h;
+	pid_t tid;
+	int found, st, i;
+
+	ATF_REQUIRE(cwd != NULL);
+	path = tu_asprintf("%s/zfile", cwd);
+	tu_write_file("zfile", "z", 1);
+	hargv[2] = path;
+	tu_spawn(&h.h_child, hargv, 0);
+	(void) snprintf(h.h_pid, sizeof (h.h_pid), "%d",
+	    (int)h.h_child.tc_pid);
+	line = tu_read_line(h.h_child.tc_out, LINE_MS);
+	ATF_REQUIRE_MSG(line != NULL && sscanf(line, "thread %d", &tid) == 1,
+	    "no thread: %s", line != NULL ? line : "(end)");
+	free(line);
+	/* Its exit is ours to collect: until then, it is a zombie. */
+	ATF_REQUIRE_MSG(ptrace(PTRACE_SEIZE, tid, 0, 0) == 0,
+	    "PTRACE_SEIZE %d: %s", (int)tid, strerror(errno));
+	ATF_REQUIRE(write(h.h_child.tc_in, "x", 1) == 1);
+	for (i = 0; i < LINE_MS; i++) {
+		memset(&si, 0, sizeof (si));
+		ATF_REQUIRE(waitid(P_PID, (id_t)tid, &si, WEXITED | WNOWAIT |
+		    WNOHANG | __WALL) == 0);
+		if (si.si_pid == tid)
+			break;
+		(void) usleep(1000);
+	}
+	ATF_REQUIRE_MSG(i < LINE_MS, "thread %d did not exit", (int)tid);
+	ATF_REQUIRE_EQ(tu_proc_state(tid), 'Z');
+	h.h_said = tu_read_until(h.h_child.tc_out, "ready", LINE_MS, &found);
+	ATF_REQUIRE_MSG(found, "no ready: %s", h.h_said);
+	said_fd(&h, "file", &f);
+	/* The main thread has exited: a zombie while the others are not. */
+	for (i = 0; i < LINE_MS && tu_proc_state(h.h_child.tc_pid) != 'Z';
+	    i++)
+		(void) usleep(1000);
+	ATF_REQUIRE_MSG(i < LINE_MS, "the main thread did not exit");
+	for (int m = 0; m < 2; m++) {
+		const char *argv[] = { TU_PFILES, modes[m], h.h_pid, NULL };
+		tu_result_t r;
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_require_exit(modes[m], &r, 0);
+		ATF_REQUIRE_MSG((b = fd_block(r.tr_out, f.sf_fd)) != NULL,
+		    "%s: fd %d not shown:\n%s", modes[m], f.sf_fd, r.tr_out);
+		want = tu_asprintf("%4d: S_IFREG mode:0644 ", f.sf_fd);
+		ATF_CHECK_MSG(strncmp(b, want, strlen(want)) == 0, "%s: %s",
+		    modes[m], b);
+		free(want);
+		want = tu_asprintf(" ino:%llu ", f.sf_ino);
+		ATF_CHECK_MSG(strstr(b, want) != NULL, "%s: %s", modes[m], b);
+		free(want);
+		/* -n: the stat line alone. */
+		want = tu_asprintf("\n      %s\n", path);
+		ATF_CHECK_MSG(m == 1 || strstr(b, want) != NULL,
+		    "%s: no path: %s", modes[m], b);
+		free(want);
+		free(b);
+		tu_result_free(&r);
+	}
+	ATF_CHECK_EQ(waitpid(tid, &st, __WALL), tid);
+	helper_stop(&h);
+	(void) unlink("zfile");
+	free(path);
+	free(cwd);
+}
+
 ATF_TC(gone_before_probe);
 ATF_TC_HEAD(gone_before_probe, tc)
 {
@@ -441,6 +528,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, socket_replaced);
 	ATF_TP_ADD_TC(tp, getfd_refused);
 	ATF_TP_ADD_TC(tp, gone_during_probe);
+	ATF_TP_ADD_TC(tp, zombie_thread);
 	ATF_TP_ADD_TC(tp, gone_before_probe);
 	return (atf_no_error());
 }
