@@ -15,6 +15,10 @@
  *					stdin and exits ("thread TID"), then
  *					FILE open in a second thread, and the
  *					main thread exits
+ *	race_helper noopt OPT PROG ARG...  run PROG, in which getsockopt
+ *					of SOL_SOCKET option OPT fails with
+ *					ENOPROTOOPT, as a kernel that does
+ *					not know OPT answers (a seccomp filter)
  *
  * Each fd is said as "KEY FD INO PATH" (files) or "KEY FD INO PORT"
  * (sockets).  CMD and ACK are fifos: a line "dup2 FROM TO" read from CMD
@@ -22,12 +26,17 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -246,6 +255,37 @@ mode_zthread(const char *file)
 	return (0);
 }
 
+/* The low 32 bits of system call argument i (an int). */
+#define	ARG_LO(i)	(offsetof(struct seccomp_data, args) + 8 * (i))
+
+static int
+mode_noopt(int opt, char **argv)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getsockopt, 0, 5),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOL_SOCKET, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)opt, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOPROTOOPT),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof (f) / sizeof (f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+		die("seccomp");
+	(void) execv(argv[0], argv);
+	die("exec");
+	return (127);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -260,7 +300,10 @@ main(int argc, char **argv)
 		return (mode_reaped());
 	if (strcmp(mode, "zthread") == 0 && argc == 3)
 		return (mode_zthread(argv[2]));
+	if (strcmp(mode, "noopt") == 0 && argc > 3)
+		return (mode_noopt(atoi(argv[2]), argv + 3));
 	(void) fprintf(stderr, "usage: race_helper files DIR CMD ACK | "
-	    "sockets CMD ACK | reaped | zthread FILE\n");
+	    "sockets CMD ACK | reaped | zthread FILE | "
+	    "noopt OPT PROG ARG...\n");
 	return (2);
 }
