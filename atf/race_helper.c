@@ -15,6 +15,11 @@
  *					stdin and exits ("thread TID"), then
  *					FILE open in a second thread, and the
  *					main thread exits
+ *	race_helper linger PORT		a TCP connection to 127.0.0.1:PORT
+ *					(a peer that reads nothing), data
+ *					waiting to be sent for good (the
+ *					peer's window is shut), then SO_LINGER
+ *					on for 1 s: "linger FD"
  *	race_helper noopt OPT PROG ARG...  run PROG, in which getsockopt
  *					of SOL_SOCKET option OPT fails with
  *					ENOPROTOOPT, as a kernel that does
@@ -30,6 +35,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
+#include <linux/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -255,6 +261,56 @@ mode_zthread(const char *file)
 	return (0);
 }
 
+static int
+mode_linger(const char *port)
+{
+	struct linger lg = { 1, 1 };
+	struct sockaddr_in sin;
+	static char buf[65536];
+	int s, small = 4096, i;
+
+	memset(&sin, 0, sizeof (sin));
+	memset(buf, 'x', sizeof (buf));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((uint16_t)atoi(port));
+	if ((s = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+	    setsockopt(s, SOL_SOCKET, SO_SNDBUF, &small, sizeof (small)) != 0 ||
+	    connect(s, (struct sockaddr *)&sin, sizeof (sin)) != 0 ||
+	    fcntl(s, F_SETFL, O_NONBLOCK) != 0)
+		die("connect");
+	/*
+	 * Until the peer has shut its window and data of ours waits: then
+	 * the FIN of a close cannot go, and a close that lingers waits.
+	 */
+	for (i = 0; i < 100000; i++) {
+		struct pollfd pfd = { s, POLLOUT, 0 };
+		struct tcp_info ti;
+		socklen_t len = sizeof (ti);
+
+		if (send(s, buf, sizeof (buf), MSG_NOSIGNAL) >= 0)
+			continue;
+		if (errno != EAGAIN)
+			die("send");
+		memset(&ti, 0, sizeof (ti));
+		if (getsockopt(s, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0)
+			die("TCP_INFO");
+		if (ti.tcpi_snd_wnd == 0 && ti.tcpi_notsent_bytes > 0)
+			break;
+		(void) poll(&pfd, 1, 100);
+	}
+	if (i == 100000) {
+		errno = EAGAIN;
+		die("the peer's window never shut");
+	}
+	if (setsockopt(s, SOL_SOCKET, SO_LINGER, &lg, sizeof (lg)) != 0)
+		die("SO_LINGER");
+	(void) printf("linger %d\n", s);
+	ready();
+	wait_stdin();
+	return (0);
+}
+
 /* The low 32 bits of system call argument i (an int). */
 #define	ARG_LO(i)	(offsetof(struct seccomp_data, args) + 8 * (i))
 
@@ -300,10 +356,12 @@ main(int argc, char **argv)
 		return (mode_reaped());
 	if (strcmp(mode, "zthread") == 0 && argc == 3)
 		return (mode_zthread(argv[2]));
+	if (strcmp(mode, "linger") == 0 && argc == 3)
+		return (mode_linger(argv[2]));
 	if (strcmp(mode, "noopt") == 0 && argc > 3)
 		return (mode_noopt(atoi(argv[2]), argv + 3));
 	(void) fprintf(stderr, "usage: race_helper files DIR CMD ACK | "
-	    "sockets CMD ACK | reaped | zthread FILE | "
+	    "sockets CMD ACK | reaped | zthread FILE | linger PORT | "
 	    "noopt OPT PROG ARG...\n");
 	return (2);
 }

@@ -25,6 +25,9 @@
  *			fails with ENOPROTOOPT, by a seccomp filter in
  *			pfiles): left out, not an error (pidfd), and not
  *			named among the facts diag cannot show
+ *  linger_not_slept	the target dies while pfiles holds the last copy
+ *			of its TCP socket, with SO_LINGER of 1 s and data
+ *			that cannot go: pfiles' close never sleeps
  *  gone_before_probe	libproc: a target that has exited between the grab
  *			and Psetsocksrc(PSOCK_AUTO) ends the probing at
  *			once: ESRCH, and the message is pidfd's alone
@@ -32,6 +35,8 @@
 #include <atf-c.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -543,6 +548,67 @@ ATF_TC_BODY(unknown_option, tc)
 	helper_stop(&h);
 }
 
+ATF_TC(linger_not_slept);
+ATF_TC_HEAD(linger_not_slept, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A target's TCP socket with "
+	    "SO_LINGER of 1 s and data that cannot go (the peer's window is "
+	    "shut) is left to pfiles alone: the target is killed (by the "
+	    "wrapper) just before pfiles closes its duplicate, the last "
+	    "reference: pfiles' thread is never seen asleep in that close");
+}
+ATF_TC_BODY(linger_not_slept, tc)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof (sin);
+	char port[16], pidvar[32], *log, *nl;
+	const char *hargv[] = { HELPER, "linger", port, NULL };
+	int l, conn, tiny = 4096;
+	struct pollfd pfd;
+	helper_t h;
+	tu_result_t r;
+
+	memset(&sin, 0, sizeof (sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ATF_REQUIRE((l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0);
+	/* A receive buffer of fixed, small size: the window shuts soon. */
+	ATF_REQUIRE(setsockopt(l, SOL_SOCKET, SO_RCVBUF, &tiny,
+	    sizeof (tiny)) == 0);
+	ATF_REQUIRE(bind(l, (struct sockaddr *)&sin, sizeof (sin)) == 0);
+	ATF_REQUIRE(listen(l, 1) == 0);
+	ATF_REQUIRE(getsockname(l, (struct sockaddr *)&sin, &len) == 0);
+	(void) snprintf(port, sizeof (port), "%u", ntohs(sin.sin_port));
+	helper_start(&h, hargv);
+	pfd.fd = l;
+	pfd.events = POLLIN;
+	ATF_REQUIRE(poll(&pfd, 1, LINE_MS) == 1);
+	ATF_REQUIRE((conn = accept(l, NULL, NULL)) >= 0);
+	(void) snprintf(pidvar, sizeof (pidvar), "RACE_PID=%s", h.h_pid);
+	{
+		const char *args[] = { "--via=pidfd", h.h_pid, NULL };
+		const char *vars[] = { "RACE_CALL=close_linger",
+		    "RACE_ACTION=kill", pidvar, "RACE_WATCH=1", NULL };
+
+		run_raced(args, vars, &r, &log);
+	}
+	ATF_CHECK_MSG(WIFEXITED(r.tr_status), "pfiles ended with status "
+	    "0x%x", r.tr_status);
+	ATF_CHECK_MSG(tu_proc_state(h.h_child.tc_pid) == 'Z', "the wrapper "
+	    "did not kill the target");
+	/* "close_linger FD kill ok", then what the watcher saw. */
+	nl = strchr(log, '\n');
+	ATF_REQUIRE_MSG(strncmp(log, "close_linger ", 13) == 0 && nl != NULL &&
+	    nl - log > 8 && strncmp(nl - 8, " kill ok", 8) == 0,
+	    "the race did not come: %s", log);
+	tu_require_same_str("what the watcher saw", "awake\n", nl + 1);
+	free(log);
+	tu_result_free(&r);
+	helper_stop(&h);
+	(void) close(conn);
+	(void) close(l);
+}
+
 ATF_TC(gone_before_probe);
 ATF_TC_HEAD(gone_before_probe, tc)
 {
@@ -596,6 +662,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, gone_during_probe);
 	ATF_TP_ADD_TC(tp, zombie_thread);
 	ATF_TP_ADD_TC(tp, unknown_option);
+	ATF_TP_ADD_TC(tp, linger_not_slept);
 	ATF_TP_ADD_TC(tp, gone_before_probe);
 	return (atf_no_error());
 }
