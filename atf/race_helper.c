@@ -49,7 +49,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void
+static _Noreturn void
 die(const char *what)
 {
 	(void) fprintf(stderr, "race_helper: %s: %s\n", what, strerror(errno));
