@@ -33,6 +33,9 @@
  *		10000); with RACE_WATCH, also "asleep WCHAN" or "awake".
  *		A test that finds no line knows that the race never came.
  *
+ * syscall(2) is wrapped as glibc's own is written: six arguments are
+ * taken whatever the call (x86_64 passes them in registers).
+ *
  * Every wait is bounded.  Built without sanitizers (atf/Makefile.inc);
  * under SANITIZE=1 pfiles is run with ASAN_OPTIONS=verify_asan_link_order=0.
  */
