@@ -68,18 +68,40 @@ lb_chr(lbuf_t *lb, char c)
 		lb->lb_buf[lb->lb_len++] = c;
 }
 
-/* An unsigned number in decimal, at least width digits (0-padded). */
+/*
+ * An unsigned number in decimal, at least width digits (0-padded): two
+ * digits at a time from a table, in 32-bit arithmetic when it fits (most
+ * numbers here: ports, octets, ids, inodes).
+ */
 static void
 lb_uint(lbuf_t *lb, unsigned long long v, int width)
 {
+	static const char pairs[] =
+	    "00010203040506070809101112131415161718192021222324252627282930"
+	    "31323334353637383940414243444546474849505152535455565758596061"
+	    "62636465666768697071727374757677787980818283848586878889909192"
+	    "939495969798990";
 	char d[24];
 	size_t n = sizeof (d), len;
+	uint32_t w;
 
-	/* The digits from the end of d, then copied at once. */
-	do {
-		d[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
+	while (v > UINT32_MAX) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		n -= 2;
+		memcpy(d + n, pairs + 2 * r, 2);
+	}
+	for (w = (uint32_t)v; w >= 100; w /= 100) {
+		n -= 2;
+		memcpy(d + n, pairs + 2 * (w % 100), 2);
+	}
+	if (w >= 10) {
+		n -= 2;
+		memcpy(d + n, pairs + 2 * w, 2);
+	} else {
+		d[--n] = (char)('0' + w);
+	}
 	while (sizeof (d) - n < (size_t)width && n > 0)
 		d[--n] = '0';
 	len = sizeof (d) - n;
