@@ -25,7 +25,7 @@
 static const socksrc_ops_t *const sources[] = {
 	&sock_bpf_ops, &sock_pidfd_ops, &sock_agent_ops, &sock_diag_ops
 };
-#define	BPF_AUTO_MIN_FDS	2000
+#define	BPF_AUTO_MIN_FDS	1000
 #define	NSOURCES	(sizeof (sources) / sizeof (sources[0]))
 
 static const socksrc_ops_t *
