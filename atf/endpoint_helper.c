@@ -590,6 +590,25 @@ main(int argc, char **argv)
 		}
 		got += (int)n;
 	}
+	/*
+	 * A child closes its end of the ready pipe after its byte: its fd
+	 * table is final only then, so wait for every end closed (end of
+	 * file), or pfiles may see the pipe in one run and not the next.
+	 */
+	for (;;) {
+		struct pollfd pfd = { ready[0], POLLIN, 0 };
+		long long left = deadline - now_ms();
+		char buf[MAX_CHILD];
+		ssize_t n = 0;
+
+		if (left <= 0 || poll(&pfd, 1, (int)left) <= 0 ||
+		    (n = read(ready[0], buf, sizeof (buf))) < 0) {
+			errno = ETIMEDOUT;
+			die("children's ready pipe not closed");
+		}
+		if (n == 0)
+			break;
+	}
 	report("parent", 'a', -1, -1);
 	if (write(1, "end\n", 4) != 4)
 		die("write");

@@ -451,8 +451,9 @@ ATF_TC_BODY(fallback_batch_emfile, tc)
  * batch serves): a unix listener bound to path, a client connected to
  * it and the accepted end.  The child we fork does the unshare and forks
  * the target, the first process of the new pid namespace; it sends us
- * the target's pid (in ours), then the target says 'y' when ready and
- * exits at the end of file of hold.
+ * 'p' and the target's pid (in ours), the target 'y' when ready, in
+ * either order (each message one write, so never mixed); the target
+ * exits at the end of file of hold.  'n': unshare was refused.
  */
 static void
 pidns_target(int ready, int hold, const char *path)
@@ -471,9 +472,11 @@ pidns_target(int ready, int hold, const char *path)
 	if ((t = fork()) < 0)
 		_exit(1);
 	if (t > 0) {
+		char msg[1 + sizeof (t)] = { 'p' };
 		int st;
 
-		(void) write(ready, &t, sizeof (t));
+		memcpy(msg + 1, &t, sizeof (t));
+		(void) write(ready, msg, sizeof (msg));
 		(void) close(ready);
 		(void) close(hold);
 		_exit(waitpid(t, &st, 0) == t && WIFEXITED(st) ?
@@ -547,19 +550,26 @@ ATF_TC_BODY(fallback_pidns, tc)
 	}
 	(void) close(rp[1]);
 	(void) close(hp[0]);
-	{
+	/* The pid and the target's 'y', in whichever order they come. */
+	for (int got = 0; got < 2 && b != 'n'; got++) {
 		struct pollfd pfd = { rp[0], POLLIN, 0 };
+		char tag;
 
-		if (poll(&pfd, 1, AU_LINE_MS) == 1 &&
-		    read(rp[0], &pid, sizeof (pid)) == sizeof (pid) &&
-		    poll(&pfd, 1, AU_LINE_MS) == 1)
-			(void) read(rp[0], &b, 1);
+		if (poll(&pfd, 1, AU_LINE_MS) != 1 ||
+		    read(rp[0], &tag, 1) != 1)
+			break;
+		if (tag == 'p') {
+			if (read(rp[0], &pid, sizeof (pid)) != sizeof (pid))
+				break;
+		} else {
+			b = tag;
+		}
 	}
-	if (b != 'y') {
+	if (b != 'y' || pid <= 0) {
 		(void) kill(child, SIGKILL);
 		(void) waitpid(child, &st, 0);
 		(void) unlink(path);
-		if ((char)pid == 'n' || b == 'n')
+		if (b == 'n')
 			atf_tc_skip("unshare(CLONE_NEWPID|CLONE_NEWNET) is not "
 			    "permitted here");
 		atf_tc_fail("the target did not get ready");
