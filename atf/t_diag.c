@@ -278,9 +278,12 @@ set_int(int fd, int name, int value)
 
 /*
  * Open in our namespace a decoy at the address a (from the manifest)
- * with type and other buffer sizes; a TCP one listens.  The bind must
- * work: the fixture's address is free here, so it is not in our
- * namespace.  Returns the fd (closed at the test's exit).
+ * with type and other buffer sizes; a TCP one listens: a socket of the
+ * same address in the namespace pfiles must not look in.  When the
+ * address is taken here already (the fixture's port, chosen in its own
+ * namespace, may be one some other socket of ours holds), that socket
+ * is the decoy, and -1 is returned.  Else the fd (closed at the test's
+ * exit).
  */
 static int
 decoy(const mf_addr_t *a, int type, const char *what)
@@ -294,9 +297,15 @@ decoy(const mf_addr_t *a, int type, const char *what)
 	    strerror(errno));
 	set_int(fd, SO_SNDBUF, 4608);
 	set_int(fd, SO_RCVBUF, 2304);
-	ATF_REQUIRE_MSG(bind(fd, (const struct sockaddr *)a->a_bytes,
-	    (socklen_t)a->a_len) == 0, "%s: the fixture's address is taken "
-	    "in our network namespace: %s", what, strerror(errno));
+	if (bind(fd, (const struct sockaddr *)a->a_bytes,
+	    (socklen_t)a->a_len) != 0) {
+		int e = errno;
+
+		(void) close(fd);
+		if (e == EADDRINUSE)
+			return (-1);
+		atf_tc_fail("%s: bind: %s", what, strerror(e));
+	}
 	if (type == SOCK_STREAM)
 		ATF_REQUIRE(listen(fd, 4) == 0);
 	return (fd);
