@@ -10,6 +10,8 @@
  *		  pidfd_getfd	syscall(SYS_pidfd_getfd, pidfd, N, 0)
  *		  close_linger	close(2) of a socket whose SO_LINGER is on
  *				with a time (pfiles' duplicate)
+ *		  ptrace	ptrace(2), any request (the agent's every
+ *				step: seize, interrupt, registers, go on)
  *  RACE_ARG	the fd number N the call must name (statx, pidfd_getfd;
  *		"-1" is pidfd_getfd's probe); unset: any
  *  RACE_NTH	the matching call that acts, 1 for the first (the default)
@@ -24,6 +26,10 @@
  *			gone (its parent must reap it)
  *		  fail	the real call is not made: it fails with errno
  *			RACE_ERRNO (a number)
+ *		  term	SIGTERM to pfiles itself, before the real call: it
+ *			dies there, by the signal's default action
+ *		  count	nothing: at pfiles' exit, "CALL count N", the
+ *			matching calls it made (RACE_NTH is not used)
  *  RACE_WATCH	(close_linger only) "1": while the real close runs, a
  *		thread of the shim watches the calling thread, and says
  *		whether it ever saw it asleep in the call, and where
@@ -50,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -142,6 +149,10 @@ is_the_call(const char *call, long arg)
 	if (strcmp(env("RACE_CALL", ""), call) != 0 ||
 	    (want != NULL && *want != '\0' && atol(want) != arg))
 		return (0);
+	if (strcmp(env("RACE_ACTION", ""), "count") == 0) {
+		(void) __atomic_add_fetch(&matched, 1, __ATOMIC_SEQ_CST);
+		return (0);
+	}
 	return (__atomic_add_fetch(&matched, 1, __ATOMIC_SEQ_CST) == nth);
 }
 
@@ -247,6 +258,11 @@ act(const char *call, long arg)
 		say("%s %ld fail ok", call, arg);
 		errno = atoi(env("RACE_ERRNO", "5"));
 		return (1);
+	}
+	if (strcmp(what, "term") == 0) {
+		say("%s %ld term ok", call, arg);
+		(void) raise(SIGTERM);
+		return (0);		/* a SIGTERM pfiles catches */
 	}
 	if (strcmp(what, "fifo") == 0)
 		rv = tell_target();
@@ -438,4 +454,34 @@ close(int fd)
 		return (-1);
 	errno = e;
 	return (rv);
+}
+
+/* RACE_ACTION=count: the matching calls, said once at exit. */
+__attribute__((destructor))
+static void
+count_at_exit(void)
+{
+	if (strcmp(env("RACE_ACTION", ""), "count") == 0)
+		say("%s count %d", env("RACE_CALL", ""),
+		    __atomic_load_n(&matched, __ATOMIC_SEQ_CST));
+}
+
+typedef long ptrace_f(int, pid_t, void *, void *);
+
+long
+ptrace(enum __ptrace_request req, ...)
+{
+	ptrace_f *fn = (ptrace_f *)real("ptrace");
+	void *addr, *data;
+	va_list ap;
+	pid_t pid;
+
+	va_start(ap, req);
+	pid = va_arg(ap, pid_t);
+	addr = va_arg(ap, void *);
+	data = va_arg(ap, void *);
+	va_end(ap);
+	if (is_the_call("ptrace", (long)req) && act("ptrace", (long)req))
+		return (-1);
+	return (fn((int)req, pid, addr, data));
 }

@@ -32,6 +32,8 @@
 #include "agentutil.h"
 #include "testutil.h"
 
+#define	RACE_SHIM	BUILD_DIR "/atf/race_shim.so"
+
 #define	PASS_STRACE	"pass.strace"
 #define	SECCOMP_DENY	BUILD_DIR "/atf/seccomp_deny"
 
@@ -725,40 +727,16 @@ ATF_TC_BODY(pass_unpassable_fd, tc)
 }
 
 /*
- * SIGTERM to pfiles at random moments of its walk: it dies by it, and
+ * SIGTERM to pfiles at moments spread over its walk: it dies by it, and
  * the target is left with exactly its fds and mappings, neither stopped
- * nor traced.
+ * nor traced.  The moments are the agent's ptrace(2) calls, counted by
+ * atf/race_shim.so preloaded into pfiles: a first run counts them (T),
+ * then each round raises SIGTERM in pfiles at its Nth call, N spread
+ * from the first (the seize) to the last; so every round is cut where
+ * it says, whatever the machine's load.  A round whose walk made fewer
+ * calls than N (the target changed) is not cut: it must end well.
  */
-static long
-elapsed_us(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	(void) clock_gettime(CLOCK_MONOTONIC, &t1);
-	return ((t1.tv_sec - t0->tv_sec) * 1000000 +
-	    (t1.tv_nsec - t0->tv_nsec) / 1000);
-}
-
-/* Start pfiles --via=agent on pid, its stdout to /dev/null. */
-static pid_t
-spawn_pfiles_quiet(pid_t pid)
-{
-	char pidarg[16];
-	pid_t child;
-	int fd;
-
-	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)pid);
-	ATF_REQUIRE((child = fork()) >= 0);
-	if (child == 0) {
-		(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if ((fd = open("/dev/null", O_WRONLY)) >= 0)
-			(void) dup2(fd, 1);
-		(void) execl(TU_PFILES, TU_PFILES, "--via=agent", pidarg,
-		    (char *)NULL);
-		_exit(127);
-	}
-	return (child);
-}
+#define	SIGTERM_ROUNDS	16
 
 /* Wait for child within ms, or kill it; its status. */
 static int
@@ -777,54 +755,96 @@ wait_bounded(pid_t child, int ms)
 	return (st);
 }
 
+/* pfiles --via=agent on pid under the shim with action (and nth); status. */
+static int
+shimmed_pfiles(pid_t pid, const char *action, int nth)
+{
+	char pidarg[16], nthenv[32];
+	pid_t child;
+	int fd;
+
+	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)pid);
+	(void) snprintf(nthenv, sizeof (nthenv), "RACE_NTH=%d", nth);
+	(void) unlink("race.log");
+	ATF_REQUIRE((child = fork()) >= 0);
+	if (child == 0) {
+		char *const argv[] = { TU_PFILES, "--via=agent", pidarg,
+		    NULL };
+		char *const envp[] = { "LD_PRELOAD=" RACE_SHIM,
+		    "RACE_CALL=ptrace", nthenv, "RACE_LOG=race.log",
+		    (char *)(strcmp(action, "term") == 0 ?
+		    "RACE_ACTION=term" : "RACE_ACTION=count"),
+		    "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0",
+		    NULL };
+
+		(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if ((fd = open("/dev/null", O_WRONLY)) >= 0)
+			(void) dup2(fd, 1);
+		(void) execve(TU_PFILES, argv, envp);
+		_exit(127);
+	}
+	return (wait_bounded(child, TU_TIMEOUT_MS));
+}
+
 ATF_TC(pass_sigterm);
 ATF_TC_HEAD(pass_sigterm, tc)
 {
 	atf_tc_set_md_var(tc, "require.progs", "node");
 	atf_tc_set_md_var(tc, "descr", "SIGTERM to pfiles --via=agent at "
-	    "random moments on node with 1000 connections: the target keeps "
-	    "exactly its fds and mappings");
+	    "16 of its ptrace calls spread over the walk, first to last, on "
+	    "node with 1000 connections: pfiles dies by it, and the target "
+	    "keeps exactly its fds and mappings");
 }
 ATF_TC_BODY(pass_sigterm, tc)
 {
-	struct timespec t0;
 	target_view_t before;
 	tu_child_t c;
-	pid_t pid, pf;
-	long walk_us;
-	int st, killed = 0;
+	pid_t pid;
+	char *log;
+	int st, calls = 0, cut = 0;
 
 	pid = start_node(&c, "1000");
 	view_target(pid, &before);
 
-	/* How long a whole walk takes here. */
-	(void) clock_gettime(CLOCK_MONOTONIC, &t0);
-	pf = spawn_pfiles_quiet(pid);
-	st = wait_bounded(pf, TU_TIMEOUT_MS);
-	walk_us = elapsed_us(&t0);
+	/* The ptrace calls of a whole walk. */
+	st = shimmed_pfiles(pid, "count", 0);
 	ATF_REQUIRE_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	    "pfiles: status 0x%x", st);
+	log = tu_read_file("race.log", NULL);
+	ATF_REQUIRE_MSG(sscanf(log, "ptrace count %d", &calls) == 1 &&
+	    calls > 0, "the shim counted no ptrace call: %s", log);
+	free(log);
 	require_view(pid, &before, "a whole walk");
 
-	srandom((unsigned)getpid());
-	for (int i = 0; i < 16; i++) {
-		char when[32];
+	for (int i = 0; i < SIGTERM_ROUNDS; i++) {
+		int nth = 1 + (int)((long)i * (calls - 1) /
+		    (SIGTERM_ROUNDS - 1));
+		char when[48];
+		int acted;
 
-		pf = spawn_pfiles_quiet(pid);
-		(void) usleep((useconds_t)(random() % walk_us));
-		(void) kill(pf, SIGTERM);
-		st = wait_bounded(pf, TU_TIMEOUT_MS);
-		ATF_CHECK_MSG((WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) ||
-		    (WIFEXITED(st) && WEXITSTATUS(st) == 0), "round %d: "
-		    "pfiles ended with status 0x%x", i, st);
-		killed += WIFSIGNALED(st);
-		(void) snprintf(when, sizeof (when), "round %d", i);
+		st = shimmed_pfiles(pid, "term", nth);
+		log = tu_read_file("race.log", NULL);
+		acted = strstr(log, " term ok") != NULL;
+		free(log);
+		if (acted) {
+			ATF_CHECK_MSG(WIFSIGNALED(st) &&
+			    WTERMSIG(st) == SIGTERM, "SIGTERM at ptrace "
+			    "call %d of %d: pfiles ended with status 0x%x",
+			    nth, calls, st);
+			cut++;
+		} else {
+			ATF_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			    "no ptrace call %d (of %d before): pfiles ended "
+			    "with status 0x%x", nth, calls, st);
+		}
+		(void) snprintf(when, sizeof (when), "SIGTERM at ptrace call "
+		    "%d of %d", nth, calls);
 		require_view(pid, &before, when);
 	}
-	printf("a walk takes %ld us; %d of 16 runs were cut by SIGTERM\n",
-	    walk_us, killed);
-	ATF_CHECK_MSG(killed >= 4, "only %d of 16 runs were cut short: the "
-	    "test did not test", killed);
+	printf("a walk makes %d ptrace calls; %d of %d rounds were cut\n",
+	    calls, cut, SIGTERM_ROUNDS);
+	/* The seize is the first call of every walk: that round is cut. */
+	ATF_CHECK_MSG(cut >= 1, "no round was cut: the test did not test");
 	free(before.tv_fds);
 	stop_node(&c);
 }
