@@ -54,49 +54,6 @@
 #define	SHIM		BUILD_DIR "/atf/race_shim.so"
 #define	LINE_MS		10000
 
-/* A helper, started, and what it said before "ready". */
-typedef struct helper {
-	tu_child_t	h_child;
-	char		h_pid[16];
-	char		*h_said;
-} helper_t;
-
-static void
-helper_start(helper_t *h, const char *const argv[])
-{
-	int found;
-
-	tu_spawn(&h->h_child, argv, 0);
-	(void) snprintf(h->h_pid, sizeof (h->h_pid), "%d",
-	    (int)h->h_child.tc_pid);
-	h->h_said = tu_read_until(h->h_child.tc_out, "ready", LINE_MS,
-	    &found);
-	ATF_REQUIRE_MSG(found, "%s %s did not get ready: %s", argv[0],
-	    argv[1], h->h_said);
-}
-
-static void
-helper_stop(helper_t *h)
-{
-	(void) tu_stop(&h->h_child, LINE_MS);
-	free(h->h_said);
-}
-
-/* The text after "key " in what the helper said, or fail. */
-static const char *
-said(const helper_t *h, const char *key)
-{
-	size_t n = strlen(key);
-
-	for (const char *l = h->h_said; l != NULL && *l != '\0';
-	    l = strchr(l, '\n') != NULL ? strchr(l, '\n') + 1 : NULL) {
-		if (strncmp(l, key, n) == 0 && l[n] == ' ')
-			return (l + n + 1);
-	}
-	atf_tc_fail("the helper did not say %s: %s", key, h->h_said);
-	return (NULL);
-}
-
 /* An fd the helper said as "key FD INO REST"; REST in rest. */
 typedef struct said_fd {
 	int			sf_fd;
@@ -105,9 +62,9 @@ typedef struct said_fd {
 } said_fd_t;
 
 static void
-said_fd(const helper_t *h, const char *key, said_fd_t *sf)
+said_fd(const tu_helper_t *h, const char *key, said_fd_t *sf)
 {
-	ATF_REQUIRE_MSG(sscanf(said(h, key), "%d %llu %4095s", &sf->sf_fd,
+	ATF_REQUIRE_MSG(sscanf(tu_said(h, key), "%d %llu %4095s", &sf->sf_fd,
 	    &sf->sf_ino, sf->sf_rest) == 3, "%s: %s", key, h->h_said);
 }
 
@@ -196,7 +153,7 @@ ATF_TC_BODY(replaced_after_stat, tc)
 {
 	char *cwd = getcwd(NULL, 0), *b, *want, *log, arg[16], say[64];
 	said_fd_t a, bf;
-	helper_t h;
+	tu_helper_t h;
 	tu_result_t r;
 
 	ATF_REQUIRE(cwd != NULL);
@@ -205,7 +162,7 @@ ATF_TC_BODY(replaced_after_stat, tc)
 		const char *hargv[] = { HELPER, "files", cwd, "cmd", "ack",
 		    NULL };
 
-		helper_start(&h, hargv);
+		tu_helper_start(&h, hargv);
 	}
 	said_fd(&h, "a", &a);
 	said_fd(&h, "b", &bf);
@@ -243,7 +200,7 @@ ATF_TC_BODY(replaced_after_stat, tc)
 	free(b);
 	free(log);
 	tu_result_free(&r);
-	helper_stop(&h);
+	tu_helper_stop(&h);
 	free(cwd);
 }
 
@@ -261,11 +218,11 @@ ATF_TC_BODY(socket_replaced, tc)
 	const char *hargv[] = { HELPER, "sockets", "cmd", "ack", NULL };
 	char *b, *want, *log, arg[16], say[64];
 	said_fd_t a, bs;
-	helper_t h;
+	tu_helper_t h;
 	tu_result_t r;
 
 	make_fifos();
-	helper_start(&h, hargv);
+	tu_helper_start(&h, hargv);
 	said_fd(&h, "a", &a);
 	said_fd(&h, "b", &bs);
 	(void) snprintf(arg, sizeof (arg), "RACE_ARG=%d", a.sf_fd);
@@ -298,7 +255,7 @@ ATF_TC_BODY(socket_replaced, tc)
 	free(b);
 	free(log);
 	tu_result_free(&r);
-	helper_stop(&h);
+	tu_helper_stop(&h);
 }
 
 ATF_TC(getfd_refused);
@@ -314,11 +271,11 @@ ATF_TC_BODY(getfd_refused, tc)
 	const char *hargv[] = { HELPER, "sockets", "cmd", "ack", NULL };
 	char *b, *want, *log, arg[16], errnum[32];
 	said_fd_t a, bs;
-	helper_t h;
+	tu_helper_t h;
 	tu_result_t r;
 
 	make_fifos();
-	helper_start(&h, hargv);
+	tu_helper_start(&h, hargv);
 	said_fd(&h, "a", &a);
 	said_fd(&h, "b", &bs);
 	(void) snprintf(arg, sizeof (arg), "RACE_ARG=%d", a.sf_fd);
@@ -360,7 +317,7 @@ ATF_TC_BODY(getfd_refused, tc)
 	free(b);
 	free(log);
 	tu_result_free(&r);
-	helper_stop(&h);
+	tu_helper_stop(&h);
 }
 
 ATF_TC(gone_during_probe);
@@ -376,11 +333,11 @@ ATF_TC_BODY(gone_during_probe, tc)
 	const char *hargv[] = { HELPER, "reaped", NULL };
 	char *log, *want, pidvar[32];
 	const char *target;
-	helper_t h;
+	tu_helper_t h;
 	tu_result_t r;
 
-	helper_start(&h, hargv);
-	target = said(&h, "target");
+	tu_helper_start(&h, hargv);
+	target = tu_said(&h, "target");
 	(void) snprintf(pidvar, sizeof (pidvar), "RACE_PID=%d", atoi(target));
 	{
 		char pid[16];
@@ -401,7 +358,7 @@ ATF_TC_BODY(gone_during_probe, tc)
 	free(want);
 	free(log);
 	tu_result_free(&r);
-	helper_stop(&h);
+	tu_helper_stop(&h);
 }
 
 ATF_TC(zombie_thread);
@@ -420,7 +377,7 @@ ATF_TC_BODY(zombie_thread, tc)
 	const char *modes[] = { "--via=pidfd", "-n" };
 	said_fd_t f;
 	siginfo_t si;
-	helper_t h;
+	tu_helper_t h;
 	pid_t tid;
 	int found, st, i;
 
@@ -481,7 +438,7 @@ ATF_TC_BODY(zombie_thread, tc)
 		tu_result_free(&r);
 	}
 	ATF_CHECK_EQ(waitpid(tid, &st, __WALL), tid);
-	helper_stop(&h);
+	tu_helper_stop(&h);
 	(void) unlink("zfile");
 	free(path);
 	free(cwd);
@@ -503,10 +460,10 @@ ATF_TC_BODY(unknown_option, tc)
 	const char *vias[] = { "--via=pidfd", "--via=diag" };
 	char opt[16];
 	said_fd_t a;
-	helper_t h;
+	tu_helper_t h;
 
 	make_fifos();
-	helper_start(&h, hargv);
+	tu_helper_start(&h, hargv);
 	said_fd(&h, "a", &a);
 	(void) snprintf(opt, sizeof (opt), "%d", SO_REUSEPORT);
 	for (int v = 0; v < 2; v++) {
@@ -545,7 +502,7 @@ ATF_TC_BODY(unknown_option, tc)
 		}
 		tu_result_free(&r);
 	}
-	helper_stop(&h);
+	tu_helper_stop(&h);
 }
 
 ATF_TC(linger_not_slept);
@@ -565,7 +522,7 @@ ATF_TC_BODY(linger_not_slept, tc)
 	const char *hargv[] = { HELPER, "linger", port, NULL };
 	int l, conn, tiny = 4096;
 	struct pollfd pfd;
-	helper_t h;
+	tu_helper_t h;
 	tu_result_t r;
 
 	memset(&sin, 0, sizeof (sin));
@@ -579,7 +536,7 @@ ATF_TC_BODY(linger_not_slept, tc)
 	ATF_REQUIRE(listen(l, 1) == 0);
 	ATF_REQUIRE(getsockname(l, (struct sockaddr *)&sin, &len) == 0);
 	(void) snprintf(port, sizeof (port), "%u", ntohs(sin.sin_port));
-	helper_start(&h, hargv);
+	tu_helper_start(&h, hargv);
 	pfd.fd = l;
 	pfd.events = POLLIN;
 	ATF_REQUIRE(poll(&pfd, 1, LINE_MS) == 1);
@@ -604,7 +561,7 @@ ATF_TC_BODY(linger_not_slept, tc)
 	tu_require_same_str("what the watcher saw", "awake\n", nl + 1);
 	free(log);
 	tu_result_free(&r);
-	helper_stop(&h);
+	tu_helper_stop(&h);
 	(void) close(conn);
 	(void) close(l);
 }

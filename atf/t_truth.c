@@ -57,49 +57,6 @@
 #define	KILL_FDS	4000
 #define	CHURN_RUNS	300
 
-/* A helper, started, and what it said before "ready". */
-typedef struct helper {
-	tu_child_t	h_child;
-	char		h_pid[16];
-	char		*h_said;	/* its lines before "ready" */
-} helper_t;
-
-static void
-helper_start(helper_t *h, const char *const argv[])
-{
-	int found;
-
-	tu_spawn(&h->h_child, argv, 0);
-	(void) snprintf(h->h_pid, sizeof (h->h_pid), "%d",
-	    (int)h->h_child.tc_pid);
-	h->h_said = tu_read_until(h->h_child.tc_out, "ready", LINE_MS,
-	    &found);
-	ATF_REQUIRE_MSG(found, "%s %s did not get ready: %s", argv[0],
-	    argv[1], h->h_said);
-}
-
-static void
-helper_stop(helper_t *h)
-{
-	(void) tu_stop(&h->h_child, LINE_MS);
-	free(h->h_said);
-}
-
-/* The first value after "key " in what the helper said, or fail. */
-static const char *
-said(const helper_t *h, const char *key)
-{
-	size_t n = strlen(key);
-
-	for (const char *l = h->h_said; l != NULL && *l != '\0';
-	    l = strchr(l, '\n') != NULL ? strchr(l, '\n') + 1 : NULL) {
-		if (strncmp(l, key, n) == 0 && l[n] == ' ')
-			return (l + n + 1);
-	}
-	atf_tc_fail("the helper did not say %s: %s", key, h->h_said);
-	return (NULL);
-}
-
 static void
 run_pfiles(const char *const args[], const char *const env[],
     tu_result_t *r)
@@ -217,12 +174,12 @@ ATF_TC_BODY(killed_during_walk, tc)
 	for (int run = 0; run < KILL_RUNS; run++) {
 		const char *hargv[] = { HELPER, "fds", nfds, NULL };
 		const char *mode = modes[run % 3];
-		helper_t h;
+		tu_helper_t h;
 		char *out, *err;
 		int st, want;
 
-		helper_start(&h, hargv);
-		want = atoi(said(&h, "count"));
+		tu_helper_start(&h, hargv);
+		want = atoi(tu_said(&h, "count"));
 		{
 			const char *argv[] = { TU_PFILES, mode, h.h_pid,
 			    NULL };
@@ -232,7 +189,7 @@ ATF_TC_BODY(killed_during_walk, tc)
 			(void) kill(h.h_child.tc_pid, SIGKILL);
 			st = wait_bounded(p, TU_TIMEOUT_MS);
 		}
-		helper_stop(&h);
+		tu_helper_stop(&h);
 		out = tu_read_file("out", NULL);
 		err = tu_read_file("err", NULL);
 		ATF_REQUIRE_MSG(WIFEXITED(st) && (WEXITSTATUS(st) == 0 ||
@@ -272,15 +229,15 @@ ATF_TC_BODY(torn_records, tc)
 	const char *hargv[] = { HELPER, "churn", ".", NULL };
 	char *path_a, *path_b, *cwd, *tag_a, *tag_b;
 	int whole = 0, changed = 0;
-	helper_t h;
+	tu_helper_t h;
 
 	cwd = getcwd(NULL, 0);
 	ATF_REQUIRE(cwd != NULL);
 	hargv[2] = cwd;
-	helper_start(&h, hargv);
-	tag_a = tu_asprintf(" ino:%llu ", strtoull(said(&h, "rdonly"), NULL,
+	tu_helper_start(&h, hargv);
+	tag_a = tu_asprintf(" ino:%llu ", strtoull(tu_said(&h, "rdonly"), NULL,
 	    10));
-	tag_b = tu_asprintf(" ino:%llu ", strtoull(said(&h, "append"), NULL,
+	tag_b = tu_asprintf(" ino:%llu ", strtoull(tu_said(&h, "append"), NULL,
 	    10));
 	path_a = tu_asprintf("%s/churn-a", cwd);
 	path_b = tu_asprintf("%s/churn-b", cwd);
@@ -324,7 +281,7 @@ ATF_TC_BODY(torn_records, tc)
 	}
 	printf("%d runs: fd 20 whole and of one file %d times, marked as "
 	    "changing %d times\n", CHURN_RUNS, whole, changed);
-	helper_stop(&h);
+	tu_helper_stop(&h);
 	free(tag_a);
 	free(tag_b);
 	free(path_a);
@@ -368,14 +325,14 @@ ATF_TC_BODY(path_too_long, tc)
 	const char *hargv[] = { HELPER, "deep", ".", NULL };
 	char *cwd = getcwd(NULL, 0), *b, *want;
 	int deep, count, nlong;
-	helper_t h;
+	tu_helper_t h;
 
 	ATF_REQUIRE(cwd != NULL);
 	hargv[2] = cwd;
-	helper_start(&h, hargv);
-	deep = atoi(said(&h, "deep"));
-	count = atoi(said(&h, "count"));
-	nlong = atoi(said(&h, "long"));
+	tu_helper_start(&h, hargv);
+	deep = atoi(tu_said(&h, "deep"));
+	count = atoi(tu_said(&h, "count"));
+	nlong = atoi(tu_said(&h, "long"));
 	ATF_REQUIRE(nlong >= 1);
 	{
 		const char *args[] = { h.h_pid, NULL };
@@ -406,7 +363,7 @@ ATF_TC_BODY(path_too_long, tc)
 		tu_require_same_str("stderr -n", "", r.tr_err);
 		tu_result_free(&r);
 	}
-	helper_stop(&h);
+	tu_helper_stop(&h);
 	free(cwd);
 }
 
@@ -488,13 +445,13 @@ agent_refused(const char *nr, const char *why)
 	const char *hargv[] = { HELPER, "seccomp", nr, NULL };
 	char l[16], p0[16], p1[16], *want;
 	int count;
-	helper_t h;
+	tu_helper_t h;
 	tu_result_t r;
 
-	helper_start(&h, hargv);
-	ATF_REQUIRE(sscanf(said(&h, "sockets"), "%15s %15s %15s", l, p0,
+	tu_helper_start(&h, hargv);
+	ATF_REQUIRE(sscanf(tu_said(&h, "sockets"), "%15s %15s %15s", l, p0,
 	    p1) == 3);
-	count = atoi(said(&h, "count"));
+	count = atoi(tu_said(&h, "count"));
 	{
 		const char *args[] = { "--via=agent", h.h_pid, NULL };
 
@@ -522,7 +479,7 @@ agent_refused(const char *nr, const char *why)
 		free(b);
 	}
 	tu_result_free(&r);
-	helper_stop(&h);
+	tu_helper_stop(&h);
 }
 
 ATF_TC(agent_refused);
@@ -560,10 +517,10 @@ ATF_TC_BODY(agent_peer_pidns, tc)
 	    HELPER, "pair", NULL };
 	char path[64], *kids, *want;
 	const char *vias[] = { "--via=agent", "--via=pidfd" };
-	helper_t h;
+	tu_helper_t h;
 	pid_t inner;
 
-	helper_start(&h, hargv);
+	tu_helper_start(&h, hargv);
 	/* The helper is unshare's child; its pid as we see it. */
 	(void) snprintf(path, sizeof (path), "/proc/%s/task/%s/children",
 	    h.h_pid, h.h_pid);
@@ -594,7 +551,7 @@ ATF_TC_BODY(agent_peer_pidns, tc)
 		tu_result_free(&r);
 	}
 	free(kids);
-	helper_stop(&h);
+	tu_helper_stop(&h);
 }
 
 ATF_TC(main_thread_exited);
@@ -608,11 +565,11 @@ ATF_TC_BODY(main_thread_exited, tc)
 {
 	const char *hargv[] = { HELPER, "mainexit", "/dev/zero", NULL };
 	const char *vias[] = { "--via=pidfd", "--via=agent", "-n" };
-	helper_t h;
+	tu_helper_t h;
 	int fd;
 
-	helper_start(&h, hargv);
-	fd = atoi(said(&h, "file"));
+	tu_helper_start(&h, hargv);
+	fd = atoi(tu_said(&h, "file"));
 	for (int i = 0; i < 3; i++) {
 		const char *args[] = { vias[i], h.h_pid, NULL };
 		tu_result_t r;
@@ -628,7 +585,7 @@ ATF_TC_BODY(main_thread_exited, tc)
 		free(b);
 		tu_result_free(&r);
 	}
-	helper_stop(&h);
+	tu_helper_stop(&h);
 }
 
 ATF_TC(opath_socket);
@@ -643,13 +600,13 @@ ATF_TC_BODY(opath_socket, tc)
 	const char *hargv[] = { HELPER, "opath", ".", NULL };
 	char *cwd = getcwd(NULL, 0), *b, *want, path[PATH_MAX];
 	unsigned long long ino;
-	helper_t h;
+	tu_helper_t h;
 	int fd;
 
 	ATF_REQUIRE(cwd != NULL);
 	hargv[2] = cwd;
-	helper_start(&h, hargv);
-	ATF_REQUIRE(sscanf(said(&h, "opath"), "%d %llu %4095s", &fd, &ino,
+	tu_helper_start(&h, hargv);
+	ATF_REQUIRE(sscanf(tu_said(&h, "opath"), "%d %llu %4095s", &fd, &ino,
 	    path) == 3);
 	{
 		const char *args[] = { h.h_pid, NULL };
@@ -668,7 +625,7 @@ ATF_TC_BODY(opath_socket, tc)
 		free(b);
 		tu_result_free(&r);
 	}
-	helper_stop(&h);
+	tu_helper_stop(&h);
 	free(cwd);
 }
 

@@ -747,3 +747,40 @@ tu_require_bpf(void)
 	atf_tc_fail("pfiles --via=bpf %s: wait status 0x%x, and no \"bpf: "
 	    "\" reason", pid, (unsigned)r.tr_status);
 }
+
+#define	HELPER_LINE_MS	10000
+
+void
+tu_helper_start(tu_helper_t *h, const char *const argv[])
+{
+	int found;
+
+	tu_spawn(&h->h_child, argv, 0);
+	(void) snprintf(h->h_pid, sizeof (h->h_pid), "%d",
+	    (int)h->h_child.tc_pid);
+	h->h_said = tu_read_until(h->h_child.tc_out, "ready", HELPER_LINE_MS,
+	    &found);
+	ATF_REQUIRE_MSG(found, "%s %s did not get ready: %s", argv[0],
+	    argv[1], h->h_said);
+}
+
+void
+tu_helper_stop(tu_helper_t *h)
+{
+	(void) tu_stop(&h->h_child, HELPER_LINE_MS);
+	free(h->h_said);
+}
+
+const char *
+tu_said(const tu_helper_t *h, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *l = h->h_said; l != NULL && *l != '\0';
+	    l = strchr(l, '\n') != NULL ? strchr(l, '\n') + 1 : NULL) {
+		if (strncmp(l, key, n) == 0 && l[n] == ' ')
+			return (l + n + 1);
+	}
+	atf_tc_fail("the helper did not say %s: %s", key, h->h_said);
+	return (NULL);
+}

@@ -128,6 +128,22 @@ void	tu_require_same_str(const char *what, const char *expected,
  */
 void	tu_require_bpf(void);
 
+/*
+ * A helper program started with its stdout read up to its "ready" line
+ * (within 10 s, or the test fails): its pid as text, and what it said
+ * before.  tu_said() is the text after "KEY " on the first line that
+ * starts so (the test fails when none does).
+ */
+typedef struct tu_helper {
+	tu_child_t	h_child;
+	char		h_pid[16];
+	char		*h_said;	/* its lines before "ready" */
+} tu_helper_t;
+
+void	tu_helper_start(tu_helper_t *, const char *const argv[]);
+void	tu_helper_stop(tu_helper_t *);
+const char *tu_said(const tu_helper_t *, const char *key);
+
 /* Write buf into the file name (relative to the work dir); fails on error. */
 void	tu_write_file(const char *name, const void *buf, size_t len);
 
