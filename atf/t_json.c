@@ -309,32 +309,6 @@ check_set(int link, const char *set, const char *comm,
 }
 
 
-/*
- * Run fn with this process's soft RLIMIT_NOFILE lowered to SOFT_NOFILE
- * below a higher hard limit, so that a target started there has soft !=
- * hard; skips when the hard limit leaves no room.
- */
-#define	SOFT_NOFILE	1500
-
-static void
-with_low_soft_nofile(void (*fn)(void))
-{
-	struct rlimit mine, low;
-
-	if (getrlimit(RLIMIT_NOFILE, &mine) != 0)
-		atf_tc_fail("getrlimit: %s", strerror(errno));
-	if (mine.rlim_max != RLIM_INFINITY && mine.rlim_max <= SOFT_NOFILE)
-		atf_tc_skip("the hard RLIMIT_NOFILE is %llu",
-		    (unsigned long long)mine.rlim_max);
-	low = mine;
-	low.rlim_cur = SOFT_NOFILE;
-	if (setrlimit(RLIMIT_NOFILE, &low) != 0)
-		atf_tc_fail("setrlimit: %s", strerror(errno));
-	fn();
-	if (setrlimit(RLIMIT_NOFILE, &mine) != 0)
-		atf_tc_fail("setrlimit back: %s", strerror(errno));
-}
-
 static void
 soft_limit_check(void)
 {
@@ -351,7 +325,7 @@ ATF_TC_HEAD(soft_limit, tc)
 }
 ATF_TC_BODY(soft_limit, tc)
 {
-	with_low_soft_nofile(soft_limit_check);
+	tu_with_low_soft_nofile(soft_limit_check);
 }
 
 ATF_TC(facts_all);

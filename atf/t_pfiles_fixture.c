@@ -282,32 +282,6 @@ SET_TC(set_all, "all", "tcp-listen,tcp-client,tcp-accepted,udp4,"
     "symlink,memfd")
 
 
-/*
- * Run fn with this process's soft RLIMIT_NOFILE lowered to SOFT_NOFILE
- * below a higher hard limit, so that a target started there has soft !=
- * hard; skips when the hard limit leaves no room.
- */
-#define	SOFT_NOFILE	1500
-
-static void
-with_low_soft_nofile(void (*fn)(void))
-{
-	struct rlimit mine, low;
-
-	if (getrlimit(RLIMIT_NOFILE, &mine) != 0)
-		atf_tc_fail("getrlimit: %s", strerror(errno));
-	if (mine.rlim_max != RLIM_INFINITY && mine.rlim_max <= SOFT_NOFILE)
-		atf_tc_skip("the hard RLIMIT_NOFILE is %llu",
-		    (unsigned long long)mine.rlim_max);
-	low = mine;
-	low.rlim_cur = SOFT_NOFILE;
-	if (setrlimit(RLIMIT_NOFILE, &low) != 0)
-		atf_tc_fail("setrlimit: %s", strerror(errno));
-	fn();
-	if (setrlimit(RLIMIT_NOFILE, &mine) != 0)
-		atf_tc_fail("setrlimit back: %s", strerror(errno));
-}
-
 static void
 soft_limit_check(void)
 {
@@ -318,7 +292,7 @@ soft_limit_check(void)
 	ATF_REQUIRE(getrlimit(RLIMIT_NOFILE, &hard) == 0);
 	fixture_start(&fx, "pipe", NULL, NULL);
 	/* The manifest holds the limits the test set, in their order. */
-	ATF_CHECK_EQ(fx.fx_manifest->m_rlim_cur, SOFT_NOFILE);
+	ATF_CHECK_EQ(fx.fx_manifest->m_rlim_cur, TU_SOFT_NOFILE);
 	ATF_CHECK_EQ(fx.fx_manifest->m_rlim_max, hard.rlim_max);
 	expected = expected_text(&fx, 0);
 	ATF_REQUIRE_MSG(strstr(expected, "  Current rlimit: 1500 file "
@@ -336,7 +310,7 @@ ATF_TC_HEAD(soft_limit, tc)
 }
 ATF_TC_BODY(soft_limit, tc)
 {
-	with_low_soft_nofile(soft_limit_check);
+	tu_with_low_soft_nofile(soft_limit_check);
 }
 
 ATF_TC(nflag);

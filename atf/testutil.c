@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -783,4 +784,24 @@ tu_said(const tu_helper_t *h, const char *key)
 	}
 	atf_tc_fail("the helper did not say %s: %s", key, h->h_said);
 	return (NULL);
+}
+
+
+void
+tu_with_low_soft_nofile(void (*fn)(void))
+{
+	struct rlimit mine, low;
+
+	if (getrlimit(RLIMIT_NOFILE, &mine) != 0)
+		atf_tc_fail("getrlimit: %s", strerror(errno));
+	if (mine.rlim_max != RLIM_INFINITY && mine.rlim_max <= TU_SOFT_NOFILE)
+		atf_tc_skip("the hard RLIMIT_NOFILE is %llu",
+		    (unsigned long long)mine.rlim_max);
+	low = mine;
+	low.rlim_cur = TU_SOFT_NOFILE;
+	if (setrlimit(RLIMIT_NOFILE, &low) != 0)
+		atf_tc_fail("setrlimit: %s", strerror(errno));
+	fn();
+	if (setrlimit(RLIMIT_NOFILE, &mine) != 0)
+		atf_tc_fail("setrlimit back: %s", strerror(errno));
 }

@@ -144,6 +144,14 @@ void	tu_helper_start(tu_helper_t *, const char *const argv[]);
 void	tu_helper_stop(tu_helper_t *);
 const char *tu_said(const tu_helper_t *, const char *key);
 
+/*
+ * Run fn with this process's soft RLIMIT_NOFILE lowered to TU_SOFT_NOFILE below a
+ * higher hard limit, so that a target started there has soft != hard;
+ * skips when the hard limit leaves no room.
+ */
+#define	TU_SOFT_NOFILE	1500
+void	tu_with_low_soft_nofile(void (*fn)(void));
+
 /* Write buf into the file name (relative to the work dir); fails on error. */
 void	tu_write_file(const char *name, const void *buf, size_t len);
 
