@@ -21,7 +21,9 @@
  * taken must ask for more, never succeed.  A record taken must be one the
  * iterator can write: counts and lengths in range, the path and every
  * address inside the record, the booleans known, a peer's pid only on a
- * unix socket, and so on.
+ * unix socket, and so on.  A socket of sockfs (PFB_H_SOCKFS) carries no
+ * path: the parser makes sockfs_dname()'s "socket:[INO]" from its inode,
+ * which the model checks against snprintf's.
  */
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -101,10 +103,11 @@ check_sane(const bpfrec_t *br, const uint8_t *rec, size_t size)
 	FUZZ_CHECK(get32(rec, offsetof(struct pfb_rec, r_magic)) == PFB_MAGIC);
 	FUZZ_CHECK(get16(rec, offsetof(struct pfb_rec, r_version)) ==
 	    PFB_VERSION);
-	pend = PFB_RECFIXED + br->br_path_len + 1;
-	FUZZ_CHECK(br->br_path_len == get32(rec,
-	    offsetof(struct pfb_rec, r_path_len)));
-	FUZZ_CHECK(PFB_RECSIZE(br->br_path_len) <= size);
+	pend = PFB_RECFIXED + get32(rec, offsetof(struct pfb_rec,
+	    r_path_len)) + 1;
+	FUZZ_CHECK((br->br_have & BPFREC_SOCKFS) || br->br_path_len ==
+	    get32(rec, offsetof(struct pfb_rec, r_path_len)));
+	FUZZ_CHECK(PFB_RECSIZE(pend - 1 - PFB_RECFIXED) <= size);
 	FUZZ_CHECK(rec[pend - 1] == 0);
 	for (size_t i = pend; i < size; i++)
 		FUZZ_CHECK(rec[i] == 0);
@@ -120,7 +123,19 @@ check_sane(const bpfrec_t *br, const uint8_t *rec, size_t size)
 		    l->bl_type == F_UNLCK);
 		FUZZ_CHECK(l->bl_kind != BPFREC_LK_OFD || l->bl_pid == -1);
 	}
-	if (br->br_path != NULL) {
+	if (br->br_have & BPFREC_SOCKFS) {
+		/* sockfs_dname(): "socket:[INO]", made from the inode */
+		char name[32];
+
+		FUZZ_CHECK(get32(rec, offsetof(struct pfb_rec, r_path_len)) ==
+		    0 && size == PFB_RECSIZE(0));
+		FUZZ_CHECK((br->br_mode & S_IFMT) == S_IFSOCK &&
+		    (br->br_have & BPFREC_SOCK) && br->br_anon == NULL);
+		FUZZ_CHECK(br->br_path == br->br_sockpath);
+		FUZZ_CHECK((size_t)snprintf(name, sizeof (name), "socket:[%llu]",
+		    (unsigned long long)br->br_ino) == br->br_path_len &&
+		    memcmp(name, br->br_path, br->br_path_len + 1) == 0);
+	} else if (br->br_path != NULL) {
 		FUZZ_CHECK(br->br_path_err == 0);
 		FUZZ_CHECK(br->br_path_len < PFB_PATH_MAX);
 		FUZZ_CHECK(br->br_path == (const char *)rec + PFB_RECFIXED);
@@ -183,8 +198,10 @@ check_same(const bpfrec_t *a, const bpfrec_t *b, const uint8_t *ra,
 	FUZZ_CHECK(a->br_path_len == b->br_path_len);
 	FUZZ_CHECK(a->br_path_err == b->br_path_err);
 	FUZZ_CHECK((a->br_path == NULL) == (b->br_path == NULL));
-	FUZZ_CHECK(a->br_path == NULL ||
+	FUZZ_CHECK(a->br_path == NULL || (a->br_have & BPFREC_SOCKFS) ||
 	    a->br_path - (const char *)ra == b->br_path - (const char *)rb);
+	FUZZ_CHECK(a->br_path == NULL ||
+	    memcmp(a->br_path, b->br_path, a->br_path_len) == 0);
 	FUZZ_CHECK(a->br_nlocks == b->br_nlocks);
 	FUZZ_CHECK(a->br_locks_more == b->br_locks_more);
 	FUZZ_CHECK(memcmp(a->br_locks, b->br_locks, sizeof (a->br_locks)) == 0);

@@ -27,6 +27,8 @@ _Static_assert(PFB_RECSIZE_MAX <= 0xffff && PFB_RECFIXED % 8 == 0,
 _Static_assert(BPFREC_MAXLOCKS == PFB_MAXLOCKS, "lock counts agree");
 _Static_assert(BPFREC_ADDR_MAX == PFB_ADDR_MAX, "address sizes agree");
 _Static_assert(BPFREC_RECSIZE_MAX == PFB_RECSIZE_MAX, "record sizes agree");
+_Static_assert(BPFREC_OWNTABLE == PFB_H_OWNTABLE &&
+	BPFREC_SOCKFS == PFB_H_SOCKFS, "r_have's flags are br_have's");
 _Static_assert(sizeof (struct pfb_ino) == PFB_INOSIZE &&
 	BPFINO_SIZE == PFB_INOSIZE, "inode record sizes agree");
 _Static_assert(PSI_NETNS == PFB_I_NETNS && PSI_PROTO == PFB_I_PROTO &&
@@ -38,7 +40,7 @@ _Static_assert(PSI_NETNS == PFB_I_NETNS && PSI_PROTO == PFB_I_PROTO &&
 	    sizeof (v)))
 
 #define	H_ALL	(PFB_H_STAT | PFB_H_FILE | PFB_H_LOCKS | PFB_H_SOCK | \
-	PFB_H_LOCKS_CUT | PFB_H_LOCKPID_GLOBAL | PFB_H_OWNTABLE)
+	PFB_H_LOCKS_CUT | PFB_H_LOCKPID_GLOBAL | PFB_H_OWNTABLE | PFB_H_SOCKFS)
 #define	S_ALL	(PFB_S_SK | PFB_S_LINGER | PFB_S_BUFS | PFB_S_PEERPID)
 
 static const char anon_pfx[] = "anon_inode:";
@@ -61,6 +63,29 @@ static int
 zero_span(const uint8_t *rec, size_t from, size_t to)
 {
 	return (all_zero(rec + from, to - from));
+}
+
+/*
+ * sockfs_dname()'s name of a socket, "socket:[INO]", into buf (room for
+ * the longest, 29 bytes and a NUL): its length.
+ */
+static size_t
+sockfs_path(uint64_t ino, char *buf)
+{
+	char d[20];
+	size_t n = 0, len = 0;
+
+	do {
+		d[n++] = (char)('0' + ino % 10);
+		ino /= 10;
+	} while (ino != 0);
+	memcpy(buf, "socket:[", 8);
+	len = 8;
+	while (n > 0)
+		buf[len++] = d[--n];
+	buf[len++] = ']';
+	buf[len] = '\0';
+	return (len);
 }
 
 static ssize_t
@@ -302,7 +327,14 @@ bpfrec_parse(const void *buf, size_t len, bpfrec_t *br)
 	if (path[plen] != '\0' || !zero_span(rec,
 	    offsetof(struct pfb_rec, r_path) + plen + 1, recsize))
 		return (fail(br, "path not NUL-ended and zero-padded"));
-	if (perr != 0) {
+	if (have & PFB_H_SOCKFS) {
+		if (!(have & PFB_H_STAT) || !(have & PFB_H_SOCK) ||
+		    (br->br_mode & S_IFMT) != S_IFSOCK || perr != 0 ||
+		    plen != 0)
+			return (fail(br, "sockfs name of no socket"));
+		br->br_path = br->br_sockpath;
+		br->br_path_len = sockfs_path(br->br_ino, br->br_sockpath);
+	} else if (perr != 0) {
 		if (perr > 0 || perr < -4095 || plen != 0)
 			return (fail(br, "path error out of range"));
 		br->br_path_err = -perr;

@@ -36,6 +36,8 @@
 #define	BPFREC_LOCKPID_GLOBAL	0x0020	/* lock pids: init pid ns numbers */
 #define	BPFREC_OWNTABLE		0x0040	/* a thread's own table, not the
 					   one /proc/PID/fd shows */
+#define	BPFREC_SOCKFS		0x0080	/* a socket of sockfs: br_path is
+					   "socket:[INO]", made here */
 
 /* br_sock_have */
 #define	BPFREC_S_SK		0x0001	/* type, family, protocol, options */
@@ -89,8 +91,9 @@ typedef struct bpfrec {
 
 	/* readlink(/proc/PID/fd/N), not NUL-ended; or br_path_err */
 	int		br_path_err;	/* errno, 0 when br_path holds it */
-	const char	*br_path;
+	const char	*br_path;	/* in the record, or br_sockpath */
 	size_t		br_path_len;
+	char		br_sockpath[32];	/* BPFREC_SOCKFS: socket:[INO] */
 	/* An anonymous inode's NAME ("anon_inode:NAME", no type bits) */
 	const char	*br_anon;
 	size_t		br_anon_len;

@@ -564,13 +564,10 @@ fill_netlink(struct pfb_rec *r, struct sock *sk)
 }
 
 static __always_inline void
-fill_sock(struct pfb_rec *r, struct file *f, const struct reader_ns *rn)
+fill_sock(struct pfb_rec *r, struct socket *so, const struct reader_ns *rn)
 {
-	struct socket *so = bpf_sock_from_file(f);
 	struct sock *sk;
 
-	if (so == NULL)
-		return;
 	r->r_have |= PFB_H_SOCK;
 	sk = so->sk;
 	if (sk == NULL)
@@ -643,6 +640,7 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	struct reader_ns rn;
 	struct pfb_rec *r;
 	struct inode *ino;
+	struct socket *so;
 	__u32 zero = 0, plen, size;
 	long n;
 
@@ -670,10 +668,20 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	 * bpf_d_path() is d_path(), what proc_fd_link() and readlink of
 	 * /proc/PID/fd/N use, d_dname() ("socket:[N]", "anon_inode:[x]")
 	 * and " (deleted)" included, relative to the reader's root.  It
-	 * returns the length with the NUL (at least 1) or -errno.
+	 * returns the length with the NUL (at least 1) or -errno.  A socket
+	 * of sockfs (bpf_sock_from_file(): its f_op is socket_file_ops) is
+	 * named by sockfs_dname(), "socket:[" its inode "]": that name is
+	 * left to the reader (PFB_H_SOCKFS), not made and copied per socket.
 	 */
-	n = bpf_d_path((struct path *)&f->f_path, r->r_path,
-	    sizeof (r->r_path));
+	so = ino != NULL && (r->r_mode & K_S_IFMT) == K_S_IFSOCK ?
+	    bpf_sock_from_file(f) : NULL;
+	if (so != NULL) {
+		r->r_have |= PFB_H_SOCKFS;
+		n = 1;
+	} else {
+		n = bpf_d_path((struct path *)&f->f_path, r->r_path,
+		    sizeof (r->r_path));
+	}
 	if (n <= 0) {
 		r->r_path_err = n < 0 ? (__s32)n : 0;
 		plen = 0;
@@ -685,11 +693,10 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	r->r_path[plen] = '\0';
 	zero_path_tail(r, plen);
 
-	if (ino != NULL) {
+	if (ino != NULL)
 		fill_locks(r, task, ino, f, &rn);
-		if ((r->r_mode & K_S_IFMT) == K_S_IFSOCK)
-			fill_sock(r, f, &rn);
-	}
+	if (so != NULL)
+		fill_sock(r, so, &rn);
 
 	/*
 	 * PFB_RECSIZE(plen), written so that the verifier sees it is at

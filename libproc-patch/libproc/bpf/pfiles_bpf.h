@@ -76,10 +76,13 @@ struct pfb_ino {
 #define	PFB_H_LOCKS_CUT	0x0010	/* a lock list was longer than */
 				/* PFB_LOCKWALK: r_locks_more is a floor */
 #define	PFB_H_LOCKPID_GLOBAL 0x0020 /* lock pids are init_pid_ns numbers */
+				/* (the reader is in another pid ns) */
 #define	PFB_H_OWNTABLE	0x0040	/* the fd is in a table of a thread of its
 				   own (unshare CLONE_FILES), not in the
 				   one /proc/PID/fd shows */
-				/* (the reader is in another pid ns) */
+#define	PFB_H_SOCKFS	0x0080	/* a socket of sockfs: its path is
+				   "socket:[" r_ino "]" (sockfs_dname()),
+				   not in r_path (r_path_len 0) */
 
 /* pfb_lock.l_kind, as the words of fdinfo's lock: lines. */
 #define	PFB_LK_POSIX	1
