@@ -14,6 +14,17 @@
  * Every fact is computed as the kernel computes it for the interface
  * pfiles otherwise reads (sources named at each), with CO-RE reads (BTF
  * of the running kernel), so no kernel structure layout is compiled in.
+ *
+ * Relocations: the kernel resolves each CO-RE relocation at load by
+ * looking up the local type's name among the 100,000-odd types of its
+ * BTF, a linear search, and keeps the answer in a cache of 31 slots,
+ * chosen by a hash of the name, kept from load to load; two of our
+ * types in one slot evict each other, and each eviction is one more
+ * search (about half a millisecond) at every pfiles run.  So the two
+ * members that are first in their struct for as long as the kernel has
+ * had them -- list_head's next, ipv6_pinfo's saddr -- are read at
+ * offset 0, with no relocation of a type of their own: those two types
+ * shared their slots with inode and file_lock_context.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -212,6 +223,19 @@ lw_head(const struct lockwalk *lw)
 	    lw->lw_list == 1 ? lw->lw_head[1] : lw->lw_head[2]);
 }
 
+/*
+ * A list entry's next: struct list_head is { next, prev } (linux/types.h),
+ * read without a CO-RE relocation of its own (see "Relocations" above).
+ */
+static __always_inline __u64
+list_next(const void *entry)
+{
+	__u64 next = 0;
+
+	(void) bpf_probe_read_kernel(&next, sizeof (next), entry);
+	return (next);
+}
+
 static long
 lock_step(__u64 index __attribute__((unused)),
     void *arg __attribute__((unused)))
@@ -236,13 +260,13 @@ lock_step(__u64 index __attribute__((unused)),
 		if (++lw->lw_list >= LW_LISTS)
 			return (1);
 		head = (struct list_head *)lw_head(lw);
-		lw->lw_pos = (__u64)BPF_CORE_READ(head, next);
+		lw->lw_pos = list_next(head);
 		lw->lw_seen = 0;
 		return (0);
 	}
 	lw->lw_seen++;
 	fl = (struct file_lock_core *)((char *)pos - lw->lw_off);
-	lw->lw_pos = (__u64)BPF_CORE_READ(pos, next);
+	lw->lw_pos = list_next(pos);
 	if ((__u64)BPF_CORE_READ(fl, flc_file) != lw->lw_file)
 		return (0);
 	owner = (__u64)BPF_CORE_READ(fl, flc_owner);
@@ -308,7 +332,7 @@ fill_locks(struct pfb_rec *r, struct task_struct *task, struct inode *ino,
 	lw->lw_head[0] = (__u64)&ctx->flc_flock;
 	lw->lw_head[1] = (__u64)&ctx->flc_posix;
 	lw->lw_head[2] = (__u64)&ctx->flc_lease;
-	lw->lw_pos = (__u64)BPF_CORE_READ(&ctx->flc_flock, next);
+	lw->lw_pos = list_next(&ctx->flc_flock);
 	lw->lw_file = (__u64)f;
 	lw->lw_files = (__u64)BPF_CORE_READ(task, files);
 	lw->lw_off = bpf_core_field_offset(struct file_lock_core, flc_list);
@@ -448,10 +472,10 @@ inet_ends(struct sock *sk, int family, struct ends_addr *own, __u16 *ownport,
 		peer->w[3] = sk->__sk_common.skc_daddr;
 	} else {
 		__builtin_memcpy(own, &sk->__sk_common.skc_v6_rcv_saddr, 16);
+		/* np->saddr: saddr is struct ipv6_pinfo's first member */
 		if ((own->w[0] | own->w[1] | own->w[2] | own->w[3]) == 0)
 			(void) bpf_probe_read_kernel(own, 16,
-			    &BPF_CORE_READ((struct inet_sock *)sk,
-			    pinet6)->saddr);
+			    BPF_CORE_READ((struct inet_sock *)sk, pinet6));
 		__builtin_memcpy(peer, &sk->__sk_common.skc_v6_daddr, 16);
 	}
 	*peerport = dport;
