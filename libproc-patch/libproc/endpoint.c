@@ -80,12 +80,25 @@ typedef struct ids {
 	size_t		i_n, i_cap;
 } ids_t;
 
+/*
+ * The index endpoints_of() answers from: a socket inode of the target's,
+ * its first holder in en_own and its other end (0: none known).  Open
+ * addressing, at most half full; an empty slot has ix_ino 0.
+ */
+typedef struct epindex {
+	uint64_t	ix_ino;
+	uint64_t	ix_peer;
+	size_t		ix_own;		/* index in en_own */
+} epindex_t;
+
 struct endpoints {
 	holds_t		en_own;		/* the target's socket fds */
 	ids_t		en_ids;		/* of each, when the source gave them */
 	holds_t		en_other;	/* of wanted inodes, elsewhere */
-	eppeer_t	*en_peers;	/* by ep_ino */
+	eppeer_t	*en_peers;	/* in the order found */
 	size_t		en_npeers;
+	epindex_t	*en_ix;		/* of en_own's inodes */
+	size_t		en_nix;		/* a power of 2 */
 	uint_t		en_unreadable;	/* fd tables pfiles may not read */
 	int		en_scanned;	/* the other processes were read */
 };
@@ -188,14 +201,18 @@ radix_sort(void *base, size_t n, size_t sz, size_t koff, size_t ksz)
 
 /*
  * A process's own socket fds, by inode then fd (hold_cmp's order: its
- * pid is theirs all).  0, or ENOMEM.
+ * pid is theirs all): by fd first, unless they came in that order (the
+ * bpf source's), then stably by inode.  0, or ENOMEM.
  */
 static int
 sort_own(holds_t *h)
 {
+	size_t i = 1;
 	int err;
 
-	if ((err = radix_sort(h->h_v, h->h_n, sizeof (ephold_t),
+	while (i < h->h_n && h->h_v[i - 1].eh_fd < h->h_v[i].eh_fd)
+		i++;
+	if (i < h->h_n && (err = radix_sort(h->h_v, h->h_n, sizeof (ephold_t),
 	    offsetof(ephold_t, eh_fd), sizeof (int))) != 0)
 		return (err);
 	return (radix_sort(h->h_v, h->h_n, sizeof (ephold_t),
@@ -398,15 +415,64 @@ held_in(const holds_t *h, uint64_t ino)
 }
 
 /* ------------------------------------------------------------------ */
-/* The other ends. */
+/* The index of the answers. */
 
-static int
-peer_cmp(const void *a, const void *b)
+/* A 64-bit inode mixed (murmur3's finalizer), to a slot of n. */
+static size_t
+ino_slot(uint64_t ino, size_t n)
 {
-	const eppeer_t *x = a, *y = b;
-
-	return ((x->ep_ino > y->ep_ino) - (x->ep_ino < y->ep_ino));
+	ino ^= ino >> 33;
+	ino *= 0xff51afd7ed558ccdULL;
+	ino ^= ino >> 33;
+	return ((size_t)ino & (n - 1));
 }
+
+/* The slot of ino in the index: its own, or the empty one it'd take. */
+static epindex_t *
+ix_find(const endpoints_t *en, uint64_t ino)
+{
+	size_t i = ino_slot(ino, en->en_nix);
+
+	while (en->en_ix[i].ix_ino != 0 && en->en_ix[i].ix_ino != ino)
+		i = (i + 1) & (en->en_nix - 1);
+	return (&en->en_ix[i]);
+}
+
+/*
+ * The index of en_own's inodes (sorted) and of their other ends
+ * (en_peers): 0, or ENOMEM.
+ */
+static int
+ix_build(endpoints_t *en)
+{
+	size_t n = 16;
+
+	while (n < en->en_own.h_n * 2)
+		n *= 2;
+	if ((en->en_ix = calloc(n, sizeof (epindex_t))) == NULL)
+		return (ENOMEM);
+	en->en_nix = n;
+	for (size_t i = 0; i < en->en_own.h_n; i++) {
+		uint64_t ino = en->en_own.h_v[i].eh_ino;
+		epindex_t *x;
+
+		if (ino == 0 || (i > 0 && en->en_own.h_v[i - 1].eh_ino == ino))
+			continue;
+		x = ix_find(en, ino);
+		x->ix_ino = ino;
+		x->ix_own = i;
+	}
+	for (size_t i = 0; i < en->en_npeers; i++) {
+		epindex_t *x = ix_find(en, en->en_peers[i].ep_ino);
+
+		if (x->ix_ino == en->en_peers[i].ep_ino)
+			x->ix_peer = en->en_peers[i].ep_peer;
+	}
+	return (0);
+}
+
+/* ------------------------------------------------------------------ */
+/* The other ends. */
 
 static int
 u64_cmp(const void *a, const void *b)
@@ -524,20 +590,24 @@ tcp_connected(const psockid_t *id)
 	}
 }
 
-/* The hash of the ends (own, then peer) of a connection. */
+/*
+ * The hash of the ends (own, then peer) of a connection: their 64-bit
+ * words and ports, each multiplied in (an odd constant), then mixed
+ * (murmur3's finalizer), to a slot of n.
+ */
 static size_t
 ends_hash(const uint8_t *a, uint16_t ap, const uint8_t *b, uint16_t bp,
     size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	const uint64_t k = 0x9e3779b97f4a7c15ULL;
+	uint64_t w[4], h = ((uint64_t)ap << 16 | bp) * k;
 
-	for (size_t i = 0; i < 16; i++)
-		h = (h ^ a[i]) * 0x100000001b3ULL;
-	h = (h ^ ap) * 0x100000001b3ULL;
-	for (size_t i = 0; i < 16; i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	h = (h ^ bp) * 0x100000001b3ULL;
-	/* FNV mixes a byte into the bits above it only: mix them all */
+	memcpy(&w[0], a, 8);
+	memcpy(&w[1], a + 8, 8);
+	memcpy(&w[2], b, 8);
+	memcpy(&w[3], b + 8, 8);
+	for (size_t i = 0; i < 4; i++)
+		h = (h ^ w[i]) * k + (h >> 29);
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
 	h ^= h >> 33;
@@ -895,6 +965,7 @@ endpoints_free(endpoints_t *en)
 	free(en->en_ids.i_v);
 	free(en->en_other.h_v);
 	free(en->en_peers);
+	free(en->en_ix);
 	free(en);
 }
 
@@ -946,9 +1017,6 @@ endpoints_resolve(struct ps_prochandle *P)
 	}
 	if (asked->h_n > 0 && (err = find_peers(P, en, dt, asked)) != 0)
 		goto fail;
-	if ((err = radix_sort(en->en_peers, en->en_npeers, sizeof (eppeer_t),
-	    offsetof(eppeer_t, ep_ino), sizeof (uint64_t))) != 0)
-		goto fail;
 	if ((nwant = not_held(en, &want)) < 0)
 		goto fail;
 	PDEBUG(P, "endpoints: %zu socket fds, %zu with another end here, "
@@ -956,6 +1024,8 @@ endpoints_resolve(struct ps_prochandle *P)
 	    en->en_npeers, nwant);
 	if (nwant > 0 && (err = scan_others(P, en, want, (size_t)nwant,
 	    dents)) != 0)
+		goto fail;
+	if ((err = ix_build(en)) != 0)
 		goto fail;
 	free(ask.h_v);
 	free(want);
@@ -974,22 +1044,20 @@ fail:
 size_t
 endpoints_of(const endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
 {
-	const eppeer_t *p;
-	eppeer_t key;
+	const epindex_t *x;
 	prendpoints_t hdr;
 	prendpoint_t end;
 	size_t i, j, total, n = 0;
 	uint64_t peer;
 
-	key.ep_ino = ino;
 	if (en == NULL || bufsz < ENDPOINTS_BUFSZ || en->en_npeers == 0 ||
-	    (p = bsearch(&key, en->en_peers, en->en_npeers, sizeof (eppeer_t),
-	    peer_cmp)) == NULL)
+	    ino == 0 || (x = ix_find(en, ino))->ix_ino != ino ||
+	    (peer = x->ix_peer) == 0)
 		return (0);
-	peer = p->ep_peer;
 	/* Two lists, each in order of pid then fd: merged. */
-	i = first_of(&en->en_own, peer);
-	j = first_of(&en->en_other, peer);
+	x = ix_find(en, peer);
+	i = x->ix_ino == peer ? x->ix_own : en->en_own.h_n;
+	j = en->en_other.h_n > 0 ? first_of(&en->en_other, peer) : 0;
 	total = 0;
 	while (1) {
 		const ephold_t *a = i < en->en_own.h_n &&
