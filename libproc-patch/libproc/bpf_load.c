@@ -84,7 +84,9 @@ bpf_pfiles_close(bpf_pfiles_t *bp)
 #include "bpf/pfiles_bpf.h"
 
 #define	ITER_READSZ	(32 * 1024)	/* the kernel's seq buffer is 8 pages */
-#define	ITER_AHEAD	4		/* reads made ahead of the records' use */
+#define	ITER_SLOTSZ	(4 * ITER_READSZ)	/* the reads of one slot */
+#define	ITER_AHEAD	4		/* slots read ahead of the records' use */
+#define	ITER_HEAD	PFB_RECSIZE_MAX	/* room before a slot's reads */
 #define	LOG_SIZE	(4 * 1024 * 1024)
 
 /* include/uapi/linux/capability.h of 5.8 and later */
@@ -93,11 +95,15 @@ bpf_pfiles_close(bpf_pfiles_t *bp)
 #define	K_CAP_BPF	39
 
 /*
- * The reads of an iterator, made by a thread of their own at most
- * ITER_AHEAD reads ahead of the one that takes the records: the program
- * runs inside read(2), so its kernel time overlaps the work on the
- * records read before (building and formatting them).  Without the
- * thread (pthread_create failed), the taker reads itself.
+ * The reads of an iterator, made by a thread of their own into a ring of
+ * ITER_AHEAD slots, each filled by several reads and handed over whole,
+ * at most ITER_AHEAD slots ahead of the one whose records are taken: the
+ * program runs inside read(2), so its kernel time overlaps the work on
+ * the records read before (building and formatting them).  The records
+ * are taken where they were read: a record cut at a slot's end is copied
+ * into the room before the next slot's reads (ITER_HEAD bytes, one
+ * record at most), not the reads moved.  Without the thread
+ * (pthread_create failed), the taker fills the slots itself.
  */
 typedef struct iter_reader {
 	int		ir_fd;
@@ -105,12 +111,13 @@ typedef struct iter_reader {
 	pthread_t	ir_thread;
 	pthread_mutex_t	ir_mu;
 	pthread_cond_t	ir_cv;
-	unsigned	ir_head, ir_tail;	/* reads taken, reads made */
+	unsigned	ir_head, ir_tail;	/* slots taken, slots filled */
+	int		ir_taking;		/* slot ir_head is the taker's */
 	int		ir_eof;			/* the last read is made */
 	int		ir_err;			/* its errno, or 0 */
 	int		ir_stop;		/* the taker has stopped */
 	size_t		ir_len[ITER_AHEAD];
-	uint8_t		ir_chunk[ITER_AHEAD][ITER_READSZ];
+	uint8_t		ir_slot[ITER_AHEAD][ITER_HEAD + ITER_SLOTSZ];
 } iter_reader_t;
 
 struct bpf_pfiles {
@@ -119,8 +126,9 @@ struct bpf_pfiles {
 	int		bp_ino_prog_fd;	/* pfiles_sock_inodes */
 	unsigned int	bp_hz;
 	bpf_pfiles_times_t bp_times;
-	/* a read, and what is left of a record cut by the read before */
-	uint8_t		bp_buf[ITER_READSZ + PFB_RECSIZE_MAX];
+	/* what is left of a record cut at the end of the slot before */
+	uint8_t		bp_left[ITER_HEAD];
+	size_t		bp_nleft;
 	iter_reader_t	bp_reader;
 };
 
@@ -254,12 +262,32 @@ read_once(int fd, uint8_t *buf, size_t len)
 	return (n);
 }
 
+/*
+ * Reads into slot until it has no room for one more or the iterator
+ * ends: the bytes read (into ir_len[slot]); 0 with *errp set at the end
+ * (0) or on an error, which ends the reads.
+ */
+static int
+fill_slot(iter_reader_t *ir, unsigned slot, int *errp)
+{
+	uint8_t *at = ir->ir_slot[slot] + ITER_HEAD;
+	size_t len = 0;
+	ssize_t n = 1;
+
+	while (len + ITER_READSZ <= ITER_SLOTSZ &&
+	    (n = read_once(ir->ir_fd, at + len, ITER_READSZ)) > 0)
+		len += (size_t)n;
+	ir->ir_len[slot] = len;
+	*errp = n < 0 ? errno : 0;
+	return (n > 0);		/* more to read */
+}
+
 static void *
 reader_main(void *arg)
 {
 	iter_reader_t *ir = arg;
 	unsigned slot;
-	ssize_t n;
+	int more, err;
 
 	(void) pthread_mutex_lock(&ir->ir_mu);
 	for (;;) {
@@ -269,17 +297,17 @@ reader_main(void *arg)
 			break;
 		slot = ir->ir_tail % ITER_AHEAD;
 		(void) pthread_mutex_unlock(&ir->ir_mu);
-		n = read_once(ir->ir_fd, ir->ir_chunk[slot], ITER_READSZ);
+		more = fill_slot(ir, slot, &err);
 		(void) pthread_mutex_lock(&ir->ir_mu);
-		if (n <= 0) {
+		if (ir->ir_len[slot] > 0)
+			ir->ir_tail++;
+		if (!more) {
 			ir->ir_eof = 1;
-			ir->ir_err = n < 0 ? errno : 0;
-			(void) pthread_cond_broadcast(&ir->ir_cv);
-			break;
+			ir->ir_err = err;
 		}
-		ir->ir_len[slot] = (size_t)n;
-		ir->ir_tail++;
 		(void) pthread_cond_broadcast(&ir->ir_cv);
+		if (!more)
+			break;
 	}
 	(void) pthread_mutex_unlock(&ir->ir_mu);
 	return (NULL);
@@ -293,7 +321,8 @@ iter_start(bpf_pfiles_t *bp, int fd)
 
 	ir->ir_fd = fd;
 	ir->ir_head = ir->ir_tail = 0;
-	ir->ir_eof = ir->ir_err = ir->ir_stop = 0;
+	ir->ir_eof = ir->ir_err = ir->ir_stop = ir->ir_taking = 0;
+	bp->bp_nleft = 0;
 	ir->ir_threaded = pthread_mutex_init(&ir->ir_mu, NULL) == 0;
 	if (ir->ir_threaded && pthread_cond_init(&ir->ir_cv, NULL) != 0) {
 		(void) pthread_mutex_destroy(&ir->ir_mu);
@@ -328,35 +357,45 @@ iter_stop(bpf_pfiles_t *bp)
 }
 
 /*
- * The next bytes of the iterator after the held ones in bp_buf: how many
- * (0 at the end), or -1 with why set and the reads stopped.
+ * The next bytes of the iterator, at *datap: the bp_nleft bytes left of
+ * the slot before (copied in front of this slot's reads), then this
+ * slot's.  Gives the slot before back to the reader.  Returns how many
+ * (0 at the end, bp_left untouched), or -1 with why set and the reads
+ * stopped.  Before the next call, the caller keeps in bp_left what it
+ * has not used (less than one record).
  */
 static ssize_t
-iter_read(bpf_pfiles_t *bp, size_t held, char *why, size_t whysz)
+iter_next(bpf_pfiles_t *bp, uint8_t **datap, char *why, size_t whysz)
 {
 	iter_reader_t *ir = &bp->bp_reader;
+	unsigned slot;
 	ssize_t n;
-	int e;
+	int e = 0;
 
 	if (!ir->ir_threaded) {
-		n = read_once(ir->ir_fd, bp->bp_buf + held, ITER_READSZ);
-		e = errno;
+		/* One slot, filled here when the one before is used. */
+		slot = 0;
+		n = 0;
+		if (!ir->ir_eof) {
+			if (!fill_slot(ir, slot, &e))
+				ir->ir_eof = 1;
+			n = e != 0 ? -1 : (ssize_t)ir->ir_len[slot];
+		}
 	} else {
 		(void) pthread_mutex_lock(&ir->ir_mu);
+		if (ir->ir_taking) {
+			ir->ir_head++;
+			ir->ir_taking = 0;
+			(void) pthread_cond_broadcast(&ir->ir_cv);
+		}
 		while (ir->ir_head == ir->ir_tail && !ir->ir_eof)
 			(void) pthread_cond_wait(&ir->ir_cv, &ir->ir_mu);
+		slot = ir->ir_head % ITER_AHEAD;
 		if (ir->ir_head == ir->ir_tail) {
 			n = ir->ir_err != 0 ? -1 : 0;
 			e = ir->ir_err;
 		} else {
-			unsigned slot = ir->ir_head % ITER_AHEAD;
-
 			n = (ssize_t)ir->ir_len[slot];
-			(void) memcpy(bp->bp_buf + held, ir->ir_chunk[slot],
-			    ir->ir_len[slot]);
-			ir->ir_head++;
-			e = 0;
-			(void) pthread_cond_broadcast(&ir->ir_cv);
 		}
 		(void) pthread_mutex_unlock(&ir->ir_mu);
 	}
@@ -365,16 +404,33 @@ iter_read(bpf_pfiles_t *bp, size_t held, char *why, size_t whysz)
 		    strerror(e));
 		iter_stop(bp);
 		errno = e;
+		return (-1);
 	}
+	if (n == 0)
+		return (0);
+	ir->ir_taking = 1;
+	*datap = ir->ir_slot[slot] + ITER_HEAD - bp->bp_nleft;
+	memcpy(*datap, bp->bp_left, bp->bp_nleft);
+	n += (ssize_t)bp->bp_nleft;
+	bp->bp_nleft = 0;
 	return (n);
+}
+
+/* Keeps the n bytes at p, less than one record, for the next slot. */
+static void
+iter_keep(bpf_pfiles_t *bp, const uint8_t *p, size_t n)
+{
+	memcpy(bp->bp_left, p, n);
+	bp->bp_nleft = n;
 }
 
 int
 bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
     char *why, size_t whysz)
 {
-	size_t held = 0, off;
+	size_t held, off;
 	ssize_t n, used;
+	uint8_t *p;
 	bpfrec_t br;
 	int fd, ret = 0;
 
@@ -382,19 +438,19 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 		return (-1);
 	iter_start(bp, fd);
 	/*
-	 * Records vary in size (bpf/pfiles_bpf.h).  What is held between
-	 * reads is less than one record, so less than PFB_RECSIZE_MAX
-	 * (bpfrec_parse() asks for more only then), and the buffer always
-	 * has room for a read of ITER_READSZ after it.
+	 * Records vary in size (bpf/pfiles_bpf.h).  What is left at a slot's
+	 * end is less than one record, so less than PFB_RECSIZE_MAX
+	 * (bpfrec_parse() asks for more only then): it fits in front of
+	 * the next slot's reads.
 	 */
 	for (;;) {
-		if ((n = iter_read(bp, held, why, whysz)) < 0)
+		if ((n = iter_next(bp, &p, why, whysz)) < 0)
 			return (-1);
 		if (n == 0)
 			break;
-		held += (size_t)n;
+		held = (size_t)n;
 		for (off = 0; off < held; off += (size_t)used) {
-			used = bpfrec_parse(bp->bp_buf + off, held - off, &br);
+			used = bpfrec_parse(p + off, held - off, &br);
 			if (used == 0)
 				break;
 			if (used < 0) {
@@ -413,17 +469,15 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 				errno = ENOTSUP;
 				return (-1);
 			}
-			if ((ret = cb(arg, &br, bp->bp_buf + off,
-			    (size_t)used)) != 0) {
+			if ((ret = cb(arg, &br, p + off, (size_t)used)) != 0) {
 				iter_stop(bp);
 				return (ret);
 			}
 		}
-		(void) memmove(bp->bp_buf, bp->bp_buf + off, held - off);
-		held -= off;
+		iter_keep(bp, p + off, held - off);
 	}
 	iter_stop(bp);
-	if (held != 0) {
+	if (bp->bp_nleft != 0) {
 		(void) snprintf(why, whysz, "BPF record: cut short");
 		errno = EPROTO;
 		return (-1);
@@ -437,21 +491,22 @@ bpf_pfiles_sock_inodes(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_ino_f *cb,
 {
 	psockid_t si;
 	const char *bad;
-	size_t held = 0, off;
+	size_t held, off;
 	ssize_t n;
+	uint8_t *p;
 	int fd, ret = 0;
 
 	if ((fd = iter_fd(bp->bp_ino_prog_fd, pid, why, whysz)) < 0)
 		return (-1);
 	iter_start(bp, fd);
 	for (;;) {
-		if ((n = iter_read(bp, held, why, whysz)) < 0)
+		if ((n = iter_next(bp, &p, why, whysz)) < 0)
 			return (-1);
 		if (n == 0)
 			break;
-		held += (size_t)n;
+		held = (size_t)n;
 		for (off = 0; held - off >= BPFINO_SIZE; off += BPFINO_SIZE) {
-			if (bpfino_parse(bp->bp_buf + off, BPFINO_SIZE, &si,
+			if (bpfino_parse(p + off, BPFINO_SIZE, &si,
 			    &bad) != 0) {
 				(void) snprintf(why, whysz, "BPF record: %s",
 				    bad);
@@ -464,11 +519,10 @@ bpf_pfiles_sock_inodes(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_ino_f *cb,
 				return (ret);
 			}
 		}
-		(void) memmove(bp->bp_buf, bp->bp_buf + off, held - off);
-		held -= off;
+		iter_keep(bp, p + off, held - off);
 	}
 	iter_stop(bp);
-	if (held != 0) {
+	if (bp->bp_nleft != 0) {
 		(void) snprintf(why, whysz, "BPF record: cut short");
 		errno = EPROTO;
 		return (-1);
