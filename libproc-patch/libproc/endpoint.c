@@ -82,13 +82,20 @@ typedef struct ids {
 
 /*
  * The index endpoints_of() answers from: a socket inode of the target's,
- * its first holder in en_own and its other end (0: none known).  Open
- * addressing, at most half full; an empty slot has ix_ino 0.
+ * its first holder in en_own, and where its other end is: the other
+ * end's first holder in en_own when the target holds it, else (IX_OTHER)
+ * the other end's entry in en_peers.  Open addressing, at most two
+ * thirds full; an empty slot has ix_ino 0.  16 bytes a slot: the index
+ * of 20,000 sockets is 512 KiB, and stays in the cache.
  */
+#define	IX_NONE		UINT32_MAX	/* no other end known */
+#define	IX_OTHER	0x80000000U	/* | index in en_peers */
+
 typedef struct epindex {
 	uint64_t	ix_ino;
-	uint64_t	ix_peer;
-	size_t		ix_own;		/* index in en_own */
+	uint32_t	ix_own;		/* index in en_own */
+	uint32_t	ix_peer;	/* in en_own, IX_OTHER | in en_peers, */
+					/* or IX_NONE */
 } epindex_t;
 
 struct endpoints {
@@ -440,14 +447,17 @@ ix_find(const endpoints_t *en, uint64_t ino)
 
 /*
  * The index of en_own's inodes (sorted) and of their other ends
- * (en_peers): 0, or ENOMEM.
+ * (en_peers): 0, or ENOMEM.  The other ends not held by the target are
+ * found in en_other by endpoints_of(), from en_peers.
  */
 static int
 ix_build(endpoints_t *en)
 {
 	size_t n = 16;
 
-	while (n < en->en_own.h_n * 2)
+	if (en->en_own.h_n >= IX_OTHER || en->en_npeers >= IX_OTHER)
+		return (ENOMEM);
+	while (n < en->en_own.h_n + en->en_own.h_n / 2)
 		n *= 2;
 	if ((en->en_ix = calloc(n, sizeof (epindex_t))) == NULL)
 		return (ENOMEM);
@@ -460,13 +470,17 @@ ix_build(endpoints_t *en)
 			continue;
 		x = ix_find(en, ino);
 		x->ix_ino = ino;
-		x->ix_own = i;
+		x->ix_own = (uint32_t)i;
+		x->ix_peer = IX_NONE;
 	}
 	for (size_t i = 0; i < en->en_npeers; i++) {
 		epindex_t *x = ix_find(en, en->en_peers[i].ep_ino);
+		const epindex_t *y = ix_find(en, en->en_peers[i].ep_peer);
 
-		if (x->ix_ino == en->en_peers[i].ep_ino)
-			x->ix_peer = en->en_peers[i].ep_peer;
+		if (x->ix_ino != en->en_peers[i].ep_ino)
+			continue;
+		x->ix_peer = y->ix_ino == en->en_peers[i].ep_peer ?
+		    y->ix_own : IX_OTHER | (uint32_t)i;
 	}
 	return (0);
 }
@@ -1051,12 +1065,19 @@ endpoints_of(const endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
 	uint64_t peer;
 
 	if (en == NULL || bufsz < ENDPOINTS_BUFSZ || en->en_npeers == 0 ||
-	    ino == 0 || (x = ix_find(en, ino))->ix_ino != ino ||
-	    (peer = x->ix_peer) == 0)
+	    ino == 0 || (x = ix_find(en, ino))->ix_ino != ino)
 		return (0);
+	if (x->ix_peer == IX_NONE)
+		return (0);
+	if (x->ix_peer & IX_OTHER) {
+		/* Not held by the target: by others, or no one readable. */
+		peer = en->en_peers[x->ix_peer & ~IX_OTHER].ep_peer;
+		i = en->en_own.h_n;
+	} else {
+		i = x->ix_peer;
+		peer = en->en_own.h_v[i].eh_ino;
+	}
 	/* Two lists, each in order of pid then fd: merged. */
-	x = ix_find(en, peer);
-	i = x->ix_ino == peer ? x->ix_own : en->en_own.h_n;
 	j = en->en_other.h_n > 0 ? first_of(&en->en_other, peer) : 0;
 	total = 0;
 	while (1) {
