@@ -413,14 +413,6 @@ first_of(const holds_t *h, uint64_t ino)
 	return (lo);
 }
 
-static int
-held_in(const holds_t *h, uint64_t ino)
-{
-	size_t i = first_of(h, ino);
-
-	return (i < h->h_n && h->h_v[i].eh_ino == ino);
-}
-
 /* ------------------------------------------------------------------ */
 /* The index of the answers. */
 
@@ -445,10 +437,16 @@ ix_find(const endpoints_t *en, uint64_t ino)
 	return (&en->en_ix[i]);
 }
 
+/* Does the target hold ino (ix_build() made the index)? */
+static int
+ix_held(const endpoints_t *en, uint64_t ino)
+{
+	return (ino != 0 && ix_find(en, ino)->ix_ino == ino);
+}
+
 /*
- * The index of en_own's inodes (sorted) and of their other ends
- * (en_peers): 0, or ENOMEM.  The other ends not held by the target are
- * found in en_other by endpoints_of(), from en_peers.
+ * The index of en_own's inodes (sorted), no other ends yet: 0, or
+ * ENOMEM.
  */
 static int
 ix_build(endpoints_t *en)
@@ -473,6 +471,17 @@ ix_build(endpoints_t *en)
 		x->ix_own = (uint32_t)i;
 		x->ix_peer = IX_NONE;
 	}
+	return (0);
+}
+
+/*
+ * The other ends (en_peers) into the index: held by the target, the
+ * first holder's place in en_own; else their entry in en_peers, whose
+ * holders endpoints_of() looks for in en_other.
+ */
+static void
+ix_link(endpoints_t *en)
+{
 	for (size_t i = 0; i < en->en_npeers; i++) {
 		epindex_t *x = ix_find(en, en->en_peers[i].ep_ino);
 		const epindex_t *y = ix_find(en, en->en_peers[i].ep_peer);
@@ -482,7 +491,6 @@ ix_build(endpoints_t *en)
 		x->ix_peer = y->ix_ino == en->en_peers[i].ep_peer ?
 		    y->ix_own : IX_OTHER | (uint32_t)i;
 	}
-	return (0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -793,7 +801,7 @@ not_held(const endpoints_t *en, uint64_t **wantp)
 	if ((want = malloc(en->en_npeers * sizeof (*want))) == NULL)
 		return (-1);
 	for (size_t i = 0; i < en->en_npeers; i++) {
-		if (!held_in(&en->en_own, en->en_peers[i].ep_peer))
+		if (!ix_held(en, en->en_peers[i].ep_peer))
 			want[n++] = en->en_peers[i].ep_peer;
 	}
 	if (n > 1)
@@ -1031,7 +1039,7 @@ endpoints_resolve(struct ps_prochandle *P)
 	}
 	if (asked->h_n > 0 && (err = find_peers(P, en, dt, asked)) != 0)
 		goto fail;
-	if ((nwant = not_held(en, &want)) < 0)
+	if ((err = ix_build(en)) != 0 || (nwant = not_held(en, &want)) < 0)
 		goto fail;
 	PDEBUG(P, "endpoints: %zu socket fds, %zu with another end here, "
 	    "%ld of those ends held elsewhere", en->en_own.h_n,
@@ -1039,8 +1047,7 @@ endpoints_resolve(struct ps_prochandle *P)
 	if (nwant > 0 && (err = scan_others(P, en, want, (size_t)nwant,
 	    dents)) != 0)
 		goto fail;
-	if ((err = ix_build(en)) != 0)
-		goto fail;
+	ix_link(en);
 	free(ask.h_v);
 	free(want);
 	free(dents);
