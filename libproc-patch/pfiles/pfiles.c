@@ -160,11 +160,11 @@ show_file(void *arg, const prfdinfo_t *info)
 		if (json != NULL)
 			return (pfj_file(json, &sh->sh_ctx, info));
 		stat_only.pf_statonly = 1;
-		return (pf_file(&stat_only, info));
+		return (pf_file_items(&stat_only, &ix));
 	}
 	if (json != NULL)
 		return (pfj_file(json, &sh->sh_ctx, info));
-	return (pf_file(&sh->sh_ctx, info));
+	return (pf_file_items(&sh->sh_ctx, &ix));
 }
 
 /*

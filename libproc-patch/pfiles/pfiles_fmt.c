@@ -1082,24 +1082,23 @@ pf_item(const pf_items_t *ix, uint_t type, size_t *lenp)
 }
 
 static void
-file_lines(pf_ctx_t *ctx, lbuf_t *lb, const prfdinfo_t *info)
+file_lines(pf_ctx_t *ctx, lbuf_t *lb, const pf_items_t *ix)
 {
-	pf_items_t ix;
+	const prfdinfo_t *info = ix->pi_info;
 	pf_shown_t sh;
 
-	pf_items(info, &ix);
-	shown(&ix, &sh);
+	shown(ix, &sh);
 	stat_line(lb, info, sh.ps_path);
-	account(ctx, &ix);
+	account(ctx, ix);
 	if (ctx->pf_statonly)
 		return;
 
 	lb_lit(lb, "      ");
 	lb_fileflags(lb, info->pr_fileflags, info->pr_fdflags);
 	lb_chr(lb, '\n');
-	lock_lines(lb, &ix);
+	lock_lines(lb, ix);
 	if (sh.ps_socket) {
-		socket_lines(ctx, lb, &ix);
+		socket_lines(ctx, lb, ix);
 	} else if (sh.ps_pathline) {
 		lb_lit(lb, "      ");
 		lb_esc(lb, sh.ps_path, strlen(sh.ps_path));
@@ -1114,12 +1113,21 @@ file_lines(pf_ctx_t *ctx, lbuf_t *lb, const prfdinfo_t *info)
 
 /* A record's lines, built in memory and written in one piece. */
 int
-pf_file(pf_ctx_t *ctx, const prfdinfo_t *info)
+pf_file_items(pf_ctx_t *ctx, const pf_items_t *ix)
 {
 	lbuf_t lb;
 
 	lb_init(&lb, ctx->pf_out);
-	file_lines(ctx, &lb, info);
+	file_lines(ctx, &lb, ix);
 	lb_flush(&lb);
 	return (0);
+}
+
+int
+pf_file(pf_ctx_t *ctx, const prfdinfo_t *info)
+{
+	pf_items_t ix;
+
+	pf_items(info, &ix);
+	return (pf_file_items(ctx, &ix));
 }

@@ -50,6 +50,8 @@ typedef struct pf_ctx {
 extern void pf_header(FILE *, const psinfo_t *, const struct rlimit *);
 extern void pf_sysproc(FILE *, const psinfo_t *);
 extern int pf_file(pf_ctx_t *, const prfdinfo_t *);
+/* The same, of a record whose items the caller has found (pf_items). */
+extern int pf_file_items(pf_ctx_t *, const pf_items_t *);
 
 /* What the contract shows of a record, beyond its stat line. */
 typedef struct pf_shown {
