@@ -105,7 +105,8 @@ struct endpoints {
 	eppeer_t	*en_peers;	/* in the order found */
 	size_t		en_npeers;
 	epindex_t	*en_ix;		/* of en_own's inodes */
-	size_t		en_nix;		/* a power of 2 */
+	size_t		en_nix;		/* 2^en_ixbits slots */
+	unsigned	en_ixbits;
 	uint_t		en_unreadable;	/* fd tables pfiles may not read */
 	int		en_scanned;	/* the other processes were read */
 };
@@ -416,21 +417,32 @@ first_of(const holds_t *h, uint64_t ino)
 /* ------------------------------------------------------------------ */
 /* The index of the answers. */
 
-/* A 64-bit inode mixed (murmur3's finalizer), to a slot of n. */
+/*
+ * The slot of an inode in an index of 2^bits slots: its low bits, XORed
+ * with its high bits mixed (murmur3's finalizer).  Inodes that differ
+ * only in their low bits never share a slot, and those next to each
+ * other are in slots next to each other, mostly in one cache line:
+ * sockets made one after another have inodes close together and, as a
+ * rule, fds close together, so the walk, in fd order, reads the index
+ * nearly in order instead of missing the cache once per socket.  Inodes
+ * whose high bits differ are placed apart as by any good hash.
+ */
 static size_t
-ino_slot(uint64_t ino, size_t n)
+ino_slot(uint64_t ino, unsigned bits)
 {
-	ino ^= ino >> 33;
-	ino *= 0xff51afd7ed558ccdULL;
-	ino ^= ino >> 33;
-	return ((size_t)ino & (n - 1));
+	uint64_t hi = ino >> bits;
+
+	hi ^= hi >> 33;
+	hi *= 0xff51afd7ed558ccdULL;
+	hi ^= hi >> 33;
+	return ((size_t)(ino ^ hi) & (((size_t)1 << bits) - 1));
 }
 
 /* The slot of ino in the index: its own, or the empty one it'd take. */
 static epindex_t *
 ix_find(const endpoints_t *en, uint64_t ino)
 {
-	size_t i = ino_slot(ino, en->en_nix);
+	size_t i = ino_slot(ino, en->en_ixbits);
 
 	while (en->en_ix[i].ix_ino != 0 && en->en_ix[i].ix_ino != ino)
 		i = (i + 1) & (en->en_nix - 1);
@@ -451,15 +463,17 @@ ix_held(const endpoints_t *en, uint64_t ino)
 static int
 ix_build(endpoints_t *en)
 {
-	size_t n = 16;
+	unsigned bits = 4;
 
 	if (en->en_own.h_n >= IX_OTHER || en->en_npeers >= IX_OTHER)
 		return (ENOMEM);
-	while (n < en->en_own.h_n + en->en_own.h_n / 2)
-		n *= 2;
-	if ((en->en_ix = calloc(n, sizeof (epindex_t))) == NULL)
+	while (((size_t)1 << bits) < en->en_own.h_n + en->en_own.h_n / 2)
+		bits++;
+	if ((en->en_ix = calloc((size_t)1 << bits, sizeof (epindex_t))) ==
+	    NULL)
 		return (ENOMEM);
-	en->en_nix = n;
+	en->en_ixbits = bits;
+	en->en_nix = (size_t)1 << bits;
 	for (size_t i = 0; i < en->en_own.h_n; i++) {
 		uint64_t ino = en->en_own.h_v[i].eh_ino;
 		epindex_t *x;
