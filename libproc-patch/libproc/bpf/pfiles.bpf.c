@@ -109,6 +109,34 @@ pid_nr_in(struct pid *pid, const struct reader_ns *rn)
 	return (up.nr);
 }
 
+/*
+ * What a pass of the iterator has read once already, in map memory
+ * (pointers as plain values, compared only): the reader's pid namespace
+ * (current, the reader, is the same for the whole pass), the tgid of
+ * the task whose table is walked, and the mount id of sockfs, the one
+ * internal mount, never unmounted, that every socket's file is on.
+ * Each is read again when its key differs, and all are forgotten when a
+ * pass starts (seq_num 0).  One entry: pfiles walks one process at a
+ * time, and the program is its own.
+ */
+struct passcache {
+	__u64	pc_reader;	/* current, when pc_rn was read */
+	__u64	pc_rn_ns;	/* pc_rn: its ns and level */
+	__u32	pc_rn_level;
+	__s32	pc_tgid;
+	__u64	pc_task;	/* the task whose tgid is pc_tgid */
+	__u64	pc_sock_mnt;	/* sockfs's vfsmount, 0 not read yet */
+	__s32	pc_sock_mnt_id;
+	__u32	pc_pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct passcache);
+} pfb_pass SEC(".maps");
+
 static __always_inline void
 reader_ns_get(struct reader_ns *rn)
 {
@@ -155,13 +183,14 @@ fill_stat(struct pfb_rec *r, struct inode *ino)
  */
 static __always_inline void
 fill_file(struct pfb_rec *r, struct task_struct *task, struct file *f,
-    __u32 fd)
+    __u32 fd, int sockfs, struct passcache *pc)
 {
 	struct fdtable *fdt = task->files->fdt;
 	unsigned long *coe = fdt->close_on_exec;
 	unsigned long word = 0;
 	struct vfsmount *vm = f->f_path.mnt;
 	struct mount *m;
+	int id;
 
 	r->r_fflags = f->f_flags;
 	/* close_on_exec[] is indexed by a variable: read, not loaded */
@@ -175,7 +204,18 @@ fill_file(struct pfb_rec *r, struct task_struct *task, struct file *f,
 	/* real_mount(): container_of, so read, not loaded */
 	m = (struct mount *)((char *)vm - bpf_core_field_offset(struct mount,
 	    mnt));
-	r->r_mnt_id = vm != NULL ? BPF_CORE_READ(m, mnt_id) : -1;
+	if (vm == NULL) {
+		id = -1;
+	} else if (pc != NULL && sockfs && pc->pc_sock_mnt == (__u64)vm) {
+		id = pc->pc_sock_mnt_id;
+	} else {
+		id = BPF_CORE_READ(m, mnt_id);
+		if (pc != NULL && sockfs) {
+			pc->pc_sock_mnt = (__u64)vm;
+			pc->pc_sock_mnt_id = id;
+		}
+	}
+	r->r_mnt_id = id;
 	r->r_have |= PFB_H_FILE;
 }
 
@@ -661,24 +701,49 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *task = ctx->task;
 	struct file *f = ctx->file;
+	struct passcache *pc;
 	struct reader_ns rn;
 	struct pfb_rec *r;
 	struct inode *ino;
 	struct socket *so;
 	__u32 zero = 0, plen, size;
+	__u64 cur;
 	long n;
 
+	if ((pc = bpf_map_lookup_elem(&pfb_pass, &zero)) != NULL &&
+	    ctx->meta->seq_num == 0)
+		__builtin_memset(pc, 0, sizeof (*pc));
 	if (task == NULL || f == NULL)
 		return (0);
 	if ((r = bpf_map_lookup_elem(&pfb_scratch, &zero)) == NULL)
 		return (0);
 	__builtin_memset(r, 0, PFB_RECFIXED);
 
-	reader_ns_get(&rn);
+	cur = (__u64)bpf_get_current_task_btf();
+	if (pc != NULL && pc->pc_reader == cur) {
+		rn.ns = (struct pid_namespace *)pc->pc_rn_ns;
+		rn.level = pc->pc_rn_level;
+	} else {
+		reader_ns_get(&rn);
+		if (pc != NULL) {
+			pc->pc_reader = cur;
+			pc->pc_rn_ns = (__u64)rn.ns;
+			pc->pc_rn_level = rn.level;
+			pc->pc_task = 0;
+		}
+	}
 	r->r_magic = PFB_MAGIC;
 	r->r_version = PFB_VERSION;
 	r->r_fd = ctx->fd;
-	r->r_tgid = pid_nr_in(task->group_leader->thread_pid, &rn);
+	if (pc != NULL && pc->pc_task == (__u64)task) {
+		r->r_tgid = pc->pc_tgid;
+	} else {
+		r->r_tgid = pid_nr_in(task->group_leader->thread_pid, &rn);
+		if (pc != NULL) {
+			pc->pc_task = (__u64)task;
+			pc->pc_tgid = r->r_tgid;
+		}
+	}
 	/* /proc/PID/fd shows the group leader's table, not a thread's own. */
 	if (task->files != task->group_leader->files)
 		r->r_have |= PFB_H_OWNTABLE;
@@ -686,7 +751,9 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	ino = f->f_inode;
 	if (ino != NULL)
 		fill_stat(r, ino);
-	fill_file(r, task, f, ctx->fd);
+	so = ino != NULL && (r->r_mode & K_S_IFMT) == K_S_IFSOCK ?
+	    bpf_sock_from_file(f) : NULL;
+	fill_file(r, task, f, ctx->fd, so != NULL, pc);
 
 	/*
 	 * bpf_d_path() is d_path(), what proc_fd_link() and readlink of
@@ -697,8 +764,6 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	 * named by sockfs_dname(), "socket:[" its inode "]": that name is
 	 * left to the reader (PFB_H_SOCKFS), not made and copied per socket.
 	 */
-	so = ino != NULL && (r->r_mode & K_S_IFMT) == K_S_IFSOCK ?
-	    bpf_sock_from_file(f) : NULL;
 	if (so != NULL) {
 		r->r_have |= PFB_H_SOCKFS;
 		n = 1;
