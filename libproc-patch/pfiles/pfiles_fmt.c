@@ -80,15 +80,33 @@ lb_room(lbuf_t *lb, size_t n)
 	return (lb->lb_buf + lb->lb_len);
 }
 
+/*
+ * n bytes.  Most pieces are words of a few bytes: those are copied as two
+ * overlapping 8- or 4-byte moves, not by a call of memcpy for n bytes.
+ */
 static void
 lb_mem(lbuf_t *lb, const char *s, size_t n)
 {
+	char *at;
+
 	if (n > LB_SIZE) {
 		lb_flush(lb);
 		(void) fwrite(s, 1, n, lb->lb_out);
 		return;
 	}
-	memcpy(lb_room(lb, n), s, n);
+	at = lb_room(lb, n);
+	if (n >= 8 && n <= 16) {
+		memcpy(at, s, 8);
+		memcpy(at + n - 8, s + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(at, s, 4);
+		memcpy(at + n - 4, s + n - 4, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			at[i] = s[i];
+	} else {
+		memcpy(at, s, n);
+	}
 	lb->lb_len += n;
 }
 
@@ -141,16 +159,20 @@ lb_uint(lbuf_t *lb, unsigned long long v, int width)
 	    "31323334353637383940414243444546474849505152535455565758596061"
 	    "62636465666768697071727374757677787980818283848586878889909192"
 	    "939495969798990";
-	static const unsigned long long tens[LB_NUMMAX - 1] = {
-		1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	static const unsigned long long tens[LB_NUMMAX] = {
+		1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
 	};
-	size_t ndig = 1;
+	size_t ndig;
 	char *at, *p;
 	uint32_t w;
 
-	while (ndig < LB_NUMMAX && v >= tens[ndig - 1])
-		ndig++;
+	/*
+	 * Its digits: log10 from its bit length (1233 / 4096 is just above
+	 * log10(2)), one less when below that power of ten.
+	 */
+	ndig = (size_t)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+	ndig += (v | 1) >= tens[ndig];
 	if (ndig < (size_t)width)
 		ndig = (size_t)width;
 	at = lb_room(lb, LB_NUMMAX);
