@@ -395,7 +395,7 @@ sock_flag_set(unsigned long flags, int bit)
  * The options of sk_getsockopt() (net/core/sock.c) and do_tcp_getsockopt()
  * (net/ipv4/tcp.c).
  */
-static __always_inline void
+static __attribute__((noinline)) void
 fill_sockopts(struct pfb_rec *r, struct sock *sk)
 {
 	unsigned long fl = sk->__sk_common.skc_flags;
