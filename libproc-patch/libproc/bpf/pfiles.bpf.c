@@ -676,22 +676,22 @@ fill_sock(struct pfb_rec *r, struct socket *so, const struct reader_ns *rn)
 }
 
 /*
- * Zeros after the path's NUL (at plen) up to the next multiple of 8: what
- * bpf_d_path() left there (d_path() builds the name at the end of the
- * buffer and moves it to the start) or an earlier record's bytes.
+ * The path's NUL (at plen) and zeros after it up to the next multiple of
+ * 8, over what bpf_d_path() left there (d_path() builds the name at the
+ * end of the buffer and moves it to the start) or an earlier record's
+ * bytes: the 8-byte word that holds the NUL keeps its first plen % 8
+ * bytes, the path's last ones (little-endian: its low bytes), and the
+ * rest are zeroed; one load and one store, no branch for the verifier
+ * to follow.
  */
 static __always_inline void
-zero_path_tail(struct pfb_rec *r, __u32 plen)
+end_path(struct pfb_rec *r, __u32 plen)
 {
-	__u32 i, at;
+	__u32 at = plen & (PFB_PATH_MAX - 8);
+	__u64 *w = (__u64 *)&r->r_path[at];
+	__u32 keep = plen & 7;
 
-#pragma unroll
-	for (i = 1; i < 8; i++) {
-		at = plen + i;
-		if ((at & 7) == 0)
-			break;
-		r->r_path[at & (PFB_PATH_MAX - 1)] = '\0';
-	}
+	*w &= (1ULL << (8 * keep)) - 1;
 }
 
 SEC("iter/task_file")
@@ -779,8 +779,7 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 		plen = (__u32)(n - 1) & (PFB_PATH_MAX - 1);
 	}
 	r->r_path_len = plen;
-	r->r_path[plen] = '\0';
-	zero_path_tail(r, plen);
+	end_path(r, plen);
 
 	if (ino != NULL)
 		fill_locks(r, task, ino, f, &rn);
