@@ -81,14 +81,20 @@ typedef struct ids {
 } ids_t;
 
 /*
- * The index endpoints_of() answers from: a socket inode of the target's,
- * its first holder in en_own, and where its other end is: the other
- * end's first holder in en_own when the target holds it, else (IX_OTHER)
- * the other end's entry in en_peers.  Open addressing, at most two
- * thirds full; an empty slot has ix_ino 0.  16 bytes a slot: the index
- * of 20,000 sockets is 512 KiB, and stays in the cache.
+ * The index endpoints_of() answers from: the target's socket inodes,
+ * sorted and each once (en_own's), each with its first holder in en_own
+ * and where its other end is: the other end's first holder in en_own
+ * when the target holds it, else (IX_OTHER) the other end's entry in
+ * en_peers.  A lookup starts where one of the last two ended and gallops
+ * from there: the walk asks in fd order, and sockets made one after
+ * another have inodes and fds close together; where both ends of a
+ * connection are the target's, the lookups of the index's links go
+ * back and forth between two such runs, one finger on each.  So most
+ * lookups are a step or two in memory just read, and none is more than
+ * two binary searches of the index, whatever the order asked in.
  */
 #define	IX_NONE		UINT32_MAX	/* no other end known */
+#define	IX_NEAR		64		/* inodes apart: the same run */
 #define	IX_OTHER	0x80000000U	/* | index in en_peers */
 
 typedef struct epindex {
@@ -104,9 +110,10 @@ struct endpoints {
 	holds_t		en_other;	/* of wanted inodes, elsewhere */
 	eppeer_t	*en_peers;	/* in the order found */
 	size_t		en_npeers;
-	epindex_t	*en_ix;		/* of en_own's inodes */
-	size_t		en_nix;		/* 2^en_ixbits slots */
-	unsigned	en_ixbits;
+	epindex_t	*en_ix;		/* of en_own's inodes, sorted */
+	size_t		en_nix;
+	size_t		en_finger[2];	/* where the last lookups ended */
+	unsigned	en_lastf;	/* the finger moved last */
 	uint_t		en_unreadable;	/* fd tables pfiles may not read */
 	int		en_scanned;	/* the other processes were read */
 };
@@ -418,37 +425,66 @@ first_of(const holds_t *h, uint64_t ino)
 /* The index of the answers. */
 
 /*
- * The slot of an inode in an index of 2^bits slots: all its bits mixed
- * (murmur3's finalizer).  Not its low bits kept for locality: sockets'
- * inodes are runs of consecutive numbers, and two runs placed over each
- * other make linear probing walk the length of a run per lookup (seen:
- * the walk at 19,899 sockets 5 times slower).
+ * The entry of ino in the index, or NULL; the finger moves to where the
+ * lookup ended.
  */
-static size_t
-ino_slot(uint64_t ino, unsigned bits)
-{
-	ino ^= ino >> 33;
-	ino *= 0xff51afd7ed558ccdULL;
-	ino ^= ino >> 33;
-	return ((size_t)ino & (((size_t)1 << bits) - 1));
-}
-
-/* The slot of ino in the index: its own, or the empty one it'd take. */
 static epindex_t *
-ix_find(const endpoints_t *en, uint64_t ino)
+ix_find(endpoints_t *en, uint64_t ino)
 {
-	size_t i = ino_slot(ino, en->en_ixbits);
+	const epindex_t *v = en->en_ix;
+	size_t n = en->en_nix, f, lo, hi, step = 1;
+	uint64_t d0, d1;
+	unsigned k;
 
-	while (en->en_ix[i].ix_ino != 0 && en->en_ix[i].ix_ino != ino)
-		i = (i + 1) & (en->en_nix - 1);
-	return (&en->en_ix[i]);
-}
+	if (n == 0)
+		return (NULL);
+	for (k = 0; k < 2; k++) {
+		if (en->en_finger[k] >= n)
+			en->en_finger[k] = n - 1;
+	}
+	d0 = v[en->en_finger[0]].ix_ino > ino ?
+	    v[en->en_finger[0]].ix_ino - ino : ino - v[en->en_finger[0]].ix_ino;
+	d1 = v[en->en_finger[1]].ix_ino > ino ?
+	    v[en->en_finger[1]].ix_ino - ino : ino - v[en->en_finger[1]].ix_ino;
+	/*
+	 * The nearer finger, when it is near; else the one not moved last,
+	 * so that each finger stays on a run of its own.
+	 */
+	k = d0 < d1 ? 0 : 1;
+	if ((k == 0 ? d0 : d1) > IX_NEAR)
+		k = !en->en_lastf;
+	en->en_lastf = k;
+	f = en->en_finger[k];
+	if (v[f].ix_ino == ino)
+		return (&en->en_ix[f]);
+	if (v[f].ix_ino < ino) {
+		/* Up: every entry below lo is below ino. */
+		lo = f + 1;
+		while (lo + step - 1 < n && v[lo + step - 1].ix_ino < ino) {
+			lo += step;
+			step *= 2;
+		}
+		hi = lo + step - 1 < n ? lo + step : n;
+	} else {
+		/* Down: every entry from hi on is above ino. */
+		hi = f;
+		while (hi >= step && v[hi - step].ix_ino > ino) {
+			hi -= step;
+			step *= 2;
+		}
+		lo = hi >= step ? hi - step : 0;
+	}
+	/* The first entry of [lo, hi) that is not below ino. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-/* Does the target hold ino (ix_build() made the index)? */
-static int
-ix_held(const endpoints_t *en, uint64_t ino)
-{
-	return (ino != 0 && ix_find(en, ino)->ix_ino == ino);
+		if (v[mid].ix_ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	en->en_finger[k] = lo < n ? lo : n - 1;
+	return (lo < n && v[lo].ix_ino == ino ? &en->en_ix[lo] : NULL);
 }
 
 /*
@@ -458,47 +494,59 @@ ix_held(const endpoints_t *en, uint64_t ino)
 static int
 ix_build(endpoints_t *en)
 {
-	unsigned bits = 4;
+	size_t n = 0;
 
-	if (en->en_own.h_n >= IX_OTHER || en->en_npeers >= IX_OTHER)
+	if (en->en_own.h_n >= IX_OTHER || en->en_npeers >= IX_OTHER - 1)
 		return (ENOMEM);
-	while (((size_t)1 << bits) < en->en_own.h_n + en->en_own.h_n / 2)
-		bits++;
-	if ((en->en_ix = calloc((size_t)1 << bits, sizeof (epindex_t))) ==
-	    NULL)
+	if (en->en_own.h_n > 0 && (en->en_ix = malloc(en->en_own.h_n *
+	    sizeof (epindex_t))) == NULL)
 		return (ENOMEM);
-	en->en_ixbits = bits;
-	en->en_nix = (size_t)1 << bits;
 	for (size_t i = 0; i < en->en_own.h_n; i++) {
 		uint64_t ino = en->en_own.h_v[i].eh_ino;
-		epindex_t *x;
 
-		if (ino == 0 || (i > 0 && en->en_own.h_v[i - 1].eh_ino == ino))
+		if (i > 0 && en->en_own.h_v[i - 1].eh_ino == ino)
 			continue;
-		x = ix_find(en, ino);
-		x->ix_ino = ino;
-		x->ix_own = (uint32_t)i;
-		x->ix_peer = IX_NONE;
+		en->en_ix[n].ix_ino = ino;
+		en->en_ix[n].ix_own = (uint32_t)i;
+		en->en_ix[n].ix_peer = IX_NONE;
+		n++;
 	}
+	en->en_nix = n;
+	en->en_finger[0] = 0;
+	en->en_finger[1] = n > 0 ? n - 1 : 0;
 	return (0);
 }
 
 /*
- * The other ends (en_peers) into the index: held by the target, the
- * first holder's place in en_own; else their entry in en_peers, whose
- * holders endpoints_of() looks for in en_other.
+ * Where each other end (en_peers) is: held by the target, its first
+ * holder's place in en_own; else IX_OTHER | its entry in en_peers, whose
+ * holders endpoints_of() looks for in en_other.  The other ends alone
+ * are looked up here, their own sockets in ix_link(): each sequence
+ * stays on its runs of inodes.  NULL: no memory.
  */
+static uint32_t *
+ix_places(endpoints_t *en)
+{
+	uint32_t *w = malloc((en->en_npeers > 0 ? en->en_npeers : 1) *
+	    sizeof (*w));
+
+	for (size_t i = 0; w != NULL && i < en->en_npeers; i++) {
+		const epindex_t *y = ix_find(en, en->en_peers[i].ep_peer);
+
+		w[i] = y != NULL ? y->ix_own : IX_OTHER | (uint32_t)i;
+	}
+	return (w);
+}
+
+/* The other ends, where ix_places() found them, into the index. */
 static void
-ix_link(endpoints_t *en)
+ix_link(endpoints_t *en, const uint32_t *where)
 {
 	for (size_t i = 0; i < en->en_npeers; i++) {
 		epindex_t *x = ix_find(en, en->en_peers[i].ep_ino);
-		const epindex_t *y = ix_find(en, en->en_peers[i].ep_peer);
 
-		if (x->ix_ino != en->en_peers[i].ep_ino)
-			continue;
-		x->ix_peer = y->ix_ino == en->en_peers[i].ep_peer ?
-		    y->ix_own : IX_OTHER | (uint32_t)i;
+		if (x != NULL)
+			x->ix_peer = where[i];
 	}
 }
 
@@ -798,7 +846,7 @@ settle_all(struct ps_prochandle *P, endpoints_t *en, holds_t *ask)
  * duplicates, into *wantp: their number, or -1 (ENOMEM).
  */
 static long
-not_held(const endpoints_t *en, uint64_t **wantp)
+not_held(const endpoints_t *en, const uint32_t *where, uint64_t **wantp)
 {
 	uint64_t *want;
 	size_t n = 0, k = 0;
@@ -810,7 +858,7 @@ not_held(const endpoints_t *en, uint64_t **wantp)
 	if ((want = malloc(en->en_npeers * sizeof (*want))) == NULL)
 		return (-1);
 	for (size_t i = 0; i < en->en_npeers; i++) {
-		if (!ix_held(en, en->en_peers[i].ep_peer))
+		if (where[i] & IX_OTHER)
 			want[n++] = en->en_peers[i].ep_peer;
 	}
 	if (n > 1)
@@ -1008,6 +1056,7 @@ endpoints_resolve(struct ps_prochandle *P)
 	holds_t ask = { NULL, 0, 0 };
 	const holds_t *asked;
 	uint64_t *want = NULL;
+	uint32_t *where = NULL;
 	char *dents;
 	long nwant;
 	int err;
@@ -1048,7 +1097,8 @@ endpoints_resolve(struct ps_prochandle *P)
 	}
 	if (asked->h_n > 0 && (err = find_peers(P, en, dt, asked)) != 0)
 		goto fail;
-	if ((err = ix_build(en)) != 0 || (nwant = not_held(en, &want)) < 0)
+	if ((err = ix_build(en)) != 0 || (where = ix_places(en)) == NULL ||
+	    (nwant = not_held(en, where, &want)) < 0)
 		goto fail;
 	PDEBUG(P, "endpoints: %zu socket fds, %zu with another end here, "
 	    "%ld of those ends held elsewhere", en->en_own.h_n,
@@ -1056,13 +1106,15 @@ endpoints_resolve(struct ps_prochandle *P)
 	if (nwant > 0 && (err = scan_others(P, en, want, (size_t)nwant,
 	    dents)) != 0)
 		goto fail;
-	ix_link(en);
+	ix_link(en, where);
+	free(where);
 	free(ask.h_v);
 	free(want);
 	free(dents);
 	diag_table_free(mine);
 	return (en);
 fail:
+	free(where);
 	free(ask.h_v);
 	free(want);
 	free(dents);
@@ -1072,7 +1124,7 @@ fail:
 }
 
 size_t
-endpoints_of(const endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
+endpoints_of(endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
 {
 	const epindex_t *x;
 	prendpoints_t hdr;
@@ -1081,7 +1133,7 @@ endpoints_of(const endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
 	uint64_t peer;
 
 	if (en == NULL || bufsz < ENDPOINTS_BUFSZ || en->en_npeers == 0 ||
-	    ino == 0 || (x = ix_find(en, ino))->ix_ino != ino)
+	    (x = ix_find(en, ino)) == NULL)
 		return (0);
 	if (x->ix_peer == IX_NONE)
 		return (0);

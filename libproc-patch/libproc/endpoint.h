@@ -27,9 +27,10 @@ extern void endpoints_free(endpoints_t *);
 /*
  * The PR_ENDPOINTS payload of the target's socket of inode ino into buf
  * (room for PR_ENDPOINTS_MAX holders): its length, or 0 when the socket
- * has no other end on this host that anyone is known to hold.
+ * has no other end on this host that anyone is known to hold.  It keeps
+ * where its lookup ended, for the next one: one caller at a time.
  */
-extern size_t endpoints_of(const endpoints_t *, uint64_t, void *, size_t);
+extern size_t endpoints_of(endpoints_t *, uint64_t, void *, size_t);
 
 /* The size of the largest payload endpoints_of() makes. */
 #define	ENDPOINTS_BUFSZ	(sizeof (prendpoints_t) + \
