@@ -754,6 +754,14 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	so = ino != NULL && (r->r_mode & K_S_IFMT) == K_S_IFSOCK ?
 	    bpf_sock_from_file(f) : NULL;
 	fill_file(r, task, f, ctx->fd, so != NULL, pc);
+	/*
+	 * The locks and the socket before the path: the verifier then
+	 * follows them once, not once per way the path can end.
+	 */
+	if (ino != NULL)
+		fill_locks(r, task, ino, f, &rn);
+	if (so != NULL)
+		fill_sock(r, so, &rn);
 
 	/*
 	 * bpf_d_path() is d_path(), what proc_fd_link() and readlink of
@@ -780,11 +788,6 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	}
 	r->r_path_len = plen;
 	end_path(r, plen);
-
-	if (ino != NULL)
-		fill_locks(r, task, ino, f, &rn);
-	if (so != NULL)
-		fill_sock(r, so, &rn);
 
 	/*
 	 * PFB_RECSIZE(plen), written so that the verifier sees it is at
