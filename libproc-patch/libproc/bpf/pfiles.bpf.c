@@ -755,13 +755,15 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	    bpf_sock_from_file(f) : NULL;
 	fill_file(r, task, f, ctx->fd, so != NULL, pc);
 	/*
-	 * The locks and the socket before the path: the verifier then
-	 * follows them once, not once per way the path can end.
+	 * The socket, then the locks, then the path: the verifier follows
+	 * what comes after a branch once per way through it, and these
+	 * have the fewest ways in this order (2,829 instructions processed,
+	 * against 5,701 with the path first and the socket last).
 	 */
-	if (ino != NULL)
-		fill_locks(r, task, ino, f, &rn);
 	if (so != NULL)
 		fill_sock(r, so, &rn);
+	if (ino != NULL)
+		fill_locks(r, task, ino, f, &rn);
 
 	/*
 	 * bpf_d_path() is d_path(), what proc_fd_link() and readlink of
