@@ -98,7 +98,7 @@ pid_nr_in(struct pid *pid, const struct reader_ns *rn)
 	struct upid up;
 
 	if (pid == NULL || rn->level >= K_MAX_PID_NS_LEVEL ||
-	    rn->level > pid->level)
+	    rn->level > BPF_CORE_READ(pid, level))
 		return (0);
 	/* numbers[] is indexed by a variable: read, not loaded */
 	if (bpf_probe_read_kernel(&up, sizeof (up), (char *)pid +
@@ -112,22 +112,28 @@ pid_nr_in(struct pid *pid, const struct reader_ns *rn)
 /*
  * What a pass of the iterator has read once already, in map memory
  * (pointers as plain values, compared only): the reader's pid namespace
- * (current, the reader, is the same for the whole pass), the tgid of
- * the task whose table is walked, and the mount id of sockfs, the one
- * internal mount, never unmounted, that every socket's file is on.
- * Each is read again when its key differs, and all are forgotten when a
- * pass starts (seq_num 0).  One entry: pfiles walks one process at a
- * time, and the program is its own.
+ * (current, the reader, is the same for the whole pass); of the task
+ * whose table is walked, its tgid and whether that table is its own; and
+ * the mount id of sockfs, the one internal mount, never unmounted, that
+ * every socket's file is on.  Each is read again when its key differs,
+ * and all are forgotten when a pass starts (seq_num 0).  One entry:
+ * pfiles walks one process at a time, and the program is its own.
+ *
+ * What is read once per pass is read with bpf_probe_read_kernel(), not
+ * loaded: at each load of a pointer from a trusted pointer, the verifier
+ * looks the field up in its lists of trusted fields, each list found by
+ * name among the kernel's BTF types, a linear search (this halved the
+ * time those searches take at every load).
  */
 struct passcache {
 	__u64	pc_reader;	/* current, when pc_rn was read */
 	__u64	pc_rn_ns;	/* pc_rn: its ns and level */
 	__u32	pc_rn_level;
 	__s32	pc_tgid;
-	__u64	pc_task;	/* the task whose tgid is pc_tgid */
+	__u64	pc_task;	/* the task of pc_tgid and pc_owntable */
 	__u64	pc_sock_mnt;	/* sockfs's vfsmount, 0 not read yet */
 	__s32	pc_sock_mnt_id;
-	__u32	pc_pad;
+	__u32	pc_owntable;	/* its fd table is not its leader's */
 };
 
 struct {
@@ -140,10 +146,11 @@ struct {
 static __always_inline void
 reader_ns_get(struct reader_ns *rn)
 {
-	struct pid *cp = bpf_get_current_task_btf()->thread_pid;
+	struct pid *cp = BPF_CORE_READ(bpf_get_current_task_btf(),
+	    thread_pid);
 	struct upid up;
 
-	rn->level = cp->level;
+	rn->level = BPF_CORE_READ(cp, level);
 	rn->ns = NULL;
 	if (rn->level >= K_MAX_PID_NS_LEVEL)
 		return;
@@ -735,18 +742,28 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	r->r_magic = PFB_MAGIC;
 	r->r_version = PFB_VERSION;
 	r->r_fd = ctx->fd;
+	/*
+	 * /proc/PID/fd shows the group leader's table, not a thread's own:
+	 * once per task, with the tgid.
+	 */
 	if (pc != NULL && pc->pc_task == (__u64)task) {
 		r->r_tgid = pc->pc_tgid;
+		if (pc->pc_owntable)
+			r->r_have |= PFB_H_OWNTABLE;
 	} else {
-		r->r_tgid = pid_nr_in(task->group_leader->thread_pid, &rn);
+		struct task_struct *gl = BPF_CORE_READ(task, group_leader);
+		int own = BPF_CORE_READ(task, files) !=
+		    BPF_CORE_READ(gl, files);
+
+		r->r_tgid = pid_nr_in(BPF_CORE_READ(gl, thread_pid), &rn);
+		if (own)
+			r->r_have |= PFB_H_OWNTABLE;
 		if (pc != NULL) {
 			pc->pc_task = (__u64)task;
 			pc->pc_tgid = r->r_tgid;
+			pc->pc_owntable = own;
 		}
 	}
-	/* /proc/PID/fd shows the group leader's table, not a thread's own. */
-	if (task->files != task->group_leader->files)
-		r->r_have |= PFB_H_OWNTABLE;
 
 	ino = f->f_inode;
 	if (ino != NULL)
