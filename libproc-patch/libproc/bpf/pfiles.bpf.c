@@ -845,6 +845,7 @@ pfiles_sock_inodes(struct bpf_iter__task_file *ctx)
 	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *task = ctx->task;
 	struct file *f = ctx->file;
+	struct passcache *pc;
 	struct pfb_ino r;
 	struct inode *ino;
 	struct socket *so;
@@ -852,10 +853,21 @@ pfiles_sock_inodes(struct bpf_iter__task_file *ctx)
 	struct unix_sock *u;
 	struct ends_addr own, peer;
 	__u16 ownport, peerport;
+	__u32 zero = 0;
 
+	if ((pc = bpf_map_lookup_elem(&pfb_pass, &zero)) == NULL)
+		return (0);
+	if (ctx->meta->seq_num == 0)
+		__builtin_memset(pc, 0, sizeof (*pc));
 	if (task == NULL || f == NULL)
 		return (0);
-	if (task->files != task->group_leader->files)
+	/* A table of a thread's own, read once per task (see passcache). */
+	if (pc->pc_task != (__u64)task) {
+		pc->pc_task = (__u64)task;
+		pc->pc_owntable = BPF_CORE_READ(task, files) !=
+		    BPF_CORE_READ(task, group_leader, files);
+	}
+	if (pc->pc_owntable)
 		return (0);
 	ino = f->f_inode;
 	if (ino == NULL || (ino->i_mode & K_S_IFMT) != K_S_IFSOCK ||
