@@ -251,8 +251,9 @@ inode_records(uint8_t *buf, size_t n, uint8_t opt)
 		if (!(have & PSI_PROTO))
 			FUZZ_CHECK(id.sid_family == 0 && id.sid_protocol == 0 &&
 			    id.sid_state == 0);
-		if (!(have & PSI_NETNS))
-			FUZZ_CHECK(id.sid_netns == 0);
+		if (!(have & PSI_OWNNET))
+			FUZZ_CHECK(id.sid_ownnet == 0);
+		FUZZ_CHECK(id.sid_ownnet == 0 || id.sid_ownnet == 1);
 		if (have & PSI_UNIXPEER)
 			FUZZ_CHECK(id.sid_family == AF_UNIX);
 		else

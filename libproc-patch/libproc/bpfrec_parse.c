@@ -31,7 +31,7 @@ _Static_assert(BPFREC_OWNTABLE == PFB_H_OWNTABLE &&
 	BPFREC_SOCKFS == PFB_H_SOCKFS, "r_have's flags are br_have's");
 _Static_assert(sizeof (struct pfb_ino) == PFB_INOSIZE &&
 	BPFINO_SIZE == PFB_INOSIZE, "inode record sizes agree");
-_Static_assert(PSI_NETNS == PFB_I_NETNS && PSI_PROTO == PFB_I_PROTO &&
+_Static_assert(PSI_OWNNET == PFB_I_OWNNET && PSI_PROTO == PFB_I_PROTO &&
 	PSI_UNIXPEER == PFB_I_UNIXPEER && PSI_ENDS == PFB_I_ENDS &&
 	PSI_ALL == PFB_I_ALL, "the inode record's flags are psockid_t's");
 
@@ -422,7 +422,7 @@ bpfino_parse(const void *buf, size_t len, psockid_t *si, const char **whyp)
 	static const uint8_t v4mapped[12] = {
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
 	};
-	__u32 magic, have, netns;
+	__u32 magic, have, ownnet;
 	__s32 fd;
 
 	*whyp = NULL;
@@ -442,8 +442,8 @@ bpfino_parse(const void *buf, size_t len, psockid_t *si, const char **whyp)
 	si->sid_fd = fd;
 	si->sid_have = have;
 	IFIELD(buf, i_ino, si->sid_ino);
-	IFIELD(buf, i_netns, netns);
-	si->sid_netns = netns;
+	IFIELD(buf, i_ownnet, ownnet);
+	si->sid_ownnet = ownnet == 1;
 	IFIELD(buf, i_family, si->sid_family);
 	IFIELD(buf, i_protocol, si->sid_protocol);
 	IFIELD(buf, i_state, si->sid_state);
@@ -454,7 +454,10 @@ bpfino_parse(const void *buf, size_t len, psockid_t *si, const char **whyp)
 	IFIELD(buf, i_peer_port, si->sid_peer_port);
 
 	/* Only the facts the flags name. */
-	if ((!(have & PFB_I_NETNS) && netns != 0) ||
+	if (ownnet > 1)
+		return (ifail(whyp, "inode record: own network namespace "
+		    "neither 0 nor 1"));
+	if ((!(have & PFB_I_OWNNET) && ownnet != 0) ||
 	    (!(have & PFB_I_PROTO) && (si->sid_family != 0 ||
 	    si->sid_protocol != 0 || si->sid_state != 0)) ||
 	    (!(have & PFB_I_UNIXPEER) && si->sid_peer_ino != 0) ||

@@ -698,7 +698,6 @@ typedef enum { EP_ASK, EP_NONE, EP_PEER } epverdict_t;
 
 typedef struct settler {
 	const ids_t	*st_ids;
-	uint64_t	st_netns;	/* the target's network namespace */
 	uint32_t	*st_hash;	/* index + 1 of the TCP ones; 0 ends */
 	uint32_t	*st_next;
 	size_t		st_nhash;
@@ -727,10 +726,10 @@ settle(const settler_t *st, const psockid_t *id, uint64_t *peerp)
 {
 	uint64_t found = 0;
 
-	if ((id->sid_have & (PSI_NETNS | PSI_PROTO)) !=
-	    (PSI_NETNS | PSI_PROTO) || st->st_netns == 0)
+	if ((id->sid_have & (PSI_OWNNET | PSI_PROTO)) !=
+	    (PSI_OWNNET | PSI_PROTO))
 		return (EP_ASK);
-	if (id->sid_netns != st->st_netns)
+	if (!id->sid_ownnet)
 		return (EP_NONE);
 	if (id->sid_family == AF_UNIX) {
 		if (!(id->sid_have & PSI_UNIXPEER))
@@ -785,18 +784,15 @@ settle_all(struct ps_prochandle *P, endpoints_t *en, holds_t *ask)
 {
 	const ids_t *ids = &en->en_ids;
 	settler_t st;
-	struct stat ns;
 	size_t n = 1024;
 	int err = 0;
 
 	memset(&st, 0, sizeof (st));
 	st.st_ids = ids;
-	if (fstatat(P->procfd, "ns/net", &ns, 0) == 0)
-		st.st_netns = (uint64_t)ns.st_ino;
 	/* The target's connected TCP sockets of its namespace, by ends. */
 	while (n < ids->i_n * 2)
 		n *= 2;
-	if (st.st_netns != 0 && ids->i_n > 0 &&
+	if (ids->i_n > 0 &&
 	    ((st.st_hash = calloc(n, sizeof (uint32_t))) == NULL ||
 	    (st.st_next = calloc(ids->i_n, sizeof (uint32_t))) == NULL)) {
 		free(st.st_hash);
@@ -808,8 +804,8 @@ settle_all(struct ps_prochandle *P, endpoints_t *en, holds_t *ask)
 			const psockid_t *c = &ids->i_v[i];
 			size_t b;
 
-			if (!tcp_connected(c) || (c->sid_have & PSI_NETNS) == 0 ||
-			    c->sid_netns != st.st_netns)
+			if (!tcp_connected(c) || (c->sid_have & PSI_OWNNET) == 0 ||
+			    !c->sid_ownnet)
 				continue;
 			b = ends_hash(c->sid_own, c->sid_own_port, c->sid_peer,
 			    c->sid_peer_port, n);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 /* sid_have */
-#define	PSI_NETNS	0x0001	/* sid_netns */
+#define	PSI_OWNNET	0x0001	/* sid_ownnet */
 #define	PSI_PROTO	0x0002	/* sid_family, sid_protocol, sid_state */
 #define	PSI_UNIXPEER	0x0004	/* sid_peer_ino */
 #define	PSI_ENDS	0x0008	/* sid_own, sid_peer and their ports: */
@@ -21,7 +21,8 @@ typedef struct psockid {
 	int		sid_fd;
 	uint32_t	sid_have;	/* PSI_* */
 	uint64_t	sid_ino;
-	uint64_t	sid_netns;	/* its network namespace's inode */
+	int		sid_ownnet;	/* 1: in the target's network */
+					/* namespace, 0: in another */
 	uint64_t	sid_peer_ino;	/* a unix socket's peer's inode, as */
 					/* unix_diag's UNIX_DIAG_PEER; 0: none */
 	uint16_t	sid_family;	/* SO_DOMAIN */

@@ -134,6 +134,8 @@ struct passcache {
 	__u64	pc_sock_mnt;	/* sockfs's vfsmount, 0 not read yet */
 	__s32	pc_sock_mnt_id;
 	__u32	pc_owntable;	/* its fd table is not its leader's */
+	__u64	pc_net;		/* its network namespace (inode pass); */
+				/* 0 unknown (it has no nsproxy) */
 };
 
 struct {
@@ -861,11 +863,16 @@ pfiles_sock_inodes(struct bpf_iter__task_file *ctx)
 		__builtin_memset(pc, 0, sizeof (*pc));
 	if (task == NULL || f == NULL)
 		return (0);
-	/* A table of a thread's own, read once per task (see passcache). */
+	/*
+	 * A table of a thread's own; the network namespace of the task,
+	 * the process's main thread, whose is the one /proc/PID/ns/net
+	 * shows: read once per task (see passcache).
+	 */
 	if (pc->pc_task != (__u64)task) {
 		pc->pc_task = (__u64)task;
 		pc->pc_owntable = BPF_CORE_READ(task, files) !=
 		    BPF_CORE_READ(task, group_leader, files);
+		pc->pc_net = (__u64)BPF_CORE_READ(task, nsproxy, net_ns);
 	}
 	if (pc->pc_owntable)
 		return (0);
@@ -879,11 +886,19 @@ pfiles_sock_inodes(struct bpf_iter__task_file *ctx)
 	r.i_ino = ino->i_ino;
 	if ((so = bpf_sock_from_file(f)) == NULL || (sk = so->sk) == NULL)
 		goto out;
-	r.i_netns = sk->__sk_common.skc_net.net->ns.inum;
+	/*
+	 * Its namespace compared with the process's, as pointers: no field
+	 * of struct net read, so no relocation of it (it shares a slot of
+	 * the kernel's candidate cache with struct inode).
+	 */
 	r.i_family = sk->__sk_common.skc_family;
 	r.i_protocol = sk->sk_protocol;
 	r.i_state = sk->__sk_common.skc_state;
-	r.i_have = PFB_I_NETNS | PFB_I_PROTO;
+	r.i_have = PFB_I_PROTO;
+	if (pc->pc_net != 0) {
+		r.i_ownnet = (__u64)sk->__sk_common.skc_net.net == pc->pc_net;
+		r.i_have |= PFB_I_OWNNET;
+	}
 	if (r.i_family == K_AF_UNIX) {
 		/* unix_diag's UNIX_DIAG_PEER: sock_i_ino(unix_peer(sk)) */
 		if ((u = bpf_skc_to_unix_sock(sk)) != NULL) {

@@ -33,14 +33,15 @@
  * The second program (pfiles_sock_inodes) writes only this, one per
  * socket of the table /proc/PID/fd shows (not an O_PATH one), for the
  * endpoints (endpoint.c), before the walk: the socket's inode, and what
- * tells where its other end is: its network namespace, family, protocol
- * and TCP state; a unix socket's peer's inode; an inet socket's two ends
- * as getsockname and getpeername give them.
+ * tells where its other end is: whether it is in the process's network
+ * namespace, its family, protocol and TCP state; a unix socket's peer's
+ * inode; an inet socket's two ends as getsockname and getpeername give
+ * them.
  */
-#define	PFB_INO_MAGIC	0x32494250	/* "PBI2" */
+#define	PFB_INO_MAGIC	0x33494250	/* "PBI3" (2: i_netns an inode) */
 
 /* i_have */
-#define	PFB_I_NETNS	0x0001	/* i_netns */
+#define	PFB_I_OWNNET	0x0001	/* i_ownnet */
 #define	PFB_I_PROTO	0x0002	/* i_family, i_protocol, i_state */
 #define	PFB_I_UNIXPEER	0x0004	/* i_peer_ino: sock_i_ino(unix_peer(sk)), */
 				/* 0 when it has none or it has no inode */
@@ -53,7 +54,8 @@ struct pfb_ino {
 	__s32	i_fd;
 	__u64	i_ino;
 	__u32	i_have;		/* PFB_I_* */
-	__u32	i_netns;	/* the inode of its network namespace */
+	__u32	i_ownnet;	/* 1: its network namespace is the */
+				/* process's (its main thread's), 0: not */
 	__u16	i_family;	/* SO_DOMAIN */
 	__u16	i_protocol;	/* SO_PROTOCOL */
 	__u8	i_state;	/* sk_state (TCP_*) */
