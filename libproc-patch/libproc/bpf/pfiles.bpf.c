@@ -20,11 +20,18 @@
  * BTF, a linear search, and keeps the answer in a cache of 31 slots,
  * chosen by a hash of the name, kept from load to load; two of our
  * types in one slot evict each other, and each eviction is one more
- * search (about half a millisecond) at every pfiles run.  So the two
- * members that are first in their struct for as long as the kernel has
- * had them -- list_head's next, ipv6_pinfo's saddr -- are read at
- * offset 0, with no relocation of a type of their own: those two types
- * shared their slots with inode and file_lock_context.
+ * search (about half a millisecond) at every pfiles run.  So:
+ *  - the two members that are first in their struct for as long as the
+ *    kernel has had them -- list_head's next, ipv6_pinfo's saddr -- are
+ *    read at offset 0, with no relocation of a type of their own (they
+ *    shared their slots with inode and file_lock_context);
+ *  - the inode pass compares a socket's struct net with the process's
+ *    as pointers, and reads no field of it (net shares inode's slot);
+ *  - fill_sockopts() is a subprogram, so that its relocations of enum
+ *    sock_flags come after all of struct file's, its slot mate: two
+ *    searches per load, not four.
+ * Two pairs are left, each two searches per load: file and sock_flags,
+ * unix_sock and tcp_sock.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
