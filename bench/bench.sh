@@ -11,12 +11,15 @@
 # For each N in BENCH_NS (default "1000 10000") it starts the node fixture
 # (fixtures/sockets.js: 1 + 2N sockets in one process, loopback only),
 # raising RLIMIT_NOFILE as needed, runs every tool once as a warm-up, then
-# BENCH_RUNS (default 5) rounds of all of them, the order rotated each round
+# BENCH_RUNS (default 7) rounds of all of them, the order rotated each round
 # so that no tool always runs first or last.  It prints, as markdown, the
 # median wall time of each, its median CPU time (user + system, its
 # threads and children included), its ratios to pfiles --via=pidfd and to
 # ss -tanp (medians of the same run), and the peak RSS over all runs, then
-# the issue's goals.  The same text goes to BUILD_DIR/bench/results.md.
+# the issues' goals, whose ratios are the medians of the rounds' own
+# ratios (each pair ran in the same round, seconds apart: lsof's CPU time
+# alone moves by a fifth from run to run on this kind of VM).  The same
+# text goes to BUILD_DIR/bench/results.md.
 #
 # Then, with the fixture still up, pfiles' text formatter alone:
 # bench/fmtbench walks it once (--via=bpf, else pidfd) into records in
@@ -40,7 +43,7 @@ set -u
 B=${1:?usage: bench.sh BUILD_DIR TOP}
 TOP=${2:?usage: bench.sh BUILD_DIR TOP}
 NS=${BENCH_NS:-"1000 10000"}
-RUNS=${BENCH_RUNS:-5}
+RUNS=${BENCH_RUNS:-7}
 RUNSTAT=$B/bench/runstat
 FMTBENCH=$B/bench/fmtbench
 FMT_PASSES=${BENCH_FMT_PASSES:-20}
@@ -366,8 +369,25 @@ slopes() {
 	done
 }
 
+# The median of the ratios A / B of field F (1 wall, 3 CPU) taken round
+# by round: the two ran in the same round, within seconds of each other,
+# so the ratio is not moved by the machine's speed drifting between
+# rounds as a ratio of two medians is.  Empty when a run of either
+# failed (the rounds are not paired then).
+paired() {
+	[ -s "$tmp/$1.res" ] && [ -s "$tmp/$2.res" ] || return 0
+	[ "$(wc -l <"$tmp/$1.res")" = "$(wc -l <"$tmp/$2.res")" ] || return 0
+	[ ! -e "$tmp/$1.fail" ] && [ ! -e "$tmp/$2.fail" ] || return 0
+	cut -d' ' -f"$3" "$tmp/$1.res" >"$tmp/paired.a"
+	cut -d' ' -f"$3" "$tmp/$2.res" >"$tmp/paired.b"
+	paste -d' ' "$tmp/paired.a" "$tmp/paired.b" |
+	    awk '$2 > 0 { print $1 / $2 }' | median
+}
+
 # The issues' goals, for the fixture of N connections (asked for as
-# ASKED): binding at the largest size asked for only.
+# ASKED): binding at the largest size asked for only.  Each ratio is the
+# median of the rounds' ratios (paired()), or, when a run failed, the
+# ratio of the two medians.
 goals() {
 	s=$tmp/summary.$1
 	get() { awk -v t="$1" -v f="$2" '$1 == t { print $f }' "$s"; }
@@ -395,7 +415,19 @@ goals() {
 	    -v ld="${lsfd:-}" -v rss="${prss:-}" -v d="${diag:-}" \
 	    -v ss="${ss:-}" -v drss="${drss:-}" -v b="${bpf:-}" \
 	    -v bc="${bpfcpu:-}" -v lc="${lsofcpu:-}" -v brss="${brss:-}" \
-	    'function goal(what, v, lim,
+	    -v r_p_lo="$(paired pfiles-pidfd lsof 1)" \
+	    -v r_p_ld="$(paired pfiles-pidfd lsfd 1)" \
+	    -v r_a_lo="$(paired pfiles-agent lsof 1)" \
+	    -v r_d_ss="$(paired pfiles-diag ss 1)" \
+	    -v r_d_p="$(paired pfiles-diag pfiles-pidfd 1)" \
+	    -v r_b_lo="$(paired pfiles-bpf lsof 1)" \
+	    -v r_b_p="$(paired pfiles-bpf pfiles-pidfd 1)" \
+	    -v r_bc_lc="$(paired pfiles-bpf lsof 3)" \
+	    'function ratio(r, x, y) {
+		if (r != "" && r != "nan") return r
+		return (x != "" && y != "" && y > 0) ? x / y : ""
+	    }
+	    function goal(what, v, lim,
 	    op) {
 		if (v == "") { printf "- %s: n/a\n", what; return }
 		ok = (op == "<=") ? v <= lim : v < lim
@@ -403,15 +435,15 @@ goals() {
 		    ok ? "met" : "MISSED"
 	    }
 	    BEGIN {
-		goal("pfiles --via=pidfd / lsof -p", (p != "" && lo != "") ? p / lo : "", 0.5, "<=")
-		goal("pfiles --via=pidfd / lsfd -p", (p != "" && ld != "") ? p / ld : "", 0.5, "<=")
-		goal("pfiles --via=agent / lsof -p", (a != "" && lo != "") ? a / lo : "", 3, "<=")
-		goal("pfiles --via=diag / ss -tanp", (d != "" && ss != "") ? d / ss : "", 0.5, "<=")
-		goal("pfiles --via=diag / pfiles --via=pidfd", (d != "" && p != "") ? d / p : "", 0.5, "<=")
+		goal("pfiles --via=pidfd / lsof -p", ratio(r_p_lo, p, lo), 0.5, "<=")
+		goal("pfiles --via=pidfd / lsfd -p", ratio(r_p_ld, p, ld), 0.5, "<=")
+		goal("pfiles --via=agent / lsof -p", ratio(r_a_lo, a, lo), 3, "<=")
+		goal("pfiles --via=diag / ss -tanp", ratio(r_d_ss, d, ss), 0.5, "<=")
+		goal("pfiles --via=diag / pfiles --via=pidfd", ratio(r_d_p, d, p), 0.5, "<=")
 		goal("pfiles --via=diag peak RSS, MiB", drss != "" ? drss / 1024 : "", 16, "<")
-		goal("pfiles --via=bpf / lsof -p", (b != "" && lo != "") ? b / lo : "", 0.2, "<=")
-		goal("pfiles --via=bpf / pfiles --via=pidfd", (b != "" && p != "") ? b / p : "", 0.35, "<=")
-		goal("pfiles --via=bpf CPU time (user+sys) / lsof -p CPU time", (bc != "" && lc != "" && lc > 0) ? bc / lc : "", 0.2, "<=")
+		goal("pfiles --via=bpf / lsof -p", ratio(r_b_lo, b, lo), 0.2, "<=")
+		goal("pfiles --via=bpf / pfiles --via=pidfd", ratio(r_b_p, b, p), 0.35, "<=")
+		goal("pfiles --via=bpf CPU time (user+sys) / lsof -p CPU time", ratio(r_bc_lc, bc, lc), 0.2, "<=")
 		goal("pfiles --via=bpf peak RSS, MiB", brss != "" ? brss / 1024 : "", 16, "<")
 		goal("pfiles peak RSS, MiB", rss != "" ? rss / 1024 : "", 16, "<")
 	    }'
