@@ -89,7 +89,8 @@ typedef struct bpfrec {
 	int		br_mnt_id;
 	int64_t		br_pos;
 
-	/* readlink(/proc/PID/fd/N), not NUL-ended; or br_path_err */
+	/* readlink(/proc/PID/fd/N), br_path_len bytes and a NUL; or */
+	/* br_path_err */
 	int		br_path_err;	/* errno, 0 when br_path holds it */
 	const char	*br_path;	/* in the record, or br_sockpath */
 	size_t		br_path_len;

@@ -3,9 +3,11 @@
  * whose other end is on this host.
  *
  * Once per walk, before its first record:
- *  1. the target's fds that are sockets, and their inodes: one readlink
- *     of /proc/PID/fd/N per fd ("socket:[INO]"), since the walk streams
- *     in fd order and a socket's other end may be an fd not walked yet;
+ *  1. the target's fds that are sockets, and their inodes: from the
+ *     source when it lists them (Psock_inodes: the bpf source's inode
+ *     pass), else one readlink of /proc/PID/fd/N per fd ("socket:[INO]"),
+ *     since the walk streams in fd order and a socket's other end may be
+ *     an fd not walked yet;
  *  2. the other end of each: first from the facts the source gave with
  *     1. (sockid.h; the bpf source), for the sockets whose other end
  *     they settle (settle(), below); then, for the others, from the
@@ -23,7 +25,7 @@
  *     1.); only when some other end is not held by the target, ONE pass
  *     over the fd tables of every other process in /proc (readlink of
  *     each fd), counting those pfiles may not read.
- * Then endpoints_of() answers per socket from memory.
+ * Then endpoints_of() answers per socket from memory (the index below).
  *
  * An other end that no fd table pfiles read holds, while some could not
  * be read, is "1 more": a socket in the tables is held by someone, and
@@ -438,10 +440,7 @@ ix_find(endpoints_t *en, uint64_t ino)
 
 	if (n == 0)
 		return (NULL);
-	for (k = 0; k < 2; k++) {
-		if (en->en_finger[k] >= n)
-			en->en_finger[k] = n - 1;
-	}
+	/* Both fingers are below n: ix_build() sets them, and so do we. */
 	d0 = v[en->en_finger[0]].ix_ino > ino ?
 	    v[en->en_finger[0]].ix_ino - ino : ino - v[en->en_finger[0]].ix_ino;
 	d1 = v[en->en_finger[1]].ix_ino > ino ?
@@ -496,7 +495,8 @@ ix_build(endpoints_t *en)
 {
 	size_t n = 0;
 
-	if (en->en_own.h_n >= IX_OTHER || en->en_npeers >= IX_OTHER - 1)
+	/* en_peers has at most one entry per en_own's: IX_OTHER | i fits. */
+	if (en->en_own.h_n >= IX_OTHER)
 		return (ENOMEM);
 	if (en->en_own.h_n > 0 && (en->en_ix = malloc(en->en_own.h_n *
 	    sizeof (epindex_t))) == NULL)
@@ -1137,12 +1137,14 @@ endpoints_of(endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
 		/* Not held by the target: by others, or no one readable. */
 		peer = en->en_peers[x->ix_peer & ~IX_OTHER].ep_peer;
 		i = en->en_own.h_n;
+		j = first_of(&en->en_other, peer);
 	} else {
+		/* Held by the target: no other process was asked about it. */
 		i = x->ix_peer;
 		peer = en->en_own.h_v[i].eh_ino;
+		j = en->en_other.h_n;
 	}
-	/* Two lists, each in order of pid then fd: merged. */
-	j = en->en_other.h_n > 0 ? first_of(&en->en_other, peer) : 0;
+	/* The holders of each list, in order of pid then fd: merged. */
 	total = 0;
 	while (1) {
 		const ephold_t *a = i < en->en_own.h_n &&

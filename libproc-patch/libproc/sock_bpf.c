@@ -159,7 +159,6 @@ from_record(bpf_walk_t *bw, const bpfrec_t *br)
 	fdrec_t *rec = &bw->bw_rec;
 	prfdinfo_t *info;
 	prfdlock_t lk[BPFREC_MAXLOCKS];
-	char path[PATH_MAX];
 	sockfacts_t sf;
 
 	if (fdrec_reset(rec, br->br_fd) != 0)
@@ -179,11 +178,8 @@ from_record(bpf_walk_t *bw, const bpfrec_t *br)
 	info->pr_offset = br->br_pos;
 	info->pr_mnt_id = br->br_mnt_id;
 
-	if (br->br_path_len >= sizeof (path))
-		return (EIO);
-	memcpy(path, br->br_path, br->br_path_len);
-	path[br->br_path_len] = '\0';
-	(void) fdrec_add(rec, PR_PATHNAME, path, br->br_path_len + 1);
+	/* br_path ends in its NUL (bpfrec_parse.h) */
+	(void) fdrec_add(rec, PR_PATHNAME, br->br_path, br->br_path_len + 1);
 	for (unsigned i = 0; i < br->br_nlocks && i < BPFREC_MAXLOCKS; i++) {
 		lk[i].pr_kind = (short)br->br_locks[i].bl_kind;
 		lk[i].pr_type = (short)br->br_locks[i].bl_type;

@@ -146,19 +146,18 @@ lb_esc(lbuf_t *lb, const void *s, size_t n)
 }
 
 /*
- * An unsigned number in decimal, at least width (<= LB_NUMMAX) digits,
- * 0-padded: written in place from its last digit, two at a time from a
- * table, in 32-bit arithmetic when it fits (most numbers here: ports,
- * octets, ids, inodes).
+ * An unsigned number in decimal: written in place from its last digit,
+ * two at a time from a table, in 32-bit arithmetic when it fits (most
+ * numbers here: ports, octets, ids, inodes).
  */
 static void
-lb_uint(lbuf_t *lb, unsigned long long v, int width)
+lb_uint(lbuf_t *lb, unsigned long long v)
 {
 	static const char pairs[] =
 	    "00010203040506070809101112131415161718192021222324252627282930"
 	    "31323334353637383940414243444546474849505152535455565758596061"
 	    "62636465666768697071727374757677787980818283848586878889909192"
-	    "939495969798990";
+	    "93949596979899";
 	static const unsigned long long tens[LB_NUMMAX] = {
 		1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
@@ -173,8 +172,6 @@ lb_uint(lbuf_t *lb, unsigned long long v, int width)
 	 */
 	ndig = (size_t)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
 	ndig += (v | 1) >= tens[ndig];
-	if (ndig < (size_t)width)
-		ndig = (size_t)width;
 	at = lb_room(lb, LB_NUMMAX);
 	p = at + ndig;
 	while (v > UINT32_MAX) {
@@ -197,8 +194,6 @@ lb_uint(lbuf_t *lb, unsigned long long v, int width)
 	} else {
 		*--p = (char)('0' + w);
 	}
-	while (p > at)
-		*--p = '0';
 	lb->lb_len += ndig;
 }
 
@@ -207,9 +202,9 @@ lb_int(lbuf_t *lb, long long v)
 {
 	if (v < 0) {
 		lb_chr(lb, '-');
-		lb_uint(lb, 0ULL - (unsigned long long)v, 1);
+		lb_uint(lb, 0ULL - (unsigned long long)v);
 	} else {
-		lb_uint(lb, (unsigned long long)v, 1);
+		lb_uint(lb, (unsigned long long)v);
 	}
 }
 
@@ -368,20 +363,20 @@ stat_line(lbuf_t *lb, const prfdinfo_t *info, const char *path)
 	while (n > 0)
 		lb_chr(lb, oct[--n]);
 	lb_lit(lb, " dev:");
-	lb_uint(lb, info->pr_major, 1);
+	lb_uint(lb, info->pr_major);
 	lb_chr(lb, ',');
-	lb_uint(lb, info->pr_minor, 1);
+	lb_uint(lb, info->pr_minor);
 	lb_lit(lb, " ino:");
-	lb_uint(lb, (unsigned long long)info->pr_ino, 1);
+	lb_uint(lb, (unsigned long long)info->pr_ino);
 	lb_lit(lb, " uid:");
-	lb_uint(lb, (unsigned)info->pr_uid, 1);
+	lb_uint(lb, (unsigned)info->pr_uid);
 	lb_lit(lb, " gid:");
-	lb_uint(lb, (unsigned)info->pr_gid, 1);
+	lb_uint(lb, (unsigned)info->pr_gid);
 	if (fmt == S_IFCHR || fmt == S_IFBLK || fmt == S_IFSOCK) {
 		lb_lit(lb, " rdev:");
-		lb_uint(lb, info->pr_rmajor, 1);
+		lb_uint(lb, info->pr_rmajor);
 		lb_chr(lb, ',');
-		lb_uint(lb, info->pr_rminor, 1);
+		lb_uint(lb, info->pr_rminor);
 	} else {
 		lb_lit(lb, " size:");
 		lb_int(lb, (long long)info->pr_size);
@@ -795,7 +790,7 @@ lb_sockaddr(lbuf_t *lb, const char *label, const void *sa, size_t len,
 		lb_chr(lb, ' ');
 		lb_str(lb, a.pa_addr);
 		lb_lit(lb, "  port: ");
-		lb_uint(lb, a.pa_port, 1);
+		lb_uint(lb, a.pa_port);
 		break;
 	case PF_ADDR_PATH:
 	case PF_ADDR_ABSTRACT:
@@ -814,7 +809,7 @@ lb_sockaddr(lbuf_t *lb, const char *label, const void *sa, size_t len,
 			lb_int(lb, a.pa_protocol);
 		}
 		lb_lit(lb, "  pid: ");
-		lb_uint(lb, a.pa_nlpid, 1);
+		lb_uint(lb, a.pa_nlpid);
 		(void) snprintf(hex, sizeof (hex), "%08x", a.pa_nlgroups);
 		lb_lit(lb, "  groups: 0x");
 		lb_str(lb, hex);
@@ -962,7 +957,7 @@ endpoint_text(void *arg, pid_t pid, int fd, uint_t more)
 
 	if (more > 0) {
 		lb_lit(lb, "\tendpoint: and ");
-		lb_uint(lb, more, 1);
+		lb_uint(lb, more);
 		lb_lit(lb, " more\n");
 		return;
 	}
@@ -1133,7 +1128,10 @@ file_lines(pf_ctx_t *ctx, lbuf_t *lb, const pf_items_t *ix)
 	}
 }
 
-/* A record's lines, built in memory and written in one piece. */
+/*
+ * A record's lines, built in memory and handed to stdio in one fwrite
+ * (more when they outgrow LB_SIZE: many endpoint lines, a long path).
+ */
 int
 pf_file_items(pf_ctx_t *ctx, const pf_items_t *ix)
 {

@@ -784,7 +784,8 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	 * The socket, then the locks, then the path: the verifier follows
 	 * what comes after a branch once per way through it, and these
 	 * have the fewest ways in this order (2,829 instructions processed,
-	 * against 5,701 with the path first and the socket last).
+	 * against 5,701 with the path first and the socket last, when this
+	 * order was chosen; 2,919 now, with the reads once per pass).
 	 */
 	if (so != NULL)
 		fill_sock(r, so, &rn);
