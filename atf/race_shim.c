@@ -26,8 +26,9 @@
  *			gone (its parent must reap it)
  *		  fail	the real call is not made: it fails with errno
  *			RACE_ERRNO (a number)
- *		  term	SIGTERM to pfiles itself, before the real call: it
- *			dies there, by the signal's default action
+ *		  term	SIGTERM to pfiles itself, before the real call, which
+ *			is then made if pfiles' handler returns (pfiles
+ *			ends the walk and dies by the signal)
  *		  count	nothing: at pfiles' exit, "CALL count N", the
  *			matching calls it made (RACE_NTH is not used)
  *  RACE_WATCH	(close_linger only) "1": while the real close runs, a

@@ -738,52 +738,26 @@ ATF_TC_BODY(pass_unpassable_fd, tc)
  */
 #define	SIGTERM_ROUNDS	16
 
-/* Wait for child within ms, or kill it; its status. */
-static int
-wait_bounded(pid_t child, int ms)
-{
-	int st = 0;
-
-	for (int i = 0; i < ms; i++) {
-		if (waitpid(child, &st, WNOHANG) == child)
-			return (st);
-		(void) usleep(1000);
-	}
-	(void) kill(child, SIGKILL);
-	(void) waitpid(child, &st, 0);
-	atf_tc_fail("pfiles did not end within %d ms", ms);
-	return (st);
-}
-
-/* pfiles --via=agent on pid under the shim with action (and nth); status. */
+/* pfiles --via=agent on pid under the shim: RACE_ACTION, RACE_NTH; status. */
 static int
 shimmed_pfiles(pid_t pid, const char *action, int nth)
 {
-	char pidarg[16], nthenv[32];
-	pid_t child;
-	int fd;
+	char pidarg[16], nthenv[32], actenv[32];
+	const char *const argv[] = { TU_PFILES, "--via=agent", pidarg, NULL };
+	const char *const env[] = { "LD_PRELOAD=" RACE_SHIM,
+	    "RACE_CALL=ptrace", nthenv, "RACE_LOG=race.log", actenv,
+	    "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0", NULL };
+	tu_result_t r;
+	int status;
 
 	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)pid);
 	(void) snprintf(nthenv, sizeof (nthenv), "RACE_NTH=%d", nth);
+	(void) snprintf(actenv, sizeof (actenv), "RACE_ACTION=%s", action);
 	(void) unlink("race.log");
-	ATF_REQUIRE((child = fork()) >= 0);
-	if (child == 0) {
-		char *const argv[] = { TU_PFILES, "--via=agent", pidarg,
-		    NULL };
-		char *const envp[] = { "LD_PRELOAD=" RACE_SHIM,
-		    "RACE_CALL=ptrace", nthenv, "RACE_LOG=race.log",
-		    (char *)(strcmp(action, "term") == 0 ?
-		    "RACE_ACTION=term" : "RACE_ACTION=count"),
-		    "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0",
-		    NULL };
-
-		(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if ((fd = open("/dev/null", O_WRONLY)) >= 0)
-			(void) dup2(fd, 1);
-		(void) execve(TU_PFILES, argv, envp);
-		_exit(127);
-	}
-	return (wait_bounded(child, TU_TIMEOUT_MS));
+	tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	status = r.tr_status;
+	tu_result_free(&r);
+	return (status);
 }
 
 ATF_TC(pass_sigterm);

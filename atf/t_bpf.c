@@ -514,28 +514,6 @@ ATF_TC_BODY(node_2000, tc)
 	check_node(2000);
 }
 
-/* The one number in a /proc/PID/task/PID/children file. */
-static pid_t
-only_child(pid_t parent)
-{
-	char *path = tu_asprintf("/proc/%d/task/%d/children", (int)parent,
-	    (int)parent);
-	char *text = tu_read_file(path, NULL), *end;
-	long child;
-
-	errno = 0;
-	child = strtol(text, &end, 10);
-	ATF_REQUIRE_MSG(end != text && errno == 0 && child > 0,
-	    "%s: \"%s\"", path, text);
-	while (*end == ' ' || *end == '\n')
-		end++;
-	ATF_REQUIRE_MSG(*end == '\0', "%s: more than one child: \"%s\"",
-	    path, text);
-	free(text);
-	free(path);
-	return ((pid_t)child);
-}
-
 /*
  * The NSpid line of /proc/PID/status: the pid in ours, then in each
  * namespace below; requires exactly two numbers, ours and the inner.
@@ -675,8 +653,8 @@ ATF_TC_BODY(netns_pidns, tc)
 	free(said_text);
 
 	/* Their pids as we see them, and as they do. */
-	parent = only_child(c.tc_pid);
-	child = only_child(parent);
+	parent = tu_only_child(c.tc_pid);
+	child = tu_only_child(parent);
 	require_nspid(parent, in_parent);
 	require_nspid(child, in_child);
 	require_other_ns(parent, "net");

@@ -683,21 +683,6 @@ ATF_TC_BODY(reuseport_bpf, tc)
 	view_stop(&v);
 }
 
-/* The one child of pid, from /proc/PID/task/PID/children; 0: none. */
-static pid_t
-only_child_of(pid_t pid)
-{
-	char path[64], *text;
-	long kid;
-
-	(void) snprintf(path, sizeof (path), "/proc/%d/task/%d/children",
-	    (int)pid, (int)pid);
-	text = tu_read_file(path, NULL);
-	kid = strtol(text, NULL, 10);
-	free(text);
-	return ((pid_t)kid);
-}
-
 ATF_TC(zombie_holds_nothing);
 ATF_TC_HEAD(zombie_holds_nothing, tc)
 {
@@ -758,7 +743,7 @@ ATF_TC_BODY(zombie_holds_nothing, tc)
 	    "65534, in its namespace (see view)");
 	(void) snprintf(v.v_pid, sizeof (v.v_pid), "1");
 	/* The helper in our namespace: unshare's one child. */
-	kid = only_child_of(v.v_child.tc_pid);
+	kid = tu_only_child(v.v_child.tc_pid);
 	ATF_REQUIRE_MSG(kid > 0, "unshare has no child");
 	(void) snprintf(host, sizeof (host), "%d", (int)kid);
 	/* sp's b end: no process holds it (in flight). */

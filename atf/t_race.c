@@ -68,37 +68,6 @@ said_fd(const tu_helper_t *h, const char *key, said_fd_t *sf)
 	    &sf->sf_ino, sf->sf_rest) == 3, "%s: %s", key, h->h_said);
 }
 
-/* Does a line start an fd block ("%4d: TYPE")? */
-static int
-is_fd_line(const char *l)
-{
-	char colon, space;
-	int fd;
-
-	return (sscanf(l, "%d%c%c", &fd, &colon, &space) == 3 &&
-	    colon == ':' && space == ' ');
-}
-
-/* The block of fd in pfiles' output (up to the next fd), malloc'd. */
-static char *
-fd_block(const char *out, int fd)
-{
-	char *head = tu_asprintf("\n%4d: ", fd), *b, *end;
-	const char *p = strstr(out, head);
-
-	free(head);
-	if (p == NULL)
-		return (NULL);
-	b = tu_asprintf("%s", p + 1);
-	for (end = strchr(b, '\n'); end != NULL; end = strchr(end + 1, '\n')) {
-		if (is_fd_line(end + 1)) {
-			end[1] = '\0';
-			break;
-		}
-	}
-	return (b);
-}
-
 /* Make the two fifos of the handshake in the work directory. */
 static void
 make_fifos(void)
@@ -182,7 +151,7 @@ ATF_TC_BODY(replaced_after_stat, tc)
 	free(want);
 	tu_require_exit("pfiles", &r, 0);
 	tu_require_same_str("stderr", "", r.tr_err);
-	ATF_REQUIRE_MSG((b = fd_block(r.tr_out, a.sf_fd)) != NULL,
+	ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, a.sf_fd)) != NULL,
 	    "fd %d not shown:\n%s", a.sf_fd, r.tr_out);
 	want = tu_asprintf("%4d: S_IFREG mode:0644 ", a.sf_fd);
 	ATF_CHECK_MSG(strncmp(b, want, strlen(want)) == 0, "%s", b);
@@ -241,7 +210,7 @@ ATF_TC_BODY(socket_replaced, tc)
 	free(want);
 	tu_require_exit("pfiles --via=pidfd", &r, 0);
 	tu_require_same_str("stderr", "", r.tr_err);
-	ATF_REQUIRE_MSG((b = fd_block(r.tr_out, a.sf_fd)) != NULL,
+	ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, a.sf_fd)) != NULL,
 	    "fd %d not shown:\n%s", a.sf_fd, r.tr_out);
 	want = tu_asprintf(" ino:%llu ", bs.sf_ino);
 	ATF_CHECK_MSG(strstr(b, want) != NULL, "not the inode %llu of the "
@@ -295,7 +264,7 @@ ATF_TC_BODY(getfd_refused, tc)
 	    "pidfd_getfd: %s\n", h.h_pid, strerror(EMFILE));
 	tu_require_same_str("stderr", want, r.tr_err);
 	free(want);
-	ATF_REQUIRE_MSG((b = fd_block(r.tr_out, a.sf_fd)) != NULL,
+	ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, a.sf_fd)) != NULL,
 	    "fd %d not shown:\n%s", a.sf_fd, r.tr_out);
 	want = tu_asprintf("%4d: S_IFSOCK mode:", a.sf_fd);
 	ATF_CHECK_MSG(strncmp(b, want, strlen(want)) == 0, "%s", b);
@@ -307,7 +276,7 @@ ATF_TC_BODY(getfd_refused, tc)
 	ATF_CHECK_MSG(strstr(b, "sockname:") == NULL, "details shown:\n%s",
 	    b);
 	free(b);
-	ATF_REQUIRE_MSG((b = fd_block(r.tr_out, bs.sf_fd)) != NULL,
+	ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, bs.sf_fd)) != NULL,
 	    "fd %d not shown:\n%s", bs.sf_fd, r.tr_out);
 	want = tu_asprintf("\tsockname: AF_INET 127.0.0.1  port: %s\n",
 	    bs.sf_rest);
@@ -331,29 +300,24 @@ ATF_TC_HEAD(gone_during_probe, tc)
 ATF_TC_BODY(gone_during_probe, tc)
 {
 	const char *hargv[] = { HELPER, "reaped", NULL };
-	char *log, *want, pidvar[32];
-	const char *target;
+	char *log, *want, pidvar[32], pid[16];
+	const char *args[] = { pid, NULL };
+	const char *vars[] = { "RACE_CALL=pidfd_getfd", "RACE_ARG=-1",
+	    "RACE_ACTION=reap", pidvar, NULL };
 	tu_helper_t h;
 	tu_result_t r;
+	int target;
 
 	tu_helper_start(&h, hargv);
-	target = tu_said(&h, "target");
-	(void) snprintf(pidvar, sizeof (pidvar), "RACE_PID=%d", atoi(target));
-	{
-		char pid[16];
-		const char *args[] = { pid, NULL };
-		const char *vars[] = { "RACE_CALL=pidfd_getfd", "RACE_ARG=-1",
-		    "RACE_ACTION=reap", pidvar, NULL };
-
-		(void) snprintf(pid, sizeof (pid), "%d", atoi(target));
-		run_raced(args, vars, &r, &log);
-	}
+	target = atoi(tu_said(&h, "target"));
+	(void) snprintf(pidvar, sizeof (pidvar), "RACE_PID=%d", target);
+	(void) snprintf(pid, sizeof (pid), "%d", target);
+	run_raced(args, vars, &r, &log);
 	tu_require_same_str("race.log", "pidfd_getfd -1 reap ok\n", log);
-	printf("%s", r.tr_err);
 	tu_require_exit("pfiles", &r, 1);
 	tu_require_same_str("stdout", "", r.tr_out);
 	want = tu_asprintf("pfiles: cannot examine %d: no such process\n",
-	    atoi(target));
+	    target);
 	tu_require_same_str("stderr", want, r.tr_err);
 	free(want);
 	free(log);
@@ -420,7 +384,7 @@ ATF_TC_BODY(zombie_thread, tc)
 
 		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
 		tu_require_exit(modes[m], &r, 0);
-		ATF_REQUIRE_MSG((b = fd_block(r.tr_out, f.sf_fd)) != NULL,
+		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, f.sf_fd)) != NULL,
 		    "%s: fd %d not shown:\n%s", modes[m], f.sf_fd, r.tr_out);
 		want = tu_asprintf("%4d: S_IFREG mode:0644 ", f.sf_fd);
 		ATF_CHECK_MSG(strncmp(b, want, strlen(want)) == 0, "%s: %s",
@@ -477,7 +441,7 @@ ATF_TC_BODY(unknown_option, tc)
 
 		tu_run(argv, env, TU_TIMEOUT_MS, &r);
 		tu_require_exit(vias[v], &r, 0);
-		ATF_REQUIRE_MSG((b = fd_block(r.tr_out, a.sf_fd)) != NULL,
+		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, a.sf_fd)) != NULL,
 		    "%s: fd %d not shown:\n%s", vias[v], a.sf_fd, r.tr_out);
 		want = tu_asprintf("\tsockname: AF_INET 127.0.0.1  port: %s\n",
 		    a.sf_rest);

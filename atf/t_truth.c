@@ -71,20 +71,6 @@ run_pfiles(const char *const args[], const char *const env[],
 	tu_run(argv, env, TU_TIMEOUT_MS, r);
 }
 
-/*
- * Does a line start an fd block ("%4d: TYPE")?  The header's first line
- * has a TAB after its colon.
- */
-static int
-is_fd_line(const char *l)
-{
-	char colon, space;
-	int fd;
-
-	return (sscanf(l, "%d%c%c", &fd, &colon, &space) == 3 &&
-	    colon == ':' && space == ' ');
-}
-
 static int
 count_fd_lines(const char *text)
 {
@@ -92,31 +78,10 @@ count_fd_lines(const char *text)
 
 	for (const char *l = text; l != NULL && *l != '\0';
 	    l = strchr(l, '\n') != NULL ? strchr(l, '\n') + 1 : NULL) {
-		if (is_fd_line(l))
+		if (tu_is_fd_line(l))
 			n++;
 	}
 	return (n);
-}
-
-/* The block of fd in pfiles' output (up to the next fd), malloc'd. */
-static char *
-fd_block(const char *out, int fd)
-{
-	char *head = tu_asprintf("\n%4d: ", fd), *b, *end;
-	const char *p = strstr(out, head);
-
-	free(head);
-	if (p == NULL)
-		return (NULL);
-	p++;
-	b = tu_asprintf("%s", p);
-	for (end = strchr(b, '\n'); end != NULL; end = strchr(end + 1, '\n')) {
-		if (is_fd_line(end + 1)) {
-			end[1] = '\0';
-			break;
-		}
-	}
-	return (b);
 }
 
 /* Start pfiles with its output in files; its pid. */
@@ -248,7 +213,7 @@ ATF_TC_BODY(torn_records, tc)
 
 		run_pfiles(args, NULL, &r);
 		tu_require_exit("pfiles", &r, 0);
-		ATF_REQUIRE_MSG((b = fd_block(r.tr_out, 20)) != NULL,
+		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, 20)) != NULL,
 		    "fd 20 not shown (run %d):\n%s", run, r.tr_out);
 		if (strstr(r.tr_err, "1 fd changed all the while it was "
 		    "examined: only its stat line is shown\n") != NULL) {
@@ -341,7 +306,7 @@ ATF_TC_BODY(path_too_long, tc)
 		run_pfiles(args, NULL, &r);
 		tu_require_exit("pfiles", &r, 0);
 		ATF_CHECK_EQ(count_fd_lines(r.tr_out), count);
-		ATF_REQUIRE((b = fd_block(r.tr_out, deep)) != NULL);
+		ATF_REQUIRE((b = tu_fd_block(r.tr_out, deep)) != NULL);
 		/* The stat line, the flags line and the offset: no path. */
 		ATF_CHECK_MSG(strstr(b, "\n      /") == NULL, "a path: %s", b);
 		ATF_CHECK_MSG(strstr(b, "      O_RDWR") != NULL, "%s", b);
@@ -426,7 +391,7 @@ ATF_TC_BODY(path_refused, tc)
 	(void) unlink("pathfile");
 	tu_require_exit("seccomp_deny readlinkat pfiles", &r, 0);
 	ATF_CHECK_EQ(count_fd_lines(r.tr_out), 3);
-	ATF_REQUIRE((b = fd_block(r.tr_out, 2)) != NULL);
+	ATF_REQUIRE((b = tu_fd_block(r.tr_out, 2)) != NULL);
 	ATF_CHECK_MSG(strstr(b, "      O_RDWR") != NULL, "%s", b);
 	ATF_CHECK_MSG(strstr(b, "\n      /") == NULL, "a path: %s", b);
 	free(b);
@@ -464,7 +429,7 @@ agent_refused(const char *nr, const char *why)
 	tu_require_same_str("stderr", want, r.tr_err);
 	free(want);
 	for (int i = 0; i < 3; i++) {
-		char *b = fd_block(r.tr_out, atoi(i == 0 ? l : i == 1 ? p0 :
+		char *b = tu_fd_block(r.tr_out, atoi(i == 0 ? l : i == 1 ? p0 :
 		    p1));
 
 		ATF_REQUIRE_MSG(b != NULL, "fd %d not shown", i);
@@ -577,7 +542,7 @@ ATF_TC_BODY(main_thread_exited, tc)
 
 		run_pfiles(args, NULL, &r);
 		tu_require_exit(vias[i], &r, 0);
-		ATF_REQUIRE_MSG((b = fd_block(r.tr_out, fd)) != NULL,
+		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, fd)) != NULL,
 		    "%s: fd %d not shown:\n%s", vias[i], fd, r.tr_out);
 		if (i < 2)
 			ATF_CHECK_MSG(strstr(b, "      /dev/zero\n") != NULL,
@@ -614,7 +579,7 @@ ATF_TC_BODY(opath_socket, tc)
 
 		run_pfiles(args, NULL, &r);
 		tu_require_exit("pfiles", &r, 0);
-		ATF_REQUIRE((b = fd_block(r.tr_out, fd)) != NULL);
+		ATF_REQUIRE((b = tu_fd_block(r.tr_out, fd)) != NULL);
 		want = tu_asprintf("%4d: S_IFSOCK mode:", fd);
 		ATF_CHECK_MSG(strncmp(b, want, strlen(want)) == 0, "%s", b);
 		free(want);
@@ -720,7 +685,7 @@ ATF_TC_BODY(hung_fuse, tc)
 		    "pfiles %s: status 0x%x", modes[i], st);
 		free(text);
 		text = tu_read_file("out", NULL);
-		ATF_REQUIRE_MSG((b = fd_block(text, fd)) != NULL,
+		ATF_REQUIRE_MSG((b = tu_fd_block(text, fd)) != NULL,
 		    "%s: fd %d not shown:\n%s", modes[i], fd, text);
 		ATF_CHECK_MSG(strstr(b, ": S_IFREG mode:0644 ") != NULL &&
 		    strstr(b, " size:5\n") != NULL, "%s: %s", modes[i], b);

@@ -805,3 +805,53 @@ tu_with_low_soft_nofile(void (*fn)(void))
 	if (setrlimit(RLIMIT_NOFILE, &mine) != 0)
 		atf_tc_fail("setrlimit back: %s", strerror(errno));
 }
+
+int
+tu_is_fd_line(const char *l)
+{
+	char colon, space;
+	int fd;
+
+	return (sscanf(l, "%d%c%c", &fd, &colon, &space) == 3 &&
+	    colon == ':' && space == ' ');
+}
+
+char *
+tu_fd_block(const char *out, int fd)
+{
+	char *head = tu_asprintf("\n%4d: ", fd), *b, *end;
+	const char *p = strstr(out, head);
+
+	free(head);
+	if (p == NULL)
+		return (NULL);
+	b = tu_asprintf("%s", p + 1);
+	for (end = strchr(b, '\n'); end != NULL; end = strchr(end + 1, '\n')) {
+		if (tu_is_fd_line(end + 1)) {
+			end[1] = '\0';
+			break;
+		}
+	}
+	return (b);
+}
+
+pid_t
+tu_only_child(pid_t parent)
+{
+	char *path = tu_asprintf("/proc/%d/task/%d/children", (int)parent,
+	    (int)parent);
+	char *text = tu_read_file(path, NULL), *end;
+	long child;
+
+	errno = 0;
+	child = strtol(text, &end, 10);
+	ATF_REQUIRE_MSG(end != text && errno == 0 && child > 0,
+	    "%s: \"%s\"", path, text);
+	while (*end == ' ' || *end == '\n')
+		end++;
+	ATF_REQUIRE_MSG(*end == '\0', "%s: more than one child: \"%s\"",
+	    path, text);
+	free(text);
+	free(path);
+	return ((pid_t)child);
+}

@@ -164,6 +164,18 @@ char	*tu_read_file(const char *path, size_t *lenp);
  */
 char	tu_proc_state(pid_t);
 
+/*
+ * Does a line of pfiles' output start an fd block ("%4d: TYPE")?  The
+ * header's first line has a TAB after its colon.
+ */
+int	tu_is_fd_line(const char *);
+
+/* The block of fd in pfiles' output (up to the next fd), malloc'd; or NULL. */
+char	*tu_fd_block(const char *out, int fd);
+
+/* The one child of pid (/proc/PID/task/PID/children); fails otherwise. */
+pid_t	tu_only_child(pid_t);
+
 /* asprintf that fails the test when out of memory. */
 char	*tu_asprintf(const char *fmt, ...)
 	    __attribute__((__format__(__printf__, 1, 2)));
