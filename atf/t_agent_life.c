@@ -700,8 +700,7 @@ ATF_TC_BODY(stopped_target, tc)
 
 	au_spawn_fds(&c, 2, &m);
 	ATF_REQUIRE(kill(m.pid, SIGSTOP) == 0);
-	for (int i = 0; i < 400 && (st = tu_proc_state(m.pid)) != 'T'; i++)
-		(void) usleep(5000);
+	st = tu_wait_state(m.pid, 'T', 2000);
 	ATF_REQUIRE_EQ_MSG(st, 'T', "state %c", st);
 	P = au_grab(m.pid);
 	au_create_agent(P);
@@ -712,8 +711,7 @@ ATF_TC_BODY(stopped_target, tc)
 	Pdestroy_agent(P);
 	Prelease(P, 0);
 	au_require_tracer(m.pid, 0);
-	for (int i = 0; i < 400 && (st = tu_proc_state(m.pid)) != 'T'; i++)
-		(void) usleep(5000);
+	st = tu_wait_state(m.pid, 'T', 2000);
 	ATF_CHECK_EQ_MSG(st, 'T', "no longer stopped: state %c", st);
 	ATF_REQUIRE(kill(m.pid, SIGCONT) == 0);
 	au_require_pong(&c);
@@ -1092,8 +1090,7 @@ ATF_TC_BODY(main_thread_exited, tc)
 	}
 	ATF_REQUIRE(pid > 0);
 	(void) close(go[0]);
-	for (int i = 0; i < 2000 && (state = tu_proc_state(pid)) != 'Z'; i++)
-		(void) usleep(5000);
+	state = tu_wait_state(pid, 'Z', 10000);
 	ATF_REQUIRE_EQ_MSG(state, 'Z', "leader in state %c", state);
 	(void) snprintf(path, sizeof (path), "/proc/%d/task", (int)pid);
 	ATF_REQUIRE((d = opendir(path)) != NULL);
@@ -1169,8 +1166,7 @@ ATF_TC_BODY(sigstop_while_held, tc)
 	Pdestroy_agent(P);
 	Prelease(P, 0);
 	au_require_tracer(m.pid, 0);
-	for (int i = 0; i < 400 && (st = tu_proc_state(m.pid)) != 'T'; i++)
-		(void) usleep(5000);
+	st = tu_wait_state(m.pid, 'T', 2000);
 	ATF_CHECK_EQ_MSG(st, 'T', "the SIGSTOP was lost: state %c", st);
 	ATF_REQUIRE(kill(m.pid, SIGCONT) == 0);
 	au_require_pong(&t);

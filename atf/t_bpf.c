@@ -1036,9 +1036,7 @@ ATF_TC_BODY(main_thread_exited, tc)
 	ATF_REQUIRE_MSG(count >= AUTO_BPF_FDS, "the helper has %ld fds, "
 	    "fewer than %d", count, AUTO_BPF_FDS);
 	/* The thread has joined the leader; its exit ends as a zombie. */
-	for (int i = 0; i < 2000 && (state = tu_proc_state(c.tc_pid)) !=
-	    'Z'; i++)
-		(void) usleep(5000);
+	state = tu_wait_state(c.tc_pid, 'Z', 10000);
 	ATF_REQUIRE_EQ_MSG(state, 'Z', "the leader is in state %c, not Z",
 	    state);
 	(void) snprintf(path, sizeof (path), "/proc/%d/task/%ld",

@@ -374,10 +374,8 @@ ATF_TC_BODY(zombie_thread, tc)
 	ATF_REQUIRE_MSG(found, "no ready: %s", h.h_said);
 	said_fd(&h, "file", &f);
 	/* The main thread has exited: a zombie while the others are not. */
-	for (i = 0; i < LINE_MS && tu_proc_state(h.h_child.tc_pid) != 'Z';
-	    i++)
-		(void) usleep(1000);
-	ATF_REQUIRE_MSG(i < LINE_MS, "the main thread did not exit");
+	ATF_REQUIRE_MSG(tu_wait_state(h.h_child.tc_pid, 'Z', LINE_MS) == 'Z',
+	    "the main thread did not exit");
 	for (int m = 0; m < 2; m++) {
 		const char *argv[] = { TU_PFILES, modes[m], h.h_pid, NULL };
 		tu_result_t r;

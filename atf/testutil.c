@@ -855,3 +855,14 @@ tu_only_child(pid_t parent)
 	free(path);
 	return ((pid_t)child);
 }
+
+char
+tu_wait_state(pid_t pid, char want, int timeout_ms)
+{
+	long long deadline = now_ms() + timeout_ms;
+	char st;
+
+	while ((st = tu_proc_state(pid)) != want && now_ms() < deadline)
+		(void) usleep(5000);
+	return (st);
+}

@@ -165,6 +165,12 @@ char	*tu_read_file(const char *path, size_t *lenp);
 char	tu_proc_state(pid_t);
 
 /*
+ * Wait, at most timeout_ms by the clock, for pid's state to be want,
+ * looking every 5 ms: the state last seen (want, or what it was then).
+ */
+char	tu_wait_state(pid_t, char want, int timeout_ms);
+
+/*
  * Does a line of pfiles' output start an fd block ("%4d: TYPE")?  The
  * header's first line has a TAB after its colon.
  */
