@@ -50,7 +50,7 @@
 #define	NODE_SECONDS	"120"
 /* node's fds beyond its 1 + 2N sockets (t_node's NODE_FD_SPARE) */
 #define	NODE_FD_SPARE	39
-#define	AUTO_BPF_FDS	1000	/* auto tries bpf from this many fds */
+#define	AUTO_BPF_FDS	500	/* auto tries bpf from this many fds */
 #define	MANY_FDS	"2100"
 #define	NOBODY		"65534"
 

