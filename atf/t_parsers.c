@@ -1253,6 +1253,29 @@ ATF_TC_BODY(fmt_mode_bits, tc)
 	fdrec_free(&rec);
 }
 
+/* The fd number of the stat line, "%4d: ", at every width. */
+ATF_TC_WITHOUT_HEAD(fmt_fd_width);
+ATF_TC_BODY(fmt_fd_width, tc)
+{
+	static const int fds[] = { 0, 9, 10, 99, 100, 999, 1000, 12345,
+	    2147483647 };
+	fdrec_t rec = { NULL, 0 };
+
+	for (size_t i = 0; i < sizeof (fds) / sizeof (fds[0]); i++) {
+		char *s, want[128];
+
+		ATF_REQUIRE_EQ(fdrec_reset(&rec, fds[i]), 0);
+		fdrec_info(&rec)->pr_mode = S_IFREG | 0644;
+		fdrec_info(&rec)->pr_offset = -1;
+		s = file_text(&rec, 1);
+		(void) snprintf(want, sizeof (want), "%4d: S_IFREG mode:0644 "
+		    "dev:0,0 ino:0 uid:0 gid:0 size:0\n", fds[i]);
+		ATF_CHECK_STREQ_MSG(s, want, "fd %d", fds[i]);
+		free(s);
+	}
+	fdrec_free(&rec);
+}
+
 /* A connected unix stream socket's record, with its linger and cred. */
 static void
 unix_socket_rec(fdrec_t *rec, const struct linger *lg,
@@ -1409,6 +1432,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, esc_stream);
 	ATF_TP_ADD_TC(tp, fmt_target_text);
 	ATF_TP_ADD_TC(tp, fmt_mode_bits);
+	ATF_TP_ADD_TC(tp, fmt_fd_width);
 	ATF_TP_ADD_TC(tp, fmt_linger_and_peer);
 	ATF_TP_ADD_TC(tp, fmt_lock_lines);
 	ATF_TP_ADD_TC(tp, fmt_header_soft_limit);
