@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,9 +83,7 @@ bpf_pfiles_close(bpf_pfiles_t *bp)
 #include "bpf/pfiles_bpf.h"
 
 #define	ITER_READSZ	(32 * 1024)	/* the kernel's seq buffer is 8 pages */
-#define	ITER_SLOTSZ	ITER_READSZ	/* the reads of one slot */
-#define	ITER_AHEAD	2		/* slots read ahead of the records' use */
-#define	ITER_HEAD	PFB_RECSIZE_MAX	/* room before a slot's reads */
+#define	ITER_HEAD	PFB_RECSIZE_MAX	/* room before a read, for a cut record */
 #define	LOG_SIZE	(4 * 1024 * 1024)
 
 /* include/uapi/linux/capability.h of 5.8 and later */
@@ -95,36 +92,27 @@ bpf_pfiles_close(bpf_pfiles_t *bp)
 #define	K_CAP_BPF	39
 
 /*
- * The reads of an iterator, made by a thread of their own into a ring of
- * ITER_AHEAD slots, each filled by reads (ITER_SLOTSZ) and handed over,
- * at most ITER_AHEAD slots ahead of the one whose records are taken: the
- * program runs inside read(2), so its kernel time overlaps the work on
- * the records read before (building and formatting them).  The records
- * are taken where they were read: a record cut at a slot's end is copied
- * into the room before the next slot's reads (ITER_HEAD bytes, one
- * record at most), not the reads moved.  Without the thread
- * (pthread_create failed), the taker fills the slots itself.
+ * The reads of an iterator: one read at a time into one buffer, whose
+ * records are taken where they were read.  A record cut at the end of a
+ * read is moved into the room before where the reads land (ITER_HEAD
+ * bytes, one record at most), so that the next read's bytes follow it.  The program
+ * runs inside read(2), and the seq_file behind it stops its walk as soon
+ * as it holds the bytes asked for: the records handed on are never more
+ * than one read (some 58 sockets) behind the kernel's walk, and an fd
+ * closed, or an exit, during the walk shows as soon as with the other
+ * sources.
  *
- * A slot is one read and the ring two slots: the records handed on are
- * at most three reads (some 170 records) behind the kernel's walk, as
- * the other sources build a few dozen ahead, so that an fd closed, or an
- * exit, during the walk shows after as few records as theirs.  A wider
- * ring (4 slots of 4 reads) took 2-5% less time at 19,821 fds, inside
- * the noise of runs; the bound is worth more.
+ * The reads were once made ahead on a thread of their own, so that the
+ * kernel's work overlapped the formatting: at 19,821 fds that took 0.77x
+ * the wall time but 1.09x the CPU time (paired runs; the two threads'
+ * work costs more when it runs at once than one after the other), and
+ * the CPU time is what the bench's goal binds.
  */
 typedef struct iter_reader {
 	int		ir_fd;
-	int		ir_threaded;
-	pthread_t	ir_thread;
-	pthread_mutex_t	ir_mu;
-	pthread_cond_t	ir_cv;
-	unsigned	ir_head, ir_tail;	/* slots taken, slots filled */
-	int		ir_taking;		/* slot ir_head is the taker's */
-	int		ir_eof;			/* the last read is made */
-	int		ir_err;			/* its errno, or 0 */
-	int		ir_stop;		/* the taker has stopped */
-	size_t		ir_len[ITER_AHEAD];
-	uint8_t		ir_slot[ITER_AHEAD][ITER_HEAD + ITER_SLOTSZ];
+	int		ir_eof;			/* read(2) returned 0 */
+	size_t		ir_nleft;		/* bytes kept before a read's */
+	uint8_t		ir_mem[ITER_HEAD + ITER_READSZ]; /* room, then a read */
 } iter_reader_t;
 
 struct bpf_pfiles {
@@ -133,9 +121,6 @@ struct bpf_pfiles {
 	int		bp_ino_prog_fd;	/* pfiles_sock_inodes */
 	unsigned int	bp_hz;
 	bpf_pfiles_times_t bp_times;
-	/* what is left of a record cut at the end of the slot before */
-	uint8_t		bp_left[ITER_HEAD];
-	size_t		bp_nleft;
 	iter_reader_t	bp_reader;
 };
 
@@ -258,89 +243,15 @@ iter_fd(int prog, pid_t pid, char *why, size_t whysz)
 	return (ifd);
 }
 
-/* One read of the iterator: its length, 0 at the end, or -1 (errno). */
-static ssize_t
-read_once(int fd, uint8_t *buf, size_t len)
-{
-	ssize_t n;
-
-	while ((n = read(fd, buf, len)) < 0 && errno == EINTR)
-		continue;
-	return (n);
-}
-
-/*
- * Reads into slot until it has no room for one more or the iterator
- * ends: the bytes read (into ir_len[slot]); 0 with *errp set at the end
- * (0) or on an error, which ends the reads.
- */
-static int
-fill_slot(iter_reader_t *ir, unsigned slot, int *errp)
-{
-	uint8_t *at = ir->ir_slot[slot] + ITER_HEAD;
-	size_t len = 0;
-	ssize_t n = 1;
-
-	while (len + ITER_READSZ <= ITER_SLOTSZ &&
-	    (n = read_once(ir->ir_fd, at + len, ITER_READSZ)) > 0)
-		len += (size_t)n;
-	ir->ir_len[slot] = len;
-	*errp = n < 0 ? errno : 0;
-	return (n > 0);		/* more to read */
-}
-
-static void *
-reader_main(void *arg)
-{
-	iter_reader_t *ir = arg;
-	unsigned slot;
-	int more, err;
-
-	(void) pthread_mutex_lock(&ir->ir_mu);
-	for (;;) {
-		while (ir->ir_tail - ir->ir_head == ITER_AHEAD && !ir->ir_stop)
-			(void) pthread_cond_wait(&ir->ir_cv, &ir->ir_mu);
-		if (ir->ir_stop)
-			break;
-		slot = ir->ir_tail % ITER_AHEAD;
-		(void) pthread_mutex_unlock(&ir->ir_mu);
-		more = fill_slot(ir, slot, &err);
-		(void) pthread_mutex_lock(&ir->ir_mu);
-		if (ir->ir_len[slot] > 0)
-			ir->ir_tail++;
-		if (!more) {
-			ir->ir_eof = 1;
-			ir->ir_err = err;
-		}
-		(void) pthread_cond_broadcast(&ir->ir_cv);
-		if (!more)
-			break;
-	}
-	(void) pthread_mutex_unlock(&ir->ir_mu);
-	return (NULL);
-}
-
-/* The iterator fd's reads start (ahead, on a thread, when one starts). */
+/* The iterator fd's reads start. */
 static void
 iter_start(bpf_pfiles_t *bp, int fd)
 {
 	iter_reader_t *ir = &bp->bp_reader;
 
 	ir->ir_fd = fd;
-	ir->ir_head = ir->ir_tail = 0;
-	ir->ir_eof = ir->ir_err = ir->ir_stop = ir->ir_taking = 0;
-	bp->bp_nleft = 0;
-	ir->ir_threaded = pthread_mutex_init(&ir->ir_mu, NULL) == 0;
-	if (ir->ir_threaded && pthread_cond_init(&ir->ir_cv, NULL) != 0) {
-		(void) pthread_mutex_destroy(&ir->ir_mu);
-		ir->ir_threaded = 0;
-	}
-	if (ir->ir_threaded && pthread_create(&ir->ir_thread, NULL,
-	    reader_main, ir) != 0) {
-		(void) pthread_cond_destroy(&ir->ir_cv);
-		(void) pthread_mutex_destroy(&ir->ir_mu);
-		ir->ir_threaded = 0;
-	}
+	ir->ir_eof = 0;
+	ir->ir_nleft = 0;
 }
 
 /* The reads stop, whatever is left unread, and the fd is closed. */
@@ -349,86 +260,57 @@ iter_stop(bpf_pfiles_t *bp)
 {
 	iter_reader_t *ir = &bp->bp_reader;
 
-	if (ir->ir_threaded) {
-		(void) pthread_mutex_lock(&ir->ir_mu);
-		ir->ir_stop = 1;
-		(void) pthread_cond_broadcast(&ir->ir_cv);
-		(void) pthread_mutex_unlock(&ir->ir_mu);
-		(void) pthread_join(ir->ir_thread, NULL);
-		(void) pthread_cond_destroy(&ir->ir_cv);
-		(void) pthread_mutex_destroy(&ir->ir_mu);
-		ir->ir_threaded = 0;
-	}
 	(void) close(ir->ir_fd);
 	ir->ir_fd = -1;
 }
 
 /*
- * The next bytes of the iterator, at *datap: the bp_nleft bytes left of
- * the slot before (copied in front of this slot's reads), then this
- * slot's.  Gives the slot before back to the reader.  Returns how many
- * (0 at the end, bp_left untouched), or -1 with why set and the reads
- * stopped.  Before the next call, the caller keeps in bp_left what it
- * has not used (less than one record).
+ * The next bytes of the iterator, at *datap: the ir_nleft bytes kept of
+ * the read before (iter_keep), then one more read's.  Returns how many
+ * (0 at the end, the kept bytes untouched), or -1 with why set and the
+ * reads stopped.
  */
 static ssize_t
 iter_next(bpf_pfiles_t *bp, uint8_t **datap, char *why, size_t whysz)
 {
 	iter_reader_t *ir = &bp->bp_reader;
-	unsigned slot;
 	ssize_t n;
-	int e = 0;
+	int e;
 
-	if (!ir->ir_threaded) {
-		/* One slot, filled here when the one before is used. */
-		slot = 0;
-		n = 0;
-		if (!ir->ir_eof) {
-			if (!fill_slot(ir, slot, &e))
-				ir->ir_eof = 1;
-			n = e != 0 ? -1 : (ssize_t)ir->ir_len[slot];
-		}
-	} else {
-		(void) pthread_mutex_lock(&ir->ir_mu);
-		if (ir->ir_taking) {
-			ir->ir_head++;
-			ir->ir_taking = 0;
-			(void) pthread_cond_broadcast(&ir->ir_cv);
-		}
-		while (ir->ir_head == ir->ir_tail && !ir->ir_eof)
-			(void) pthread_cond_wait(&ir->ir_cv, &ir->ir_mu);
-		slot = ir->ir_head % ITER_AHEAD;
-		if (ir->ir_head == ir->ir_tail) {
-			n = ir->ir_err != 0 ? -1 : 0;
-			e = ir->ir_err;
-		} else {
-			n = (ssize_t)ir->ir_len[slot];
-		}
-		(void) pthread_mutex_unlock(&ir->ir_mu);
-	}
+	if (ir->ir_eof)
+		return (0);
+	while ((n = read(ir->ir_fd, ir->ir_mem + ITER_HEAD, ITER_READSZ)) < 0 &&
+	    errno == EINTR)
+		continue;
 	if (n < 0) {
+		e = errno;
 		(void) snprintf(why, whysz, "BPF iterator read: %s",
 		    strerror(e));
 		iter_stop(bp);
 		errno = e;
 		return (-1);
 	}
-	if (n == 0)
+	if (n == 0) {
+		ir->ir_eof = 1;
 		return (0);
-	ir->ir_taking = 1;
-	*datap = ir->ir_slot[slot] + ITER_HEAD - bp->bp_nleft;
-	memcpy(*datap, bp->bp_left, bp->bp_nleft);
-	n += (ssize_t)bp->bp_nleft;
-	bp->bp_nleft = 0;
+	}
+	*datap = ir->ir_mem + ITER_HEAD - ir->ir_nleft;
+	n += (ssize_t)ir->ir_nleft;
+	ir->ir_nleft = 0;
 	return (n);
 }
 
-/* Keeps the n bytes at p, less than one record, for the next slot. */
+/*
+ * Keeps the n bytes at p, the end of what iter_next() gave and less than
+ * one record, in front of the next read's bytes.
+ */
 static void
 iter_keep(bpf_pfiles_t *bp, const uint8_t *p, size_t n)
 {
-	memcpy(bp->bp_left, p, n);
-	bp->bp_nleft = n;
+	iter_reader_t *ir = &bp->bp_reader;
+
+	memmove(ir->ir_mem + ITER_HEAD - n, p, n);
+	ir->ir_nleft = n;
 }
 
 int
@@ -484,7 +366,7 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 		iter_keep(bp, p + off, held - off);
 	}
 	iter_stop(bp);
-	if (bp->bp_nleft != 0) {
+	if (bp->bp_reader.ir_nleft != 0) {
 		(void) snprintf(why, whysz, "BPF record: cut short");
 		errno = EPROTO;
 		return (-1);
@@ -529,7 +411,7 @@ bpf_pfiles_sock_inodes(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_ino_f *cb,
 		iter_keep(bp, p + off, held - off);
 	}
 	iter_stop(bp);
-	if (bp->bp_nleft != 0) {
+	if (bp->bp_reader.ir_nleft != 0) {
 		(void) snprintf(why, whysz, "BPF record: cut short");
 		errno = EPROTO;
 		return (-1);
