@@ -28,6 +28,7 @@ WARN	:= -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	   -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS	?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -pthread $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC \
+	   -fno-semantic-interposition \
 	   -I$(TOP)/libproc-patch/libproc
 ALL_LDFLAGS := -pthread $(SANFLAGS) $(LDFLAGS)
 

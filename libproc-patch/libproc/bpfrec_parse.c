@@ -45,6 +45,13 @@ _Static_assert(PSI_OWNNET == PFB_I_OWNNET && PSI_PROTO == PFB_I_PROTO &&
 
 static const char anon_pfx[] = "anon_inode:";
 
+/* The decimal digits of 0 to 99, two by two. */
+static const char pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930"
+    "31323334353637383940414243444546474849505152535455565758596061"
+    "62636465666768697071727374757677787980818283848586878889909192"
+    "93949596979899";
+
 /* Are the n bytes at p all zero?  Compared a block at a time. */
 static int
 all_zero(const uint8_t *p, size_t n)
@@ -73,16 +80,23 @@ static size_t
 sockfs_path(uint64_t ino, char *buf)
 {
 	char d[20];
-	size_t n = 0, len = 0;
+	size_t n = sizeof (d), len;
 
-	do {
-		d[n++] = (char)('0' + ino % 10);
-		ino /= 10;
-	} while (ino != 0);
+	/* The digits from the last, by twos while there are two. */
+	for (; ino >= 100; ino /= 100) {
+		n -= 2;
+		memcpy(d + n, &pairs[2 * (ino % 100)], 2);
+	}
+	if (ino >= 10) {
+		n -= 2;
+		memcpy(d + n, &pairs[2 * ino], 2);
+	} else {
+		d[--n] = (char)('0' + ino);
+	}
 	memcpy(buf, "socket:[", 8);
 	len = 8;
-	while (n > 0)
-		buf[len++] = d[--n];
+	memcpy(buf + len, d + n, sizeof (d) - n);
+	len += sizeof (d) - n;
 	buf[len++] = ']';
 	buf[len] = '\0';
 	return (len);

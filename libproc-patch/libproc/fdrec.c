@@ -13,23 +13,23 @@
 #define	FDREC_INITIAL	8192
 #define	FDREC_MAX	(1U << 20)	/* no single record is bigger */
 
+_Static_assert(sizeof (pr_misc_header_t) == 8, "an item's header is 8 bytes");
+
 prfdinfo_t *
 fdrec_info(fdrec_t *rec)
 {
 	return ((prfdinfo_t *)(void *)rec->buf);
 }
 
-/* Make room for need more bytes of items; 0, or -1 (ENOMEM). */
+/* Make room for need more bytes of items, by growing; 0, or -1 (ENOMEM). */
 static int
-fdrec_reserve(fdrec_t *rec, size_t need)
+fdrec_grow(fdrec_t *rec, size_t need)
 {
 	size_t used, cap;
 	uint8_t *nbuf;
 
 	used = rec->buf == NULL ? 0 :
 	    sizeof (prfdinfo_t) + fdrec_info(rec)->pr_misc_size;
-	if (rec->buf != NULL && need <= rec->cap - used)
-		return (0);
 	if (need > FDREC_MAX - used) {
 		errno = ENOMEM;
 		return (-1);
@@ -44,6 +44,16 @@ fdrec_reserve(fdrec_t *rec, size_t need)
 	rec->buf = nbuf;
 	rec->cap = cap;
 	return (0);
+}
+
+/* Make room for need more bytes of items; 0, or -1 (ENOMEM). */
+static inline int
+fdrec_reserve(fdrec_t *rec, size_t need)
+{
+	if (rec->buf != NULL && need <= rec->cap - sizeof (prfdinfo_t) -
+	    fdrec_info(rec)->pr_misc_size)
+		return (0);
+	return (fdrec_grow(rec, need));
 }
 
 /* Start a new record for fd: the fixed part cleared, no items. */
@@ -68,18 +78,22 @@ fdrec_add(fdrec_t *rec, uint_t type, const void *data, size_t len)
 	pr_misc_header_t hdr;
 	prfdinfo_t *info;
 	size_t size = sizeof (hdr) + len;
+	uint8_t *at;
 
 	if (len > FDREC_MAX || fdrec_reserve(rec, ALIGN_UP(size)) != 0)
 		return (-1);	/* the item is left out */
 	info = fdrec_info(rec);
+	at = info->pr_misc + info->pr_misc_size;
 	hdr.pr_misc_size = (uint_t)size;
 	hdr.pr_misc_type = type;
-	memcpy(info->pr_misc + info->pr_misc_size, &hdr, sizeof (hdr));
+	/*
+	 * The padding is in the item's last 8 bytes (the header is 8): that
+	 * word is zeroed first, then the header and the payload written.
+	 */
+	memset(at + ALIGN_UP(size) - 8, 0, 8);
+	memcpy(at, &hdr, sizeof (hdr));
 	if (len > 0)
-		memcpy(info->pr_misc + info->pr_misc_size + sizeof (hdr),
-		    data, len);
-	memset(info->pr_misc + info->pr_misc_size + size, 0,
-	    ALIGN_UP(size) - size);
+		memcpy(at + sizeof (hdr), data, len);
 	info->pr_misc_size += (uint_t)ALIGN_UP(size);
 	return (0);
 }

@@ -137,6 +137,13 @@ esc_run(char *dst, size_t room, const unsigned char *src, size_t len,
 	size_t in = 0, out = 0, n, ulen;
 
 	while (in < len) {
+		/* Printable ASCII, the most of it, stands for itself. */
+		if (src[in] >= 0x20 && src[in] < 0x7f && src[in] != '\\') {
+			if (out == room)
+				break;
+			dst[out++] = (char)src[in++];
+			continue;
+		}
 		n = esc_unit(src + in, len - in, unit, &ulen);
 		if (ulen > room - out)
 			break;

@@ -145,52 +145,61 @@ lb_esc(lbuf_t *lb, const void *s, size_t n)
 	pf_fputesc(lb->lb_out, s, n);
 }
 
+/* The decimal digits of 0 to 99, two by two. */
+static const char lb_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930"
+    "31323334353637383940414243444546474849505152535455565758596061"
+    "62636465666768697071727374757677787980818283848586878889909192"
+    "93949596979899";
+
 /*
  * An unsigned number in decimal: written in place from its last digit,
  * two at a time from a table, in 32-bit arithmetic when it fits (most
- * numbers here: ports, octets, ids, inodes).
+ * numbers here: ports, octets, ids, inodes).  One or two digits (the
+ * zeros of dev:, uid:, rdev:...) without counting them first.
  */
 static void
 lb_uint(lbuf_t *lb, unsigned long long v)
 {
-	static const char pairs[] =
-	    "00010203040506070809101112131415161718192021222324252627282930"
-	    "31323334353637383940414243444546474849505152535455565758596061"
-	    "62636465666768697071727374757677787980818283848586878889909192"
-	    "93949596979899";
 	static const unsigned long long tens[LB_NUMMAX] = {
 		1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
 	};
+	char *at = lb_room(lb, LB_NUMMAX), *p;
 	size_t ndig;
-	char *at, *p;
 	uint32_t w;
 
+	if (v < 10) {
+		at[0] = (char)('0' + v);
+		lb->lb_len++;
+		return;
+	}
+	if (v < 100) {
+		memcpy(at, &lb_pairs[2 * v], 2);
+		lb->lb_len += 2;
+		return;
+	}
 	/*
 	 * Its digits: log10 from its bit length (1233 / 4096 is just above
 	 * log10(2)), one less when below that power of ten.
 	 */
-	ndig = (size_t)(64 - __builtin_clzll(v | 1)) * 1233 >> 12;
-	ndig += (v | 1) >= tens[ndig];
-	at = lb_room(lb, LB_NUMMAX);
+	ndig = (size_t)(64 - __builtin_clzll(v)) * 1233 >> 12;
+	ndig += v >= tens[ndig];
 	p = at + ndig;
 	while (v > UINT32_MAX) {
 		unsigned r = (unsigned)(v % 100);
 
 		v /= 100;
 		p -= 2;
-		p[0] = pairs[2 * r];
-		p[1] = pairs[2 * r + 1];
+		memcpy(p, &lb_pairs[2 * r], 2);
 	}
 	for (w = (uint32_t)v; w >= 100; w /= 100) {
 		p -= 2;
-		p[0] = pairs[2 * (w % 100)];
-		p[1] = pairs[2 * (w % 100) + 1];
+		memcpy(p, &lb_pairs[2 * (w % 100)], 2);
 	}
 	if (w >= 10) {
 		p -= 2;
-		p[0] = pairs[2 * w];
-		p[1] = pairs[2 * w + 1];
+		memcpy(p, &lb_pairs[2 * w], 2);
 	} else {
 		*--p = (char)('0' + w);
 	}
@@ -546,8 +555,12 @@ socktype_line(lbuf_t *lb, int type)
 	lb_chr(lb, '\n');
 }
 
+/*
+ * The options of a record, in the table's order: every one known, or
+ * with shownonly only those the text shows (a boolean that is on).
+ */
 static void
-sockopt_each(const pf_items_t *ix, pf_opt_f *fn, void *arg)
+sockopt_each(const pf_items_t *ix, int shownonly, pf_opt_f *fn, void *arg)
 {
 	const sockopt_t *opts = sockopt_table();
 	prsockbool_t b = { 0, 0 };
@@ -559,6 +572,8 @@ sockopt_each(const pf_items_t *ix, pf_opt_f *fn, void *arg)
 	if ((p = pf_item(ix, PR_SOCKOPTS_BOOL_OPTS, &len)) != NULL &&
 	    len == sizeof (b))
 		memcpy(&b, p, sizeof (b));
+	if (shownonly)
+		b.pr_known &= b.pr_set;
 	for (int row = 0; row < SOCKOPT_N; row++) {
 		const sockopt_t *o = &opts[row];
 
@@ -586,7 +601,7 @@ pf_sockopt_each(const prfdinfo_t *info, pf_opt_f *fn, void *arg)
 	pf_items_t ix;
 
 	pf_items(info, &ix);
-	sockopt_each(&ix, fn, arg);
+	sockopt_each(&ix, 0, fn, arg);
 }
 
 typedef struct opt_text {
@@ -620,7 +635,7 @@ sockopts_line(lbuf_t *lb, const pf_items_t *ix)
 {
 	opt_text_t ot = { lb, 0 };
 
-	sockopt_each(ix, opt_text, &ot);
+	sockopt_each(ix, 1, opt_text, &ot);
 	if (ot.ot_n > 0)
 		lb_chr(lb, '\n');
 }
