@@ -93,14 +93,15 @@ bpf_pfiles_close(bpf_pfiles_t *bp)
 
 /*
  * The reads of an iterator: one read at a time into one buffer, whose
- * records are taken where they were read.  A record cut at the end of a
- * read is moved into the room before where the reads land (ITER_HEAD
- * bytes, one record at most), so that the next read's bytes follow it.  The program
- * runs inside read(2), and the seq_file behind it stops its walk as soon
- * as it holds the bytes asked for: the records handed on are never more
- * than one read (some 58 sockets) behind the kernel's walk, and an fd
+ * records are taken where they were read.  The program runs inside
+ * read(2): the kernel fills its seq buffer (8 pages) with whole records
+ * and a read takes them, so the records handed on are never more than
+ * one buffer (some 58 sockets) behind the kernel's walk, and an fd
  * closed, or an exit, during the walk shows as soon as with the other
- * sources.
+ * sources.  Where pages are bigger than 4 KiB, that buffer is bigger
+ * than a read, and a read may end inside a record: what is left of it
+ * is moved into the room before where the reads land (ITER_HEAD bytes,
+ * one record at most), so that the next read's bytes follow it.
  *
  * The reads were once made ahead on a thread of their own, so that the
  * kernel's work overlapped the formatting: at 19,821 fds that took 0.77x
