@@ -50,7 +50,7 @@ main(int argc, char **argv)
 	struct rusage ru;
 	double t0, t1;
 	pid_t pid;
-	int c, st;
+	int c, st, fd;
 
 	while ((c = getopt(argc, argv, "+o:")) != -1) {
 		if (c != 'o')
@@ -60,6 +60,17 @@ main(int argc, char **argv)
 	if (optind >= argc)
 		usage();
 
+	/*
+	 * The output file is opened, and the last run's output in it thrown
+	 * away, here: the pages freed are not the command's work, and the
+	 * child's time until exec is counted as the command's.
+	 */
+	if ((fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) < 0) {
+		(void) fprintf(stderr, "runstat: %s: %s\n", out,
+		    strerror(errno));
+		return (1);
+	}
 	(void) fflush(stdout);
 	t0 = now();
 	if ((pid = fork()) < 0) {
@@ -67,19 +78,17 @@ main(int argc, char **argv)
 		return (1);
 	}
 	if (pid == 0) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (fd < 0 || dup2(fd, 1) < 0) {
+		if (dup2(fd, 1) < 0) {
 			(void) fprintf(stderr, "runstat: %s: %s\n", out,
 			    strerror(errno));
 			_exit(126);
 		}
-		(void) close(fd);
 		(void) execvp(argv[optind], argv + optind);
 		(void) fprintf(stderr, "runstat: %s: %s\n", argv[optind],
 		    strerror(errno));
 		_exit(127);
 	}
+	(void) close(fd);
 	while (wait4(pid, &st, 0, &ru) < 0) {
 		if (errno != EINTR) {
 			(void) fprintf(stderr, "runstat: wait4: %s\n",

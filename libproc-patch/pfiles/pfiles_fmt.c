@@ -727,15 +727,24 @@ pf_addr_decode(const void *sa, size_t len, int protocol, pf_addr_t *a)
 		/* Dotted quad, as inet_ntop writes it (without its sprintf). */
 		q = (const uint8_t *)&sin.sin_addr;
 		for (int i = 0; i < 4; i++) {
+			unsigned o = q[i];
+
 			if (i > 0)
 				*p++ = '.';
-			if (q[i] >= 100)
-				*p++ = (char)('0' + q[i] / 100);
-			if (q[i] >= 10)
-				*p++ = (char)('0' + q[i] / 10 % 10);
-			*p++ = (char)('0' + q[i] % 10);
+			if (o >= 100) {
+				*p++ = (char)('0' + o / 100);
+				o %= 100;
+				memcpy(p, &lb_pairs[2 * o], 2);
+				p += 2;
+			} else if (o >= 10) {
+				memcpy(p, &lb_pairs[2 * o], 2);
+				p += 2;
+			} else {
+				*p++ = (char)('0' + o);
+			}
 		}
 		*p = '\0';
+		a->pa_addrlen = (size_t)(p - a->pa_addr);
 		a->pa_port = ntohs(sin.sin_port);
 	} else if (family == AF_INET6 &&
 	    len >= sizeof (struct sockaddr_in6)) {
@@ -745,6 +754,7 @@ pf_addr_decode(const void *sa, size_t len, int protocol, pf_addr_t *a)
 		a->pa_kind = PF_ADDR_INET;
 		(void) inet_ntop(AF_INET6, &sin6.sin6_addr, a->pa_addr,
 		    sizeof (a->pa_addr));
+		a->pa_addrlen = strlen(a->pa_addr);
 		a->pa_port = ntohs(sin6.sin6_port);
 	} else if (family == AF_UNIX) {
 		const unsigned char *path = (const unsigned char *)sa +
@@ -803,7 +813,7 @@ lb_sockaddr(lbuf_t *lb, const char *label, const void *sa, size_t len,
 		/* "\t%s: %s %s  port: %u\n" */
 		lb_str(lb, a.pa_famname);
 		lb_chr(lb, ' ');
-		lb_str(lb, a.pa_addr);
+		lb_mem(lb, a.pa_addr, a.pa_addrlen);
 		lb_lit(lb, "  port: ");
 		lb_uint(lb, a.pa_port);
 		break;

@@ -116,6 +116,7 @@ typedef struct pf_addr {
 	int		pa_family;
 	const char	*pa_famname;	/* NULL: no name, AF_%d */
 	char		pa_addr[46];	/* INET6_ADDRSTRLEN */
+	size_t		pa_addrlen;	/* its strlen */
 	unsigned	pa_port;
 	const void	*pa_name;	/* unix: the target's bytes */
 	size_t		pa_namelen;
