@@ -236,6 +236,11 @@ bench_n() {
 		done
 		r=$((r + 1))
 	done
+	for t in $avail; do
+		echo "bench: $n connections, $t, wall/CPU ms by round:" \
+		    "$(awk '{ printf "%s%.1f/%.1f", s, $1 * 1000, $3 * 1000; s = " " }' \
+		    "$tmp/$t.res")" >&2
+	done
 	for t in $PFILES_TOOLS; do
 		case " $avail " in
 		*" $t "*)

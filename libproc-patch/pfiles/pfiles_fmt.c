@@ -72,7 +72,7 @@ lb_flush(lbuf_t *lb)
 }
 
 /* Where n more bytes (n <= LB_SIZE) go: flushed first if they'd not fit. */
-static char *
+static inline __attribute__((always_inline)) char *
 lb_room(lbuf_t *lb, size_t n)
 {
 	if (LB_SIZE - lb->lb_len < n)
@@ -84,7 +84,7 @@ lb_room(lbuf_t *lb, size_t n)
  * n bytes.  Most pieces are words of a few bytes: those are copied as two
  * overlapping 8- or 4-byte moves, not by a call of memcpy for n bytes.
  */
-static void
+static inline __attribute__((always_inline)) void
 lb_mem(lbuf_t *lb, const char *s, size_t n)
 {
 	char *at;
@@ -113,17 +113,52 @@ lb_mem(lbuf_t *lb, const char *s, size_t n)
 /* A string literal: its length known when compiled. */
 #define	lb_lit(lb, s)	lb_mem((lb), (s), sizeof (s) - 1)
 
-static void
+static inline __attribute__((always_inline)) void
 lb_str(lbuf_t *lb, const char *s)
 {
 	lb_mem(lb, s, strlen(s));
 }
 
-static void
+static inline __attribute__((always_inline)) void
 lb_chr(lbuf_t *lb, char c)
 {
 	*lb_room(lb, 1) = c;
 	lb->lb_len++;
+}
+
+/*
+ * A line whose length has a bound: room for all of it is made once
+ * (lb_begin), its pieces are put at a cursor kept in a register, with no
+ * check each (put_*: each returns the cursor after what it put), and the
+ * buffer takes them (lb_end).  A piece of unbounded length (the target's
+ * text) is never put so: it goes through lb_esc.
+ */
+static inline __attribute__((always_inline)) char *
+lb_begin(lbuf_t *lb, size_t bound)
+{
+	return (lb_room(lb, bound));
+}
+
+static inline __attribute__((always_inline)) void
+lb_end(lbuf_t *lb, char *p)
+{
+	lb->lb_len = (size_t)(p - lb->lb_buf);
+}
+
+static inline __attribute__((always_inline)) char *
+put_mem(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return (p + n);
+}
+
+#define	put_lit(p, s)	put_mem((p), ("" s), sizeof (s) - 1)
+
+static inline __attribute__((always_inline)) char *
+put_chr(char *p, char c)
+{
+	*p = c;
+	return (p + 1);
 }
 
 /*
@@ -153,39 +188,35 @@ static const char lb_pairs[] =
     "93949596979899";
 
 /*
- * An unsigned number in decimal: written in place from its last digit,
- * two at a time from a table, in 32-bit arithmetic when it fits (most
- * numbers here: ports, octets, ids, inodes).  One or two digits (the
- * zeros of dev:, uid:, rdev:...) without counting them first.
+ * An unsigned number in decimal, at p (LB_NUMMAX bytes at most): written
+ * in place from its last digit, two at a time from a table, in 32-bit
+ * arithmetic when it fits (most numbers here: ports, octets, ids,
+ * inodes).  One or two digits (the zeros of dev:, uid:, rdev:...)
+ * without counting them first.
  */
-static void
-lb_uint(lbuf_t *lb, unsigned long long v)
+static char *
+put_uint(char *p, unsigned long long v)
 {
 	static const unsigned long long tens[LB_NUMMAX] = {
 		1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
 	};
-	char *at = lb_room(lb, LB_NUMMAX), *p;
 	size_t ndig;
+	char *end;
 	uint32_t w;
 
-	if (v < 10) {
-		at[0] = (char)('0' + v);
-		lb->lb_len++;
-		return;
-	}
-	if (v < 100) {
-		memcpy(at, &lb_pairs[2 * v], 2);
-		lb->lb_len += 2;
-		return;
-	}
+	if (v < 10)
+		return (put_chr(p, (char)('0' + v)));
+	if (v < 100)
+		return (put_mem(p, &lb_pairs[2 * v], 2));
 	/*
 	 * Its digits: log10 from its bit length (1233 / 4096 is just above
 	 * log10(2)), one less when below that power of ten.
 	 */
 	ndig = (size_t)(64 - __builtin_clzll(v)) * 1233 >> 12;
 	ndig += v >= tens[ndig];
-	p = at + ndig;
+	end = p + ndig;
+	p = end;
 	while (v > UINT32_MAX) {
 		unsigned r = (unsigned)(v % 100);
 
@@ -203,7 +234,22 @@ lb_uint(lbuf_t *lb, unsigned long long v)
 	} else {
 		*--p = (char)('0' + w);
 	}
-	lb->lb_len += ndig;
+	return (end);
+}
+
+static void
+lb_uint(lbuf_t *lb, unsigned long long v)
+{
+	lb_end(lb, put_uint(lb_begin(lb, LB_NUMMAX), v));
+}
+
+/* A signed number: its sign and LB_NUMMAX digits at most. */
+static char *
+put_int(char *p, long long v)
+{
+	if (v < 0)
+		return (put_uint(put_chr(p, '-'), 0ULL - (unsigned long long)v));
+	return (put_uint(p, (unsigned long long)v));
 }
 
 static void
@@ -339,6 +385,13 @@ pf_typeword(mode_t mode, const char *path, char *buf, size_t bufsz)
 	return (buf);
 }
 
+/*
+ * After the type word: " mode:0" and 4 digits, " dev:", " ino:", " uid:",
+ * " gid:", " rdev:" or " size:", 6 numbers of LB_NUMMAX digits at most,
+ * a sign, two commas and the newline.
+ */
+#define	STAT_REST_MAX	(7 + 4 + 5 * 5 + 6 + 6 * LB_NUMMAX + 1 + 2 + 1)
+
 static void
 stat_line(lbuf_t *lb, const prfdinfo_t *info, const char *path)
 {
@@ -347,7 +400,7 @@ stat_line(lbuf_t *lb, const prfdinfo_t *info, const char *path)
 	const char *name;
 	size_t len;
 	unsigned m = (unsigned)(info->pr_mode & 07777);
-	char oct[8];
+	char oct[8], *p;
 	int n = 0;
 
 	/* "%4d: " */
@@ -368,29 +421,36 @@ stat_line(lbuf_t *lb, const prfdinfo_t *info, const char *path)
 	} while (m != 0);
 	while (n < 3)
 		oct[n++] = '0';
-	lb_lit(lb, " mode:0");
+	/* The rest: words, six numbers, and a sign, within STAT_REST_MAX. */
+	p = lb_begin(lb, STAT_REST_MAX);
+	p = put_lit(p, " mode:0");
 	while (n > 0)
-		lb_chr(lb, oct[--n]);
-	lb_lit(lb, " dev:");
-	lb_uint(lb, info->pr_major);
-	lb_chr(lb, ',');
-	lb_uint(lb, info->pr_minor);
-	lb_lit(lb, " ino:");
-	lb_uint(lb, (unsigned long long)info->pr_ino);
-	lb_lit(lb, " uid:");
-	lb_uint(lb, (unsigned)info->pr_uid);
-	lb_lit(lb, " gid:");
-	lb_uint(lb, (unsigned)info->pr_gid);
+		p = put_chr(p, oct[--n]);
+	p = put_lit(p, " dev:");
+	p = put_uint(p, info->pr_major);
+	p = put_chr(p, ',');
+	p = put_uint(p, info->pr_minor);
+	p = put_lit(p, " ino:");
+	p = put_uint(p, (unsigned long long)info->pr_ino);
+	p = put_lit(p, " uid:");
+	p = put_uint(p, (unsigned)info->pr_uid);
+	p = put_lit(p, " gid:");
+	p = put_uint(p, (unsigned)info->pr_gid);
 	if (fmt == S_IFCHR || fmt == S_IFBLK || fmt == S_IFSOCK) {
-		lb_lit(lb, " rdev:");
-		lb_uint(lb, info->pr_rmajor);
-		lb_chr(lb, ',');
-		lb_uint(lb, info->pr_rminor);
+		p = put_lit(p, " rdev:");
+		p = put_uint(p, info->pr_rmajor);
+		p = put_chr(p, ',');
+		p = put_uint(p, info->pr_rminor);
 	} else {
-		lb_lit(lb, " size:");
-		lb_int(lb, (long long)info->pr_size);
+		p = put_lit(p, " size:");
+		if (info->pr_size < 0)
+			p = put_uint(put_chr(p, '-'),
+			    0ULL - (unsigned long long)info->pr_size);
+		else
+			p = put_uint(p, (unsigned long long)info->pr_size);
 	}
-	lb_chr(lb, '\n');
+	p = put_chr(p, '\n');
+	lb_end(lb, p);
 }
 
 void
@@ -452,8 +512,17 @@ pf_flag_each(int fileflags, int fdflags, pf_name_f *fn, void *arg)
 	}
 }
 
+/*
+ * The flags' words and their separators: pf_flag_each names the access
+ * mode (a word, or a hex word of 10 bytes at most), each of the 11 flags
+ * of its table (the longest 11 bytes) at most once, O_CLOEXEC, and the
+ * bits left (a hex word): 14 words at most, bounded here by 16 of 11 and
+ * 2 of 10.
+ */
+#define	FLAGS_MAX	(16 * (11 + 1) + 2 * (10 + 1))
+
 typedef struct flag_text {
-	lbuf_t	*ft_lb;
+	char	*ft_p;		/* the cursor, in room for FLAGS_MAX */
 	int	ft_n;
 } flag_text_t;
 
@@ -463,16 +532,17 @@ flag_text(void *arg, const char *name)
 	flag_text_t *ft = arg;
 
 	if (ft->ft_n++ > 0)
-		lb_chr(ft->ft_lb, '|');
-	lb_str(ft->ft_lb, name);
+		ft->ft_p = put_chr(ft->ft_p, '|');
+	ft->ft_p = put_mem(ft->ft_p, name, strlen(name));
 }
 
 static void
 lb_fileflags(lbuf_t *lb, int fileflags, int fdflags)
 {
-	flag_text_t ft = { lb, 0 };
+	flag_text_t ft = { lb_begin(lb, FLAGS_MAX), 0 };
 
 	pf_flag_each(fileflags, fdflags, flag_text, &ft);
+	lb_end(lb, ft.ft_p);
 }
 
 void
@@ -604,8 +674,11 @@ pf_sockopt_each(const prfdinfo_t *info, pf_opt_f *fn, void *arg)
 	sockopt_each(&ix, 0, fn, arg);
 }
 
+/* The options line: every option of the table, "NAME(-N)," each. */
+#define	OPTS_MAX	(SOCKOPT_N * (15 + 2 + 1 + 10 + 1) + 1)
+
 typedef struct opt_text {
-	lbuf_t	*ot_lb;
+	char	*ot_p;		/* the cursor, in room for OPTS_MAX */
 	int	ot_n;
 } opt_text_t;
 
@@ -613,16 +686,22 @@ static void
 opt_text(void *arg, const char *name, pf_optkind_t kind, int value)
 {
 	opt_text_t *ot = arg;
+	char *p = ot->ot_p;
 
 	if (kind == PF_OPT_OFF || (kind == PF_OPT_BOOL && !value))
 		return;
-	lb_chr(ot->ot_lb, ot->ot_n++ == 0 ? '\t' : ',');
-	lb_str(ot->ot_lb, name);
+	p = put_chr(p, ot->ot_n++ == 0 ? '\t' : ',');
+	p = put_mem(p, name, strlen(name));
 	if (kind == PF_OPT_VALUE) {
-		lb_chr(ot->ot_lb, '(');
-		lb_int(ot->ot_lb, value);
-		lb_chr(ot->ot_lb, ')');
+		p = put_chr(p, '(');
+		if (value < 0)
+			p = put_uint(put_chr(p, '-'),
+			    0U - (unsigned)value);
+		else
+			p = put_uint(p, (unsigned)value);
+		p = put_chr(p, ')');
 	}
+	ot->ot_p = p;
 }
 
 /*
@@ -633,11 +712,12 @@ opt_text(void *arg, const char *name, pf_optkind_t kind, int value)
 static void
 sockopts_line(lbuf_t *lb, const pf_items_t *ix)
 {
-	opt_text_t ot = { lb, 0 };
+	opt_text_t ot = { lb_begin(lb, OPTS_MAX), 0 };
 
 	sockopt_each(ix, 1, opt_text, &ot);
 	if (ot.ot_n > 0)
-		lb_chr(lb, '\n');
+		ot.ot_p = put_chr(ot.ot_p, '\n');
+	lb_end(lb, ot.ot_p);
 }
 
 const char *
@@ -796,12 +876,16 @@ pf_addr_decode(const void *sa, size_t len, int protocol, pf_addr_t *a)
 	return (0);
 }
 
+/* An inet address's family name, address, port and words. */
+#define	INET_REST_MAX	(16 + 1 + sizeof (((pf_addr_t *)0)->pa_addr) + 8 + \
+	LB_NUMMAX)
+
 static void
 lb_sockaddr(lbuf_t *lb, const char *label, const void *sa, size_t len,
     int protocol)
 {
 	pf_addr_t a;
-	char hex[16];
+	char hex[16], *p;
 
 	if (pf_addr_decode(sa, len, protocol, &a) != 0)
 		return;
@@ -811,11 +895,13 @@ lb_sockaddr(lbuf_t *lb, const char *label, const void *sa, size_t len,
 	switch (a.pa_kind) {
 	case PF_ADDR_INET:
 		/* "\t%s: %s %s  port: %u\n" */
-		lb_str(lb, a.pa_famname);
-		lb_chr(lb, ' ');
-		lb_mem(lb, a.pa_addr, a.pa_addrlen);
-		lb_lit(lb, "  port: ");
-		lb_uint(lb, a.pa_port);
+		p = lb_begin(lb, INET_REST_MAX);
+		p = put_mem(p, a.pa_famname, strlen(a.pa_famname));
+		p = put_chr(p, ' ');
+		p = put_mem(p, a.pa_addr, a.pa_addrlen);
+		p = put_lit(p, "  port: ");
+		p = put_uint(p, a.pa_port);
+		lb_end(lb, p);
 		break;
 	case PF_ADDR_PATH:
 	case PF_ADDR_ABSTRACT:
@@ -979,6 +1065,7 @@ endpoint_text(void *arg, pid_t pid, int fd, uint_t more)
 {
 	ep_text_t *et = arg;
 	lbuf_t *lb = et->et_lb;
+	char *p;
 
 	if (more > 0) {
 		lb_lit(lb, "\tendpoint: and ");
@@ -989,11 +1076,13 @@ endpoint_text(void *arg, pid_t pid, int fd, uint_t more)
 	/* "\tendpoint: %s[%d] fd %d\n" */
 	lb_lit(lb, "\tendpoint: ");
 	proc_name(et->et_ctx, lb, pid);
-	lb_chr(lb, '[');
-	lb_int(lb, pid);
-	lb_lit(lb, "] fd ");
-	lb_int(lb, fd);
-	lb_chr(lb, '\n');
+	p = lb_begin(lb, 1 + (1 + LB_NUMMAX) + 5 + (1 + LB_NUMMAX) + 1);
+	p = put_chr(p, '[');
+	p = put_int(p, pid);
+	p = put_lit(p, "] fd ");
+	p = put_int(p, fd);
+	p = put_chr(p, '\n');
+	lb_end(lb, p);
 }
 
 static void
