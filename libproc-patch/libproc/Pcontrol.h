@@ -34,6 +34,7 @@
 #define	_PCONTROL_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include "libproc.h"
 #include "procfs_parse.h"
@@ -106,11 +107,56 @@ typedef struct fdrec {
 	size_t		cap;
 } fdrec_t;
 
-extern prfdinfo_t *fdrec_info(fdrec_t *);
-/* fdrec_reset and fdrec_add: 0, or -1 with errno. */
+#define	FDREC_MAX	(1U << 20)	/* no single record is bigger */
+
+_Static_assert(sizeof (pr_misc_header_t) == 8, "an item's header is 8 bytes");
+
+/* fdrec_reset, fdrec_grow and fdrec_add: 0, or -1 with errno. */
 extern int fdrec_reset(fdrec_t *, int);
 extern void fdrec_free(fdrec_t *);
-extern int fdrec_add(fdrec_t *, uint_t, const void *, size_t);
+/* Room for need more bytes of items, by growing the buffer (fdrec.c). */
+extern int fdrec_grow(fdrec_t *, size_t);
+
+static inline prfdinfo_t *
+fdrec_info(fdrec_t *rec)
+{
+	return ((prfdinfo_t *)(void *)rec->buf);
+}
+
+/*
+ * An item of type with len bytes of data: its header (8 bytes), the
+ * data, zeros to the next multiple of 8.  In line: a record gets some
+ * ten of them, and most need no room made.
+ */
+static inline int
+fdrec_add(fdrec_t *rec, uint_t type, const void *data, size_t len)
+{
+	pr_misc_header_t hdr;
+	prfdinfo_t *info;
+	size_t size = sizeof (hdr) + len;
+	uint8_t *at;
+
+	if (len > FDREC_MAX)
+		return (-1);	/* the item is left out */
+	if ((rec->buf == NULL || PR_MISC_NEXT(size) > rec->cap -
+	    sizeof (prfdinfo_t) - fdrec_info(rec)->pr_misc_size) &&
+	    fdrec_grow(rec, PR_MISC_NEXT(size)) != 0)
+		return (-1);
+	info = fdrec_info(rec);
+	at = info->pr_misc + info->pr_misc_size;
+	hdr.pr_misc_size = (uint_t)size;
+	hdr.pr_misc_type = type;
+	/*
+	 * The padding is in the item's last 8 bytes (the header is 8): that
+	 * word is zeroed first, then the header and the data written.
+	 */
+	memset(at + PR_MISC_NEXT(size) - 8, 0, 8);
+	memcpy(at, &hdr, sizeof (hdr));
+	if (len > 0)
+		memcpy(at + sizeof (hdr), data, len);
+	info->pr_misc_size += (uint_t)PR_MISC_NEXT(size);
+	return (0);
+}
 
 /*
  * Small files of /proc (procfile.c): the whole of dirfd's name into buf,

@@ -1,7 +1,8 @@
 /*
  * fdrec.c: the record Pfdinfo_iter() hands out: a prfdinfo_t followed by
  * self-describing items (pr_misc_header_t + payload, each padded to 8
- * bytes), and proc_fdinfo_misc(), the accessor that finds an item.
+ * bytes; fdrec_add(), in Pcontrol.h, writes one), and proc_fdinfo_misc(),
+ * the accessor that finds an item.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,18 +12,9 @@
 
 #define	ALIGN_UP(x)	PR_MISC_NEXT(x)
 #define	FDREC_INITIAL	8192
-#define	FDREC_MAX	(1U << 20)	/* no single record is bigger */
-
-_Static_assert(sizeof (pr_misc_header_t) == 8, "an item's header is 8 bytes");
-
-prfdinfo_t *
-fdrec_info(fdrec_t *rec)
-{
-	return ((prfdinfo_t *)(void *)rec->buf);
-}
 
 /* Make room for need more bytes of items, by growing; 0, or -1 (ENOMEM). */
-static int
+int
 fdrec_grow(fdrec_t *rec, size_t need)
 {
 	size_t used, cap;
@@ -46,55 +38,19 @@ fdrec_grow(fdrec_t *rec, size_t need)
 	return (0);
 }
 
-/* Make room for need more bytes of items; 0, or -1 (ENOMEM). */
-static inline int
-fdrec_reserve(fdrec_t *rec, size_t need)
-{
-	if (rec->buf != NULL && need <= rec->cap - sizeof (prfdinfo_t) -
-	    fdrec_info(rec)->pr_misc_size)
-		return (0);
-	return (fdrec_grow(rec, need));
-}
-
 /* Start a new record for fd: the fixed part cleared, no items. */
 int
 fdrec_reset(fdrec_t *rec, int fd)
 {
 	prfdinfo_t *info;
 
-	if (fdrec_reserve(rec, 0) != 0)
+	if (rec->buf == NULL && fdrec_grow(rec, 0) != 0)
 		return (-1);
 	info = fdrec_info(rec);
 	memset(info, 0, sizeof (*info));
 	info->pr_fd = fd;
 	info->pr_offset = -1;
 	info->pr_mnt_id = -1;
-	return (0);
-}
-
-int
-fdrec_add(fdrec_t *rec, uint_t type, const void *data, size_t len)
-{
-	pr_misc_header_t hdr;
-	prfdinfo_t *info;
-	size_t size = sizeof (hdr) + len;
-	uint8_t *at;
-
-	if (len > FDREC_MAX || fdrec_reserve(rec, ALIGN_UP(size)) != 0)
-		return (-1);	/* the item is left out */
-	info = fdrec_info(rec);
-	at = info->pr_misc + info->pr_misc_size;
-	hdr.pr_misc_size = (uint_t)size;
-	hdr.pr_misc_type = type;
-	/*
-	 * The padding is in the item's last 8 bytes (the header is 8): that
-	 * word is zeroed first, then the header and the payload written.
-	 */
-	memset(at + ALIGN_UP(size) - 8, 0, 8);
-	memcpy(at, &hdr, sizeof (hdr));
-	if (len > 0)
-		memcpy(at + sizeof (hdr), data, len);
-	info->pr_misc_size += (uint_t)ALIGN_UP(size);
 	return (0);
 }
 

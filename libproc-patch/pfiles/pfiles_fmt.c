@@ -81,52 +81,6 @@ lb_room(lbuf_t *lb, size_t n)
 }
 
 /*
- * n bytes.  Most pieces are words of a few bytes: those are copied as two
- * overlapping 8- or 4-byte moves, not by a call of memcpy for n bytes.
- */
-static inline __attribute__((always_inline)) void
-lb_mem(lbuf_t *lb, const char *s, size_t n)
-{
-	char *at;
-
-	if (n > LB_SIZE) {
-		lb_flush(lb);
-		(void) fwrite(s, 1, n, lb->lb_out);
-		return;
-	}
-	at = lb_room(lb, n);
-	if (n >= 8 && n <= 16) {
-		memcpy(at, s, 8);
-		memcpy(at + n - 8, s + n - 8, 8);
-	} else if (n >= 4 && n < 8) {
-		memcpy(at, s, 4);
-		memcpy(at + n - 4, s + n - 4, 4);
-	} else if (n < 4) {
-		for (size_t i = 0; i < n; i++)
-			at[i] = s[i];
-	} else {
-		memcpy(at, s, n);
-	}
-	lb->lb_len += n;
-}
-
-/* A string literal: its length known when compiled. */
-#define	lb_lit(lb, s)	lb_mem((lb), (s), sizeof (s) - 1)
-
-static inline __attribute__((always_inline)) void
-lb_str(lbuf_t *lb, const char *s)
-{
-	lb_mem(lb, s, strlen(s));
-}
-
-static inline __attribute__((always_inline)) void
-lb_chr(lbuf_t *lb, char c)
-{
-	*lb_room(lb, 1) = c;
-	lb->lb_len++;
-}
-
-/*
  * A line whose length has a bound: room for all of it is made once
  * (lb_begin), its pieces are put at a cursor kept in a register, with no
  * check each (put_*: each returns the cursor after what it put), and the
@@ -145,10 +99,25 @@ lb_end(lbuf_t *lb, char *p)
 	lb->lb_len = (size_t)(p - lb->lb_buf);
 }
 
+/*
+ * n bytes.  Most pieces are words of a few bytes: those are copied as two
+ * overlapping 8- or 4-byte moves, not by a call of memcpy for n bytes.
+ */
 static inline __attribute__((always_inline)) char *
 put_mem(char *p, const char *s, size_t n)
 {
-	memcpy(p, s, n);
+	if (n >= 8 && n <= 16) {
+		memcpy(p, s, 8);
+		memcpy(p + n - 8, s + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(p, s, 4);
+		memcpy(p + n - 4, s + n - 4, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			p[i] = s[i];
+	} else {
+		memcpy(p, s, n);
+	}
 	return (p + n);
 }
 
@@ -159,6 +128,34 @@ put_chr(char *p, char c)
 {
 	*p = c;
 	return (p + 1);
+}
+
+/* n bytes. */
+static inline __attribute__((always_inline)) void
+lb_mem(lbuf_t *lb, const char *s, size_t n)
+{
+	if (n > LB_SIZE) {
+		lb_flush(lb);
+		(void) fwrite(s, 1, n, lb->lb_out);
+		return;
+	}
+	lb_end(lb, put_mem(lb_room(lb, n), s, n));
+}
+
+/* A string literal: its length known when compiled. */
+#define	lb_lit(lb, s)	lb_mem((lb), (s), sizeof (s) - 1)
+
+static inline __attribute__((always_inline)) void
+lb_str(lbuf_t *lb, const char *s)
+{
+	lb_mem(lb, s, strlen(s));
+}
+
+static inline __attribute__((always_inline)) void
+lb_chr(lbuf_t *lb, char c)
+{
+	*lb_room(lb, 1) = c;
+	lb->lb_len++;
 }
 
 /*
