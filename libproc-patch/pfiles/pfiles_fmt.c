@@ -63,7 +63,8 @@ lb_init(lbuf_t *lb, FILE *out)
 	lb->lb_len = 0;
 }
 
-static void
+/* Out of line: the rare way, where lb_room and the writes are in line. */
+static __attribute__((noinline)) void
 lb_flush(lbuf_t *lb)
 {
 	if (lb->lb_len > 0)
