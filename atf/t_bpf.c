@@ -607,6 +607,28 @@ in_path(const char *prog)
 	return (found);
 }
 
+/*
+ * The helper started with argv, once it has said "ready": what it said
+ * until then, for the caller to free.  The case fails, with the
+ * helper's stderr, if it never says it.
+ */
+static char *
+spawn_ready(tu_child_t *c, const char *const argv[])
+{
+	char *text;
+	int found;
+
+	tu_spawn(c, argv, TU_STDERR_PIPE);
+	text = tu_read_until(c->tc_out, "ready", TU_TIMEOUT_MS, &found);
+	if (!found) {
+		char *msg = tu_read_until(c->tc_err, NULL, 5000, NULL);
+
+		(void) fprintf(stderr, "helper's stderr:\n%s\n", msg);
+		atf_tc_fail("the helper did not get ready: %s", msg);
+	}
+	return (text);
+}
+
 ATF_TC(netns_pidns);
 ATF_TC_HEAD(netns_pidns, tc)
 {
@@ -619,6 +641,7 @@ ATF_TC_HEAD(netns_pidns, tc)
 	atf_tc_set_md_var(tc, "require.progs", "unshare");
 	atf_tc_set_md_var(tc, "timeout", "120");
 }
+
 ATF_TC_BODY(netns_pidns, tc)
 {
 	const char *const argv[] = { "unshare", "-n", "-p", "-f",
@@ -631,7 +654,7 @@ ATF_TC_BODY(netns_pidns, tc)
 	pid_t parent, child;
 	tu_child_t c;
 	tu_result_t r;
-	int found, status;
+	int status;
 
 	tu_require_bpf();
 	tu_run(probe, NULL, TU_TIMEOUT_MS, &r);
@@ -640,14 +663,7 @@ ATF_TC_BODY(netns_pidns, tc)
 		    r.tr_err);
 	tu_result_free(&r);
 
-	tu_spawn(&c, argv, TU_STDERR_PIPE);
-	said_text = tu_read_until(c.tc_out, "ready", TU_TIMEOUT_MS, &found);
-	if (!found) {
-		char *msg = tu_read_until(c.tc_err, NULL, 5000, NULL);
-
-		(void) fprintf(stderr, "helper's stderr:\n%s\n", msg);
-		atf_tc_fail("the helper did not get ready: %s", msg);
-	}
+	said_text = spawn_ready(&c, argv);
 	in_parent = said(said_text, "parent");
 	in_child = said(said_text, "child");
 	free(said_text);
@@ -787,7 +803,7 @@ own_process_refused(const char *const nobody[])
 	struct rlimit rl;
 	tu_child_t c;
 	long count;
-	int found, status;
+	int status;
 
 	tu_require_bpf();
 	ATF_REQUIRE(getrlimit(RLIMIT_NOFILE, &rl) == 0);
@@ -797,14 +813,7 @@ own_process_refused(const char *const nobody[])
 		    MANY_FDS " fds", (unsigned long long)rl.rlim_max);
 
 	/* setpriv execs the helper: the child is the helper. */
-	tu_spawn(&c, argv, TU_STDERR_PIPE);
-	said_text = tu_read_until(c.tc_out, "ready", TU_TIMEOUT_MS, &found);
-	if (!found) {
-		char *msg = tu_read_until(c.tc_err, NULL, 5000, NULL);
-
-		(void) fprintf(stderr, "helper's stderr:\n%s\n", msg);
-		atf_tc_fail("the helper did not get ready: %s", msg);
-	}
+	said_text = spawn_ready(&c, argv);
 	count = said(said_text, "count");
 	free(said_text);
 	ATF_REQUIRE_MSG(count >= AUTO_BPF_FDS, "the helper has %ld fds, "
@@ -962,17 +971,10 @@ ATF_TC_BODY(thread_own_table, tc)
 	char pid[16], *said_text, *text;
 	const char *pids[1] = { pid };
 	tu_child_t c;
-	int found, status;
+	int status;
 
 	tu_require_bpf();
-	tu_spawn(&c, argv, TU_STDERR_PIPE);
-	said_text = tu_read_until(c.tc_out, "ready", TU_TIMEOUT_MS, &found);
-	if (!found) {
-		char *msg = tu_read_until(c.tc_err, NULL, 5000, NULL);
-
-		(void) fprintf(stderr, "helper's stderr:\n%s\n", msg);
-		atf_tc_fail("the helper did not get ready: %s", msg);
-	}
+	said_text = spawn_ready(&c, argv);
 	ATF_REQUIRE(said(said_text, "tid") != (long)c.tc_pid);
 	free(said_text);
 	(void) snprintf(pid, sizeof (pid), "%d", (int)c.tc_pid);
@@ -1011,7 +1013,7 @@ ATF_TC_BODY(main_thread_exited, tc)
 	tu_child_t c;
 	long count, tid;
 	char state = 0;
-	int found, status;
+	int status;
 
 	tu_require_bpf();
 	ATF_REQUIRE(getrlimit(RLIMIT_NOFILE, &rl) == 0);
@@ -1020,14 +1022,7 @@ ATF_TC_BODY(main_thread_exited, tc)
 		atf_tc_skip("the hard RLIMIT_NOFILE is %llu: no room for "
 		    MANY_FDS " fds", (unsigned long long)rl.rlim_max);
 
-	tu_spawn(&c, argv, TU_STDERR_PIPE);
-	said_text = tu_read_until(c.tc_out, "ready", TU_TIMEOUT_MS, &found);
-	if (!found) {
-		char *msg = tu_read_until(c.tc_err, NULL, 5000, NULL);
-
-		(void) fprintf(stderr, "helper's stderr:\n%s\n", msg);
-		atf_tc_fail("the helper did not get ready: %s", msg);
-	}
+	said_text = spawn_ready(&c, argv);
 	tid = said(said_text, "tid");
 	count = said(said_text, "count");
 	free(said_text);

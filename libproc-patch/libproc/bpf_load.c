@@ -328,10 +328,10 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 		return (-1);
 	iter_start(bp, fd);
 	/*
-	 * Records vary in size (bpf/pfiles_bpf.h).  What is left at a slot's
+	 * Records vary in size (bpf/pfiles_bpf.h).  What is left at a read's
 	 * end is less than one record, so less than PFB_RECSIZE_MAX
 	 * (bpfrec_parse() asks for more only then): it fits in front of
-	 * the next slot's reads.
+	 * the next read's bytes.
 	 */
 	for (;;) {
 		if ((n = iter_next(bp, &p, why, whysz)) < 0)
