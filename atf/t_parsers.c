@@ -13,9 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <errno.h>
+#include <unistd.h>
+#include <linux/types.h>
 
 #include "Pcontrol.h"
+#include "bpf_load.h"
+#include "bpf/pfiles_bpf.h"
 #include "fdinfo_parse.h"
 #include "pf_escape.h"
 #include "pfiles_fmt.h"
@@ -1399,8 +1406,199 @@ ATF_TC_BODY(fmt_header_soft_limit, tc)
 	free(s);
 }
 
+/*
+ * The BPF iterator's stream of records, as bpf_pfiles_read() takes it
+ * from an fd whose reads may end anywhere in a record (the kernel's seq
+ * buffer is bigger than pfiles' reads where pages are bigger than 4 KiB):
+ * records of a regular file each, the path of record i of i % 199 + 3
+ * bytes (so their sizes vary), written by a child into a pipe in pieces
+ * of 1 to 10,000 bytes with a pause after each, so that most reads end
+ * inside a record.
+ */
+#define	RS_PID		4242
+#define	RS_NREC		300
+#define	RS_FD(i)	((i) + 3)
+#define	RS_INO(i)	(1000000ULL + (i))
+
+static size_t
+rs_path(int i, char *buf)
+{
+	size_t n = (size_t)(i % 199) + 3;
+
+	buf[0] = '/';
+	for (size_t k = 1; k < n; k++)
+		buf[k] = (char)('a' + (i + (int)k) % 26);
+	buf[n] = '\0';
+	return (n);
+}
+
+/* Record i, as the iterator writes it: its length. */
+static size_t
+rs_record(int i, uint8_t *out)
+{
+	struct pfb_rec r;
+	size_t plen, size;
+
+	memset(&r, 0, sizeof (r));
+	plen = rs_path(i, r.r_path);
+	size = PFB_RECSIZE(plen);
+	r.r_magic = PFB_MAGIC;
+	r.r_version = PFB_VERSION;
+	r.r_recsize = (__u16)size;
+	r.r_have = PFB_H_STAT | PFB_H_FILE;
+	r.r_fd = RS_FD(i);
+	r.r_tgid = RS_PID;
+	r.r_mode = S_IFREG | 0644;
+	r.r_nlink = 1;
+	r.r_ino = RS_INO(i);
+	r.r_size = i;
+	r.r_fflags = O_RDONLY;
+	r.r_path_len = (__u32)plen;
+	memcpy(out, &r, size);
+	return (size);
+}
+
+/* The stream of the records, less cut bytes at its end: its length. */
+static size_t
+rs_stream(uint8_t **bufp, size_t cut)
+{
+	uint8_t *buf = malloc((size_t)RS_NREC * PFB_RECSIZE_MAX);
+	size_t len = 0;
+
+	ATF_REQUIRE(buf != NULL);
+	for (int i = 0; i < RS_NREC; i++)
+		len += rs_record(i, buf + len);
+	*bufp = buf;
+	return (len - cut);
+}
+
+/* A child writes len bytes of buf into a pipe, in pieces: its read end. */
+static int
+rs_writer(const uint8_t *buf, size_t len, pid_t *pidp)
+{
+	static const size_t piece[] = { 1, 7, 500, 4096, 33, 10000, 3, 2047 };
+	int p[2];
+
+	ATF_REQUIRE(pipe(p) == 0);
+	ATF_REQUIRE((*pidp = fork()) >= 0);
+	if (*pidp == 0) {
+		size_t off = 0;
+
+		(void) close(p[0]);
+		for (int k = 0; off < len; k++) {
+			size_t n = piece[k % 8] < len - off ? piece[k % 8] :
+			    len - off;
+			ssize_t w = write(p[1], buf + off, n);
+
+			if (w <= 0)
+				_exit(1);
+			off += (size_t)w;
+			(void) usleep(300);
+		}
+		_exit(0);
+	}
+	(void) close(p[1]);
+	return (p[0]);
+}
+
+typedef struct rs_seen {
+	int	s_n;
+	int	s_bad;		/* the first record not as written, + 1 */
+} rs_seen_t;
+
+static int
+rs_take(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
+{
+	rs_seen_t *s = arg;
+	char path[PFB_PATH_MAX];
+	int i = s->s_n++;
+	size_t plen = rs_path(i, path);
+
+	if (s->s_bad == 0 && (i >= RS_NREC || br->br_fd != RS_FD(i) ||
+	    br->br_ino != RS_INO(i) || br->br_size != i ||
+	    br->br_path_len != plen || br->br_path == NULL ||
+	    memcmp(br->br_path, path, plen + 1) != 0 ||
+	    rawlen != PFB_RECSIZE(plen)))
+		s->s_bad = i + 1;
+	return (0);
+}
+
+/*
+ * The stream less cut bytes at its end, written by a child and read as
+ * the records of process asked: bpf_pfiles_read()'s value, its errno in
+ * *errp.  With wrote, the child must have written every byte.
+ */
+static int
+rs_read(size_t cut, pid_t asked, int wrote, rs_seen_t *s, char *why,
+    size_t whysz, int *errp)
+{
+	uint8_t *buf;
+	size_t len = rs_stream(&buf, cut);
+	pid_t pid;
+	int fd = rs_writer(buf, len, &pid), r, status;
+
+	errno = 0;
+	r = bpf_pfiles_read(fd, asked, rs_take, s, why, whysz);
+	*errp = errno;
+	ATF_REQUIRE(waitpid(pid, &status, 0) == pid);
+	if (wrote)
+		ATF_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	free(buf);
+	return (r);
+}
+
+ATF_TC_WITHOUT_HEAD(bpfrec_read_pieces);
+ATF_TC_BODY(bpfrec_read_pieces, tc)
+{
+	char why[256] = "";
+	rs_seen_t s = { 0, 0 };
+	int err;
+
+	ATF_CHECK_EQ_MSG(rs_read(0, RS_PID, 1, &s, why, sizeof (why), &err),
+	    0, "%s", why);
+	ATF_CHECK_EQ(s.s_n, RS_NREC);
+	ATF_CHECK_EQ_MSG(s.s_bad, 0, "record %d is not as written",
+	    s.s_bad - 1);
+}
+
+ATF_TC_WITHOUT_HEAD(bpfrec_read_cut_short);
+ATF_TC_BODY(bpfrec_read_cut_short, tc)
+{
+	char why[256] = "";
+	rs_seen_t s = { 0, 0 };
+	int err;
+
+	/* The last record cut. */
+	ATF_CHECK_EQ(rs_read(100, RS_PID, 1, &s, why, sizeof (why), &err),
+	    -1);
+	ATF_CHECK_EQ(err, EPROTO);
+	ATF_CHECK_MSG(strstr(why, "cut short") != NULL, "why: %s", why);
+	ATF_CHECK_EQ(s.s_n, RS_NREC - 1);
+	ATF_CHECK_EQ_MSG(s.s_bad, 0, "record %d is not as written",
+	    s.s_bad - 1);
+}
+
+ATF_TC_WITHOUT_HEAD(bpfrec_read_other_pid);
+ATF_TC_BODY(bpfrec_read_other_pid, tc)
+{
+	char why[256] = "";
+	rs_seen_t s = { 0, 0 };
+	int err;
+
+	/* The reads stop at its first record: the writer meets EPIPE. */
+	ATF_CHECK_EQ(rs_read(0, RS_PID + 1, 0, &s, why, sizeof (why), &err),
+	    -1);
+	ATF_CHECK_EQ(err, ENOTSUP);
+	ATF_CHECK_MSG(strstr(why, "gave process 4242's fds") != NULL,
+	    "why: %s", why);
+	ATF_CHECK_EQ(s.s_n, 0);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, bpfrec_read_pieces);
+	ATF_TP_ADD_TC(tp, bpfrec_read_cut_short);
+	ATF_TP_ADD_TC(tp, bpfrec_read_other_pid);
 	ATF_TP_ADD_TC(tp, fdinfo_fields);
 	ATF_TP_ADD_TC(tp, fdinfo_mandatory_and_other);
 	ATF_TP_ADD_TC(tp, fdinfo_unknown_keys);

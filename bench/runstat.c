@@ -59,6 +59,14 @@ main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		usage();
+	/*
+	 * Started with fd 0, 1 or 2 closed, the output file would be one of
+	 * them: they are /dev/null's first.
+	 */
+	while ((fd = open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0 && fd <= 2)
+		(void) fcntl(fd, F_SETFD, 0);
+	if (fd > 2)
+		(void) close(fd);
 
 	/*
 	 * The output file is opened, and the last run's output in it thrown

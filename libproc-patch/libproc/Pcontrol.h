@@ -33,6 +33,7 @@
 #ifndef	_PCONTROL_H
 #define	_PCONTROL_H
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -136,8 +137,10 @@ fdrec_add(fdrec_t *rec, uint_t type, const void *data, size_t len)
 	size_t size = sizeof (hdr) + len;
 	uint8_t *at;
 
-	if (len > FDREC_MAX)
+	if (len > FDREC_MAX) {
+		errno = E2BIG;
 		return (-1);	/* the item is left out */
+	}
 	if ((rec->buf == NULL || PR_MISC_NEXT(size) > rec->cap -
 	    sizeof (prfdinfo_t) - fdrec_info(rec)->pr_misc_size) &&
 	    fdrec_grow(rec, PR_MISC_NEXT(size)) != 0)

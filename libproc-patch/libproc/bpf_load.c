@@ -18,10 +18,223 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
+#include <linux/types.h>
 
 #include "bpf_load.h"
+#include "bpf/pfiles_bpf.h"
 
 int bpf_pfiles_verbose;
+
+#define	ITER_READSZ	(32 * 1024)	/* the kernel's seq buffer is 8 pages */
+#define	ITER_HEAD	PFB_RECSIZE_MAX	/* room before a read, for a cut record */
+
+/*
+ * The reads of an iterator: one read at a time into one buffer, whose
+ * records are taken where they were read.  The program runs inside
+ * read(2): the kernel fills its seq buffer (8 pages) with whole records
+ * and a read takes them, so the records handed on are never more than
+ * one buffer (some 58 sockets) behind the kernel's walk, and an fd
+ * closed, or an exit, during the walk shows as soon as with the other
+ * sources.  Where pages are bigger than 4 KiB, that buffer is bigger
+ * than a read, and a read may end inside a record: what is left of it
+ * is moved into the room before where the reads land (ITER_HEAD bytes,
+ * one record at most), so that the next read's bytes follow it.
+ *
+ * The reads were once made ahead on a thread of their own, so that the
+ * kernel's work overlapped the formatting: at 19,821 fds that took 0.77x
+ * the wall time but 1.09x the CPU time (paired runs; the two threads'
+ * work costs more when it runs at once than one after the other), and
+ * the CPU time is what the bench's goal binds.
+ */
+typedef struct iter_reader {
+	int		ir_fd;
+	int		ir_eof;			/* read(2) returned 0 */
+	size_t		ir_nleft;		/* bytes kept before a read's */
+	uint8_t		ir_mem[ITER_HEAD + ITER_READSZ]; /* room, then a read */
+} iter_reader_t;
+
+/* The iterator fd's reads start. */
+static void
+iter_start(iter_reader_t *ir, int fd)
+{
+	ir->ir_fd = fd;
+	ir->ir_eof = 0;
+	ir->ir_nleft = 0;
+}
+
+/* The reads stop, whatever is left unread, and the fd is closed. */
+static void
+iter_stop(iter_reader_t *ir)
+{
+	(void) close(ir->ir_fd);
+	ir->ir_fd = -1;
+}
+
+/*
+ * The next bytes of the iterator, at *datap: the ir_nleft bytes kept of
+ * the read before (iter_keep), then one more read's.  Returns how many
+ * (0 at the end, the kept bytes untouched), or -1 with why set and the
+ * reads stopped.
+ */
+static ssize_t
+iter_next(iter_reader_t *ir, uint8_t **datap, char *why, size_t whysz)
+{
+	ssize_t n;
+	int e;
+
+	if (ir->ir_eof)
+		return (0);
+	while ((n = read(ir->ir_fd, ir->ir_mem + ITER_HEAD, ITER_READSZ)) < 0 &&
+	    errno == EINTR)
+		continue;
+	if (n < 0) {
+		e = errno;
+		(void) snprintf(why, whysz, "BPF iterator read: %s",
+		    strerror(e));
+		iter_stop(ir);
+		errno = e;
+		return (-1);
+	}
+	if (n == 0) {
+		ir->ir_eof = 1;
+		return (0);
+	}
+	*datap = ir->ir_mem + ITER_HEAD - ir->ir_nleft;
+	n += (ssize_t)ir->ir_nleft;
+	ir->ir_nleft = 0;
+	return (n);
+}
+
+/*
+ * Keeps the n bytes at p, the end of what iter_next() gave and less than
+ * one record, in front of the next read's bytes.
+ */
+static void
+iter_keep(iter_reader_t *ir, const uint8_t *p, size_t n)
+{
+	memmove(ir->ir_mem + ITER_HEAD - n, p, n);
+	ir->ir_nleft = n;
+}
+
+/*
+ * What a walk does with the bytes at p (len of them, from a record's
+ * start): takes the record there and returns its length; returns 0 when
+ * len holds less than one record; or returns -1 with errno and why set
+ * (a bad record), or with *stopp set to the callback's non-zero value.
+ */
+typedef ssize_t iter_take_f(void *, const uint8_t *, size_t, int *, char *,
+    size_t);
+
+/*
+ * The records of the stream fd, each to take in turn; fd is closed.
+ * Returns 0, -1 with errno and why set, or take's stop value.  What is
+ * left at a read's end is less than one record, so less than
+ * PFB_RECSIZE_MAX (bpf/pfiles_bpf.h): it fits in front of the next
+ * read's bytes.
+ */
+static int
+iter_walk(iter_reader_t *ir, int fd, iter_take_f *take, void *arg,
+    char *why, size_t whysz)
+{
+	size_t held, off;
+	ssize_t n, used;
+	uint8_t *p;
+	int stop = 0;
+
+	iter_start(ir, fd);
+	for (;;) {
+		if ((n = iter_next(ir, &p, why, whysz)) < 0)
+			return (-1);
+		if (n == 0)
+			break;
+		held = (size_t)n;
+		for (off = 0; off < held; off += (size_t)used) {
+			if ((used = take(arg, p + off, held - off, &stop, why,
+			    whysz)) < 0 || stop != 0) {
+				int e = errno;
+
+				iter_stop(ir);
+				errno = e;
+				return (stop != 0 ? stop : -1);
+			}
+			if (used == 0)
+				break;
+		}
+		iter_keep(ir, p + off, held - off);
+	}
+	iter_stop(ir);
+	if (ir->ir_nleft != 0) {
+		(void) snprintf(why, whysz, "BPF record: cut short");
+		errno = EPROTO;
+		return (-1);
+	}
+	return (0);
+}
+
+/* A walk of the main program's records: to whom, of which process. */
+typedef struct rec_walk {
+	pid_t			rw_pid;
+	bpf_pfiles_rec_f	*rw_cb;
+	void			*rw_arg;
+} rec_walk_t;
+
+static ssize_t
+take_rec(void *arg, const uint8_t *p, size_t len, int *stopp, char *why,
+    size_t whysz)
+{
+	rec_walk_t *rw = arg;
+	bpfrec_t br;
+	ssize_t used;
+
+	if ((used = bpfrec_parse(p, len, &br)) <= 0) {
+		if (used < 0) {
+			(void) snprintf(why, whysz, "BPF record: %s",
+			    br.br_err);
+			errno = EPROTO;
+		}
+		return (used);
+	}
+	if (br.br_tgid != rw->rw_pid) {
+		(void) snprintf(why, whysz, "the kernel's task-file iterator "
+		    "gave process %d's fds (no pid filter: 6.1 and later)",
+		    (int)br.br_tgid);
+		errno = ENOTSUP;
+		return (-1);
+	}
+	*stopp = rw->rw_cb(rw->rw_arg, &br, p, (size_t)used);
+	return (used);
+}
+
+/* The main program's records of the stream fd (bpf_load.h). */
+static int
+iter_records(iter_reader_t *ir, int fd, pid_t pid, bpf_pfiles_rec_f *cb,
+    void *arg, char *why, size_t whysz)
+{
+	rec_walk_t rw = { pid, cb, arg };
+
+	return (iter_walk(ir, fd, take_rec, &rw, why, whysz));
+}
+
+int
+bpf_pfiles_read(int fd, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
+    char *why, size_t whysz)
+{
+	iter_reader_t *ir;
+	int r, e;
+
+	if ((ir = malloc(sizeof (*ir))) == NULL) {
+		e = errno;
+		(void) close(fd);
+		(void) snprintf(why, whysz, "%s", strerror(e));
+		errno = e;
+		return (-1);
+	}
+	r = iter_records(ir, fd, pid, cb, arg, why, whysz);
+	e = errno;
+	free(ir);
+	errno = e;
+	return (r);
+}
 
 #ifndef	HAVE_BPF
 
@@ -70,8 +283,6 @@ bpf_pfiles_close(bpf_pfiles_t *bp)
 
 #else	/* HAVE_BPF */
 
-#include <linux/types.h>
-
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #pragma GCC diagnostic ignored "-Wmissing-prototypes"
@@ -80,41 +291,12 @@ bpf_pfiles_close(bpf_pfiles_t *bp)
 #include "pfiles.lskel.h"
 #pragma GCC diagnostic pop
 
-#include "bpf/pfiles_bpf.h"
-
-#define	ITER_READSZ	(32 * 1024)	/* the kernel's seq buffer is 8 pages */
-#define	ITER_HEAD	PFB_RECSIZE_MAX	/* room before a read, for a cut record */
 #define	LOG_SIZE	(4 * 1024 * 1024)
 
 /* include/uapi/linux/capability.h of 5.8 and later */
 #define	K_CAP_SYS_ADMIN	21
 #define	K_CAP_PERFMON	38
 #define	K_CAP_BPF	39
-
-/*
- * The reads of an iterator: one read at a time into one buffer, whose
- * records are taken where they were read.  The program runs inside
- * read(2): the kernel fills its seq buffer (8 pages) with whole records
- * and a read takes them, so the records handed on are never more than
- * one buffer (some 58 sockets) behind the kernel's walk, and an fd
- * closed, or an exit, during the walk shows as soon as with the other
- * sources.  Where pages are bigger than 4 KiB, that buffer is bigger
- * than a read, and a read may end inside a record: what is left of it
- * is moved into the room before where the reads land (ITER_HEAD bytes,
- * one record at most), so that the next read's bytes follow it.
- *
- * The reads were once made ahead on a thread of their own, so that the
- * kernel's work overlapped the formatting: at 19,821 fds that took 0.77x
- * the wall time but 1.09x the CPU time (paired runs; the two threads'
- * work costs more when it runs at once than one after the other), and
- * the CPU time is what the bench's goal binds.
- */
-typedef struct iter_reader {
-	int		ir_fd;
-	int		ir_eof;			/* read(2) returned 0 */
-	size_t		ir_nleft;		/* bytes kept before a read's */
-	uint8_t		ir_mem[ITER_HEAD + ITER_READSZ]; /* room, then a read */
-} iter_reader_t;
 
 struct bpf_pfiles {
 	struct pfiles	*bp_skel;
@@ -244,180 +426,52 @@ iter_fd(int prog, pid_t pid, char *why, size_t whysz)
 	return (ifd);
 }
 
-/* The iterator fd's reads start. */
-static void
-iter_start(bpf_pfiles_t *bp, int fd)
-{
-	iter_reader_t *ir = &bp->bp_reader;
-
-	ir->ir_fd = fd;
-	ir->ir_eof = 0;
-	ir->ir_nleft = 0;
-}
-
-/* The reads stop, whatever is left unread, and the fd is closed. */
-static void
-iter_stop(bpf_pfiles_t *bp)
-{
-	iter_reader_t *ir = &bp->bp_reader;
-
-	(void) close(ir->ir_fd);
-	ir->ir_fd = -1;
-}
-
-/*
- * The next bytes of the iterator, at *datap: the ir_nleft bytes kept of
- * the read before (iter_keep), then one more read's.  Returns how many
- * (0 at the end, the kept bytes untouched), or -1 with why set and the
- * reads stopped.
- */
-static ssize_t
-iter_next(bpf_pfiles_t *bp, uint8_t **datap, char *why, size_t whysz)
-{
-	iter_reader_t *ir = &bp->bp_reader;
-	ssize_t n;
-	int e;
-
-	if (ir->ir_eof)
-		return (0);
-	while ((n = read(ir->ir_fd, ir->ir_mem + ITER_HEAD, ITER_READSZ)) < 0 &&
-	    errno == EINTR)
-		continue;
-	if (n < 0) {
-		e = errno;
-		(void) snprintf(why, whysz, "BPF iterator read: %s",
-		    strerror(e));
-		iter_stop(bp);
-		errno = e;
-		return (-1);
-	}
-	if (n == 0) {
-		ir->ir_eof = 1;
-		return (0);
-	}
-	*datap = ir->ir_mem + ITER_HEAD - ir->ir_nleft;
-	n += (ssize_t)ir->ir_nleft;
-	ir->ir_nleft = 0;
-	return (n);
-}
-
-/*
- * Keeps the n bytes at p, the end of what iter_next() gave and less than
- * one record, in front of the next read's bytes.
- */
-static void
-iter_keep(bpf_pfiles_t *bp, const uint8_t *p, size_t n)
-{
-	iter_reader_t *ir = &bp->bp_reader;
-
-	memmove(ir->ir_mem + ITER_HEAD - n, p, n);
-	ir->ir_nleft = n;
-}
-
 int
 bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
     char *why, size_t whysz)
 {
-	size_t held, off;
-	ssize_t n, used;
-	uint8_t *p;
-	bpfrec_t br;
-	int fd, ret = 0;
+	int fd;
 
 	if ((fd = iter_fd(bp->bp_prog_fd, pid, why, whysz)) < 0)
 		return (-1);
-	iter_start(bp, fd);
-	/*
-	 * Records vary in size (bpf/pfiles_bpf.h).  What is left at a read's
-	 * end is less than one record, so less than PFB_RECSIZE_MAX
-	 * (bpfrec_parse() asks for more only then): it fits in front of
-	 * the next read's bytes.
-	 */
-	for (;;) {
-		if ((n = iter_next(bp, &p, why, whysz)) < 0)
-			return (-1);
-		if (n == 0)
-			break;
-		held = (size_t)n;
-		for (off = 0; off < held; off += (size_t)used) {
-			used = bpfrec_parse(p + off, held - off, &br);
-			if (used == 0)
-				break;
-			if (used < 0) {
-				(void) snprintf(why, whysz, "BPF record: %s",
-				    br.br_err);
-				iter_stop(bp);
-				errno = EPROTO;
-				return (-1);
-			}
-			if (br.br_tgid != pid) {
-				(void) snprintf(why, whysz, "the kernel's "
-				    "task-file iterator gave process %d's "
-				    "fds (no pid filter: 6.1 and later)",
-				    (int)br.br_tgid);
-				iter_stop(bp);
-				errno = ENOTSUP;
-				return (-1);
-			}
-			if ((ret = cb(arg, &br, p + off, (size_t)used)) != 0) {
-				iter_stop(bp);
-				return (ret);
-			}
-		}
-		iter_keep(bp, p + off, held - off);
-	}
-	iter_stop(bp);
-	if (bp->bp_reader.ir_nleft != 0) {
-		(void) snprintf(why, whysz, "BPF record: cut short");
+	return (iter_records(&bp->bp_reader, fd, pid, cb, arg, why, whysz));
+}
+
+/* A walk of the inode program's records: to whom. */
+typedef struct ino_walk {
+	bpf_pfiles_ino_f	*iw_cb;
+	void			*iw_arg;
+} ino_walk_t;
+
+static ssize_t
+take_ino(void *arg, const uint8_t *p, size_t len, int *stopp, char *why,
+    size_t whysz)
+{
+	ino_walk_t *iw = arg;
+	const char *bad;
+	psockid_t si;
+
+	if (len < BPFINO_SIZE)
+		return (0);
+	if (bpfino_parse(p, BPFINO_SIZE, &si, &bad) != 0) {
+		(void) snprintf(why, whysz, "BPF record: %s", bad);
 		errno = EPROTO;
 		return (-1);
 	}
-	return (0);
+	*stopp = iw->iw_cb(iw->iw_arg, &si);
+	return (BPFINO_SIZE);
 }
 
 int
 bpf_pfiles_sock_inodes(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_ino_f *cb,
     void *arg, char *why, size_t whysz)
 {
-	psockid_t si;
-	const char *bad;
-	size_t held, off;
-	ssize_t n;
-	uint8_t *p;
-	int fd, ret = 0;
+	ino_walk_t iw = { cb, arg };
+	int fd;
 
 	if ((fd = iter_fd(bp->bp_ino_prog_fd, pid, why, whysz)) < 0)
 		return (-1);
-	iter_start(bp, fd);
-	for (;;) {
-		if ((n = iter_next(bp, &p, why, whysz)) < 0)
-			return (-1);
-		if (n == 0)
-			break;
-		held = (size_t)n;
-		for (off = 0; held - off >= BPFINO_SIZE; off += BPFINO_SIZE) {
-			if (bpfino_parse(p + off, BPFINO_SIZE, &si,
-			    &bad) != 0) {
-				(void) snprintf(why, whysz, "BPF record: %s",
-				    bad);
-				iter_stop(bp);
-				errno = EPROTO;
-				return (-1);
-			}
-			if ((ret = cb(arg, &si)) != 0) {
-				iter_stop(bp);
-				return (ret);
-			}
-		}
-		iter_keep(bp, p + off, held - off);
-	}
-	iter_stop(bp);
-	if (bp->bp_reader.ir_nleft != 0) {
-		(void) snprintf(why, whysz, "BPF record: cut short");
-		errno = EPROTO;
-		return (-1);
-	}
-	return (0);
+	return (iter_walk(&bp->bp_reader, fd, take_ino, &iw, why, whysz));
 }
 
 typedef struct probe {

@@ -38,6 +38,16 @@ extern bpf_pfiles_t *bpf_pfiles_open(char *, size_t);
 extern int bpf_pfiles_iter(bpf_pfiles_t *, pid_t, bpf_pfiles_rec_f *, void *,
     char *, size_t);
 /*
+ * The records of fd, a stream of them as the iterator writes them, to
+ * the callback as bpf_pfiles_iter() hands them (each must be of process
+ * pid); fd is closed.  bpf_pfiles_iter() reads its iterator so; a read
+ * may end inside a record (the kernel's seq buffer is bigger than a read
+ * where pages are bigger than 4 KiB), which the tests prove on a pipe.
+ * Built with or without HAVE_BPF.
+ */
+extern int bpf_pfiles_read(int, pid_t, bpf_pfiles_rec_f *, void *, char *,
+    size_t);
+/*
  * The target's sockets only, one psockid_t each (sockid.h), in one pass
  * of a second program: for the endpoints, before the walk.  Returns as
  * bpf_pfiles_iter() does.

@@ -384,11 +384,12 @@ pf_typeword(mode_t mode, const char *path, char *buf, size_t bufsz)
 }
 
 /*
- * After the type word: " mode:0" and 4 digits, " dev:", " ino:", " uid:",
- * " gid:", " rdev:" or " size:", 6 numbers of LB_NUMMAX digits at most,
- * a sign, two commas and the newline.
+ * After the type word: " mode:0" and 4 digits; " dev:", " ino:", " uid:"
+ * and " gid:"; " rdev:" or " size:"; 7 numbers of LB_NUMMAX digits at
+ * most (dev's two, ino, uid, gid, and rdev's two or the size); a sign,
+ * two commas and the newline.
  */
-#define	STAT_REST_MAX	(7 + 4 + 5 * 5 + 6 + 6 * LB_NUMMAX + 1 + 2 + 1)
+#define	STAT_REST_MAX	(7 + 4 + 4 * 5 + 6 + 7 * LB_NUMMAX + 1 + 2 + 1)
 
 static void
 stat_line(lbuf_t *lb, const prfdinfo_t *info, const char *path)
