@@ -253,12 +253,7 @@ put_int(char *p, long long v)
 static void
 lb_int(lbuf_t *lb, long long v)
 {
-	if (v < 0) {
-		lb_chr(lb, '-');
-		lb_uint(lb, 0ULL - (unsigned long long)v);
-	} else {
-		lb_uint(lb, (unsigned long long)v);
-	}
+	lb_end(lb, put_int(lb_begin(lb, 1 + LB_NUMMAX), v));
 }
 
 /* "%*d": v right-aligned in width (< LB_NUMMAX) columns. */
@@ -442,11 +437,7 @@ stat_line(lbuf_t *lb, const prfdinfo_t *info, const char *path)
 		p = put_uint(p, info->pr_rminor);
 	} else {
 		p = put_lit(p, " size:");
-		if (info->pr_size < 0)
-			p = put_uint(put_chr(p, '-'),
-			    0ULL - (unsigned long long)info->pr_size);
-		else
-			p = put_uint(p, (unsigned long long)info->pr_size);
+		p = put_int(p, (long long)info->pr_size);
 	}
 	p = put_chr(p, '\n');
 	lb_end(lb, p);
@@ -693,12 +684,7 @@ opt_text(void *arg, const char *name, pf_optkind_t kind, int value)
 	p = put_mem(p, name, strlen(name));
 	if (kind == PF_OPT_VALUE) {
 		p = put_chr(p, '(');
-		if (value < 0)
-			p = put_uint(put_chr(p, '-'),
-			    0U - (unsigned)value);
-		else
-			p = put_uint(p, (unsigned)value);
-		p = put_chr(p, ')');
+		p = put_chr(put_int(p, value), ')');
 	}
 	ot->ot_p = p;
 }
@@ -806,21 +792,9 @@ pf_addr_decode(const void *sa, size_t len, int protocol, pf_addr_t *a)
 		/* Dotted quad, as inet_ntop writes it (without its sprintf). */
 		q = (const uint8_t *)&sin.sin_addr;
 		for (int i = 0; i < 4; i++) {
-			unsigned o = q[i];
-
 			if (i > 0)
 				*p++ = '.';
-			if (o >= 100) {
-				*p++ = (char)('0' + o / 100);
-				o %= 100;
-				memcpy(p, &lb_pairs[2 * o], 2);
-				p += 2;
-			} else if (o >= 10) {
-				memcpy(p, &lb_pairs[2 * o], 2);
-				p += 2;
-			} else {
-				*p++ = (char)('0' + o);
-			}
+			p = put_uint(p, q[i]);
 		}
 		*p = '\0';
 		a->pa_addrlen = (size_t)(p - a->pa_addr);
