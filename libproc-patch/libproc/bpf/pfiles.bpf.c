@@ -13,7 +13,24 @@
  *
  * Every fact is computed as the kernel computes it for the interface
  * pfiles otherwise reads (sources named at each), with CO-RE reads (BTF
- * of the running kernel), so no kernel structure layout is compiled in.
+ * of the running kernel), so no kernel structure layout is compiled in:
+ * the kernel's types are declared in pfiles_ktypes.h, not taken from the
+ * build machine's kernel, and where kernels differ (SO_PASSCRED's place,
+ * the layout of a lock) the program asks the running kernel which it
+ * has.  bpf_load.c compares the records of sockets of pfiles' own with
+ * what getsockopt(2) and the other calls say, at every load, and the
+ * source is refused on any difference.
+ *
+ * Trust: which pointers a verifier marks trusted changes between
+ * releases (6.18 marks a socket's sk, loaded from the struct socket of
+ * bpf_sock_from_file(), untrusted, which no helper takes).  So nothing
+ * loaded from kernel memory is handed to a helper: only the iterator's
+ * own task and file, and bpf_sock_from_file()'s socket, are; every
+ * other structure is loaded directly (a load through an untrusted
+ * pointer is allowed) or read with bpf_probe_read_kernel(), and a
+ * socket's family-specific struct (unix_sock, tcp_sock, inet_sock,
+ * netlink_sock) is its struct sock cast after the family, type and
+ * protocol have been checked, as the bpf_skc_to_*() helpers check.
  *
  * Relocations: the kernel resolves each CO-RE relocation at load by
  * looking up the local type's name among the 100,000-odd types of its
@@ -33,7 +50,7 @@
  * Two pairs are left, each two searches per load: file and sock_flags,
  * unix_sock and tcp_sock.
  */
-#include "vmlinux.h"
+#include "pfiles_ktypes.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
@@ -120,7 +137,7 @@ pid_nr_in(struct pid *pid, const struct reader_ns *rn)
  * What a pass of the iterator has read once already, in map memory
  * (pointers as plain values, compared only): the reader's pid namespace
  * (current, the reader, is the same for the whole pass); of the task
- * whose table is walked, its tgid and whether that table is its own; and
+ * whose table is walked, its tgid and which table it is (task_table()); and
  * the mount id of sockfs, the one internal mount, never unmounted, that
  * every socket's file is on.  Each is read again when its key differs,
  * and all are forgotten when a pass starts (seq_num 0).  One entry:
@@ -137,10 +154,10 @@ struct passcache {
 	__u64	pc_rn_ns;	/* pc_rn: its ns and level */
 	__u32	pc_rn_level;
 	__s32	pc_tgid;
-	__u64	pc_task;	/* the task of pc_tgid and pc_owntable */
+	__u64	pc_task;	/* the task of pc_tgid and pc_table */
 	__u64	pc_sock_mnt;	/* sockfs's vfsmount, 0 not read yet */
 	__s32	pc_sock_mnt_id;
-	__u32	pc_owntable;	/* its fd table is not its leader's */
+	__u32	pc_table;	/* TBL_*: which fd table it walks */
 	__u64	pc_net;		/* its network namespace (inode pass); */
 				/* 0 unknown (it has no nsproxy) */
 };
@@ -151,6 +168,29 @@ struct {
 	__type(key, __u32);
 	__type(value, struct passcache);
 } pfb_pass SEC(".maps");
+
+/*
+ * Which fd table the iterator walks when it visits a task.  /proc/PID/fd
+ * shows the group leader's.  A thread that shares it (most threads) is
+ * visited again by 6.1's iterator, with the pid filter, and skipped by
+ * later ones (task_file_seq_get_next()'s skip_if_dup_files): skipped
+ * here on every kernel, so that each fd is written once.  A thread that
+ * unshared its table (unshare(CLONE_FILES)) has one of its own.
+ */
+#define	TBL_LEADER	0	/* the leader's: the one /proc/PID/fd shows */
+#define	TBL_SHARED	1	/* a thread's, the leader's too: skipped */
+#define	TBL_OWN		2	/* a thread's own */
+
+static __always_inline __u32
+task_table(struct task_struct *task)
+{
+	struct task_struct *gl = BPF_CORE_READ(task, group_leader);
+
+	if (gl == task)
+		return (TBL_LEADER);
+	return (BPF_CORE_READ(task, files) == BPF_CORE_READ(gl, files) ?
+	    TBL_SHARED : TBL_OWN);
+}
 
 static __always_inline void
 reader_ns_get(struct reader_ns *rn)
@@ -251,17 +291,27 @@ fill_file(struct pfb_rec *r, struct task_struct *task, struct file *f,
  * follow the values of map memory, so the step it checks is one, not one
  * per value of the counters.  Pointers in it are plain values (compared,
  * and read through with bpf_probe_read_kernel()).
+ *
+ * A lock is read at the offsets of its members, found once per lock
+ * list walk for the running kernel's layout (struct file_lock_core of
+ * 6.9 and later, or struct file_lock before), so that one step reads
+ * either.
  */
 struct lockwalk {
 	__u64	lw_head[LW_LISTS];	/* the lists' heads */
 	__u64	lw_pos;			/* the next entry */
 	__u64	lw_file;
 	__u64	lw_files;
-	__u64	lw_off;			/* of flc_list in file_lock_core */
+	__u32	lw_off_owner;		/* of the others, from the list's */
+	__u32	lw_off_flags;
+	__u32	lw_off_type;
+	__u32	lw_off_pid;
+	__u32	lw_off_file;
 	__u32	lw_global;
 	__u32	lw_list;		/* the list walked: 0..2 */
 	__u32	lw_seen;		/* its entries looked at */
 	__u32	lw_cut;			/* a list was longer */
+	__u32	lw_pad;
 };
 
 struct {
@@ -292,6 +342,13 @@ list_next(const void *entry)
 	return (next);
 }
 
+/* A member of the lock whose list entry is at pos: off from the entry. */
+static __always_inline void
+lock_member(void *dst, __u32 size, const struct list_head *pos, __u32 off)
+{
+	(void) bpf_probe_read_kernel(dst, size, (const char *)pos + off);
+}
+
 static long
 lock_step(__u64 index __attribute__((unused)),
     void *arg __attribute__((unused)))
@@ -300,11 +357,11 @@ lock_step(__u64 index __attribute__((unused)),
 	struct lockwalk *lw = bpf_map_lookup_elem(&pfb_lockwalk, &zero);
 	struct pfb_rec *r = bpf_map_lookup_elem(&pfb_scratch, &zero);
 	struct list_head *pos, *head;
-	struct file_lock_core *fl;
 	struct pfb_lock *lk;
-	unsigned int flags, type, n;
-	__u64 owner;
-	int pid;
+	unsigned int flags = 0, n;
+	unsigned char type = 0;
+	__u64 owner = 0, file = 0;
+	int pid = 0;
 
 	if (lw == NULL || r == NULL)
 		return (1);
@@ -321,11 +378,11 @@ lock_step(__u64 index __attribute__((unused)),
 		return (0);
 	}
 	lw->lw_seen++;
-	fl = (struct file_lock_core *)((char *)pos - lw->lw_off);
 	lw->lw_pos = list_next(pos);
-	if ((__u64)BPF_CORE_READ(fl, flc_file) != lw->lw_file)
+	lock_member(&file, sizeof (file), pos, lw->lw_off_file);
+	if (file != lw->lw_file)
 		return (0);
-	owner = (__u64)BPF_CORE_READ(fl, flc_owner);
+	lock_member(&owner, sizeof (owner), pos, lw->lw_off_owner);
 	if (owner != lw->lw_files && owner != lw->lw_file)
 		return (0);
 	n = r->r_nlocks;
@@ -333,9 +390,9 @@ lock_step(__u64 index __attribute__((unused)),
 		r->r_locks_more++;
 		return (0);
 	}
-	flags = BPF_CORE_READ(fl, flc_flags);
-	type = BPF_CORE_READ(fl, flc_type);
-	pid = BPF_CORE_READ(fl, flc_pid);
+	lock_member(&flags, sizeof (flags), pos, lw->lw_off_flags);
+	lock_member(&type, sizeof (type), pos, lw->lw_off_type);
+	lock_member(&pid, sizeof (pid), pos, lw->lw_off_pid);
 	lk = &r->r_locks[n & (PFB_MAXLOCKS - 1)];
 	lk->l_flags = flags;
 	if (flags & FL_POSIX) {
@@ -365,6 +422,36 @@ lock_step(__u64 index __attribute__((unused)),
 	return (0);
 }
 
+/*
+ * The offsets of a lock's members for the running kernel, from its list
+ * member's; 0 when it has neither layout (then no lock is read, and the
+ * record says so: no PFB_H_LOCKS).  One macro, so that the two layouts
+ * name the same members in the same order.
+ */
+#define	LOCK_OFFSETS(lw, T, list, owner, flags, type, pid, file) do {	\
+	__u32 at = bpf_core_field_offset(T, list);			\
+									\
+	(lw)->lw_off_owner = bpf_core_field_offset(T, owner) - at;	\
+	(lw)->lw_off_flags = bpf_core_field_offset(T, flags) - at;	\
+	(lw)->lw_off_type = bpf_core_field_offset(T, type) - at;	\
+	(lw)->lw_off_pid = bpf_core_field_offset(T, pid) - at;		\
+	(lw)->lw_off_file = bpf_core_field_offset(T, file) - at;	\
+} while (0)
+
+static __always_inline int
+lock_layout(struct lockwalk *lw)
+{
+	if (bpf_core_type_exists(struct file_lock_core___new))
+		LOCK_OFFSETS(lw, struct file_lock_core___new, flc_list,
+		    flc_owner, flc_flags, flc_type, flc_pid, flc_file);
+	else if (bpf_core_field_exists(struct file_lock___old, fl_list))
+		LOCK_OFFSETS(lw, struct file_lock___old, fl_list,
+		    fl_owner, fl_flags, fl_type, fl_pid, fl_file);
+	else
+		return (0);
+	return (1);
+}
+
 static __always_inline void
 fill_locks(struct pfb_rec *r, struct task_struct *task, struct inode *ino,
     struct file *f, const struct reader_ns *rn)
@@ -373,8 +460,9 @@ fill_locks(struct pfb_rec *r, struct task_struct *task, struct inode *ino,
 	struct lockwalk *lw;
 	__u32 zero = 0;
 
-	if (!bpf_core_type_exists(struct file_lock_core))
-		return;		/* before 6.9: no locks read */
+	if (!bpf_core_type_exists(struct file_lock_core___new) &&
+	    !bpf_core_field_exists(struct file_lock___old, fl_list))
+		return;		/* neither layout: no locks read */
 	r->r_have |= PFB_H_LOCKS;
 	/*
 	 * Loaded to see that there is none (most files); then read, so
@@ -385,13 +473,16 @@ fill_locks(struct pfb_rec *r, struct task_struct *task, struct inode *ino,
 	if ((ctx = BPF_CORE_READ(ino, i_flctx)) == NULL ||
 	    (lw = bpf_map_lookup_elem(&pfb_lockwalk, &zero)) == NULL)
 		return;
+	if (!lock_layout(lw)) {
+		r->r_have &= ~PFB_H_LOCKS;
+		return;
+	}
 	lw->lw_head[0] = (__u64)&ctx->flc_flock;
 	lw->lw_head[1] = (__u64)&ctx->flc_posix;
 	lw->lw_head[2] = (__u64)&ctx->flc_lease;
 	lw->lw_pos = list_next(&ctx->flc_flock);
 	lw->lw_file = (__u64)f;
 	lw->lw_files = (__u64)BPF_CORE_READ(task, files);
-	lw->lw_off = bpf_core_field_offset(struct file_lock_core, flc_list);
 	lw->lw_global = rn->level != 0;
 	lw->lw_list = 0;
 	lw->lw_seen = 0;
@@ -407,16 +498,18 @@ sock_flag_set(unsigned long flags, int bit)
 	return ((flags >> bit) & 1);
 }
 
+/* include/linux/net.h: socket->flags' bit of SO_PASSCRED before 6.16 */
+#define	K_SOCK_PASSCRED	3
+
 /*
  * The options of sk_getsockopt() (net/core/sock.c) and do_tcp_getsockopt()
  * (net/ipv4/tcp.c).
  */
 static __attribute__((noinline)) void
-fill_sockopts(struct pfb_rec *r, struct sock *sk)
+fill_sockopts(struct pfb_rec *r, struct socket *so, struct sock *sk)
 {
 	unsigned long fl = sk->__sk_common.skc_flags;
 	__u32 b = 0, known = PFB_SO_ALL & ~(PFB_SO_PASSCRED | PFB_TCP_NODELAY);
-	struct tcp_sock *tp;
 
 	/* SO_DEBUG: sock_flag(sk, SOCK_DBG) */
 	if (sock_flag_set(fl, bpf_core_enum_value(enum sock_flags, SOCK_DBG)))
@@ -445,14 +538,20 @@ fill_sockopts(struct pfb_rec *r, struct sock *sk)
 		b |= PFB_SO_REUSEPORT;
 	/*
 	 * SO_PASSCRED: since 6.16, -EOPNOTSUPP unless sk_may_scm_recv()
-	 * (AF_UNIX, AF_NETLINK, AF_BLUETOOTH), else sk->sk_scm_credentials.
-	 * Before (no sk_scm_credentials): not computed here.
+	 * (AF_UNIX, AF_NETLINK, AF_BLUETOOTH), else sk->sk_scm_credentials;
+	 * before, test_bit(SOCK_PASSCRED, &sock->flags) of every socket.
 	 */
-	if (bpf_core_field_exists(sk->sk_scm_credentials) &&
-	    (r->r_family == K_AF_UNIX || r->r_family == K_AF_NETLINK ||
-	    r->r_family == K_AF_BLUETOOTH)) {
+	if (bpf_core_field_exists(struct sock___scm, sk_scm_credentials)) {
+		if (r->r_family == K_AF_UNIX || r->r_family == K_AF_NETLINK ||
+		    r->r_family == K_AF_BLUETOOTH) {
+			known |= PFB_SO_PASSCRED;
+			if (BPF_CORE_READ_BITFIELD((struct sock___scm *)sk,
+			    sk_scm_credentials) != 0)
+				b |= PFB_SO_PASSCRED;
+		}
+	} else {
 		known |= PFB_SO_PASSCRED;
-		if (BPF_CORE_READ_BITFIELD(sk, sk_scm_credentials) != 0)
+		if (sock_flag_set(so->flags, K_SOCK_PASSCRED))
 			b |= PFB_SO_PASSCRED;
 	}
 	/* SO_ACCEPTCONN: sk->sk_state == TCP_LISTEN */
@@ -460,14 +559,15 @@ fill_sockopts(struct pfb_rec *r, struct sock *sk)
 		b |= PFB_SO_ACCEPTCONN;
 	/*
 	 * TCP_NODELAY: !!(tcp_sk(sk)->nonagle & TCP_NAGLE_OFF), of an
-	 * inet or inet6 stream socket of TCP (bpf_skc_to_tcp_sock() looks
-	 * at the protocol only: a raw socket may be of IPPROTO_TCP).
+	 * inet or inet6 stream socket of TCP, whose sock is a tcp_sock (as
+	 * bpf_skc_to_tcp_sock() checks: a raw socket may be of IPPROTO_TCP).
+	 * No BTF pointer to it: read, not loaded.
 	 */
 	if ((r->r_family == K_AF_INET || r->r_family == K_AF_INET6) &&
-	    r->r_type == K_SOCK_STREAM && r->r_protocol == K_IPPROTO_TCP &&
-	    (tp = bpf_skc_to_tcp_sock(sk)) != NULL) {
+	    r->r_type == K_SOCK_STREAM && r->r_protocol == K_IPPROTO_TCP) {
 		known |= PFB_TCP_NODELAY;
-		if (BPF_CORE_READ_BITFIELD(tp, nonagle) & K_TCP_NAGLE_OFF)
+		if (BPF_CORE_READ_BITFIELD_PROBED((struct tcp_sock *)sk,
+		    nonagle) & K_TCP_NAGLE_OFF)
 			b |= PFB_TCP_NODELAY;
 	}
 	r->r_bools = b;
@@ -570,11 +670,15 @@ fill_inet(struct pfb_rec *r, struct sock *sk)
 	put_inet(&r->r_sockname, r->r_family, &own, ownport);
 }
 
-/* unix_getname() (net/unix/af_unix.c): the unix_address as it is. */
+/*
+ * unix_getname() (net/unix/af_unix.c): the unix_address of the unix
+ * socket u as it is.  u is read, not loaded: a unix_sock is its struct
+ * sock cast (unix_sk()), with no BTF pointer to it.
+ */
 static __always_inline void
 fill_unix_addr(struct pfb_addr *a, struct unix_sock *u)
 {
-	struct unix_address *ua = u->addr;
+	struct unix_address *ua = BPF_CORE_READ(u, addr);
 	unsigned int len;
 
 	if (ua == NULL) {
@@ -582,7 +686,7 @@ fill_unix_addr(struct pfb_addr *a, struct unix_sock *u)
 		a->a_len = 2;	/* offsetof(struct sockaddr_un, sun_path) */
 		return;
 	}
-	len = ua->len;
+	len = BPF_CORE_READ(ua, len);
 	if (len > PFB_ADDR_MAX)
 		len = PFB_ADDR_MAX;
 	/* a length the verifier cannot bound: read, not loaded */
@@ -594,18 +698,19 @@ fill_unix_addr(struct pfb_addr *a, struct unix_sock *u)
 	a->a_len = len;
 }
 
+/*
+ * An AF_UNIX socket (its family checked by the caller): its name, its
+ * peer's (unix_peer(): the peer of a unix socket is a unix socket) and
+ * SO_PEERCRED's pid.
+ */
 static __always_inline void
 fill_unix(struct pfb_rec *r, struct sock *sk, const struct reader_ns *rn)
 {
-	struct unix_sock *u = bpf_skc_to_unix_sock(sk), *pu;
+	struct unix_sock *u = (struct unix_sock *)sk;
+	struct unix_sock *pu = (struct unix_sock *)BPF_CORE_READ(u, peer);
 
-	if (u == NULL) {
-		r->r_sockname.a_err = PFB_ENOTCOMPUTED;
-		r->r_peername.a_err = PFB_ENOTCOMPUTED;
-		return;
-	}
 	fill_unix_addr(&r->r_sockname, u);
-	if ((pu = bpf_skc_to_unix_sock(u->peer)) == NULL)
+	if (pu == NULL)
 		r->r_peername.a_err = -K_ENOTCONN;
 	else
 		fill_unix_addr(&r->r_peername, pu);
@@ -657,7 +762,7 @@ fill_sock(struct pfb_rec *r, struct socket *so, const struct reader_ns *rn)
 	r->r_family = sk->__sk_common.skc_family;
 	r->r_type = sk->sk_type;
 	r->r_protocol = sk->sk_protocol;
-	fill_sockopts(r, sk);
+	fill_sockopts(r, so, sk);
 
 	r->r_sockname.a_err = PFB_ENOTCOMPUTED;
 	r->r_peername.a_err = PFB_ENOTCOMPUTED;
@@ -722,7 +827,7 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	struct pfb_rec *r;
 	struct inode *ino;
 	struct socket *so;
-	__u32 zero = 0, plen, size;
+	__u32 zero = 0, plen, size, table;
 	__u64 cur;
 	long n;
 
@@ -752,27 +857,26 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	r->r_version = PFB_VERSION;
 	r->r_fd = ctx->fd;
 	/*
-	 * /proc/PID/fd shows the group leader's table, not a thread's own:
-	 * once per task, with the tgid.
+	 * Which table, and the tgid: once per task.  A thread's own table
+	 * is written, marked (the walk's tests see it), and not shown.
 	 */
 	if (pc != NULL && pc->pc_task == (__u64)task) {
 		r->r_tgid = pc->pc_tgid;
-		if (pc->pc_owntable)
-			r->r_have |= PFB_H_OWNTABLE;
+		table = pc->pc_table;
 	} else {
-		struct task_struct *gl = BPF_CORE_READ(task, group_leader);
-		int own = BPF_CORE_READ(task, files) !=
-		    BPF_CORE_READ(gl, files);
-
-		r->r_tgid = pid_nr_in(BPF_CORE_READ(gl, thread_pid), &rn);
-		if (own)
-			r->r_have |= PFB_H_OWNTABLE;
+		table = task_table(task);
+		r->r_tgid = pid_nr_in(BPF_CORE_READ(task, group_leader,
+		    thread_pid), &rn);
 		if (pc != NULL) {
 			pc->pc_task = (__u64)task;
 			pc->pc_tgid = r->r_tgid;
-			pc->pc_owntable = own;
+			pc->pc_table = table;
 		}
 	}
+	if (table == TBL_SHARED)
+		return (0);
+	if (table == TBL_OWN)
+		r->r_have |= PFB_H_OWNTABLE;
 
 	ino = f->f_inode;
 	if (ino != NULL)
@@ -837,7 +941,7 @@ sock_ino(struct sock *sk)
 {
 	struct socket *so;
 
-	if (sk == NULL || (so = sk->sk_socket) == NULL)
+	if (sk == NULL || (so = BPF_CORE_READ(sk, sk_socket)) == NULL)
 		return (0);
 	return (BPF_CORE_READ((struct inode *)((char *)so +
 	    bpf_core_field_offset(struct socket_alloc, vfs_inode)), i_ino));
@@ -860,7 +964,6 @@ pfiles_sock_inodes(struct bpf_iter__task_file *ctx)
 	struct inode *ino;
 	struct socket *so;
 	struct sock *sk;
-	struct unix_sock *u;
 	struct ends_addr own, peer;
 	__u16 ownport, peerport;
 	__u32 zero = 0;
@@ -872,17 +975,16 @@ pfiles_sock_inodes(struct bpf_iter__task_file *ctx)
 	if (task == NULL || f == NULL)
 		return (0);
 	/*
-	 * A table of a thread's own; the network namespace of the task,
-	 * the process's main thread, whose is the one /proc/PID/ns/net
-	 * shows: read once per task (see passcache).
+	 * Which table (the table /proc/PID/fd shows only); the network
+	 * namespace of the task, the process's main thread, whose is the
+	 * one /proc/PID/ns/net shows: read once per task (see passcache).
 	 */
 	if (pc->pc_task != (__u64)task) {
 		pc->pc_task = (__u64)task;
-		pc->pc_owntable = BPF_CORE_READ(task, files) !=
-		    BPF_CORE_READ(task, group_leader, files);
+		pc->pc_table = task_table(task);
 		pc->pc_net = (__u64)BPF_CORE_READ(task, nsproxy, net_ns);
 	}
-	if (pc->pc_owntable)
+	if (pc->pc_table != TBL_LEADER)
 		return (0);
 	ino = f->f_inode;
 	if (ino == NULL || (ino->i_mode & K_S_IFMT) != K_S_IFSOCK ||
@@ -909,10 +1011,9 @@ pfiles_sock_inodes(struct bpf_iter__task_file *ctx)
 	}
 	if (r.i_family == K_AF_UNIX) {
 		/* unix_diag's UNIX_DIAG_PEER: sock_i_ino(unix_peer(sk)) */
-		if ((u = bpf_skc_to_unix_sock(sk)) != NULL) {
-			r.i_peer_ino = sock_ino(u->peer);
-			r.i_have |= PFB_I_UNIXPEER;
-		}
+		r.i_peer_ino = sock_ino(BPF_CORE_READ((struct unix_sock *)sk,
+		    peer));
+		r.i_have |= PFB_I_UNIXPEER;
 	} else if (r.i_family == K_AF_INET || r.i_family == K_AF_INET6) {
 		if (inet_ends(sk, r.i_family, &own, &ownport, &peer,
 		    &peerport)) {
