@@ -507,6 +507,12 @@ ATF_TC_BODY(traced_by_another, tc)
 	errno = 0;
 	ATF_CHECK_EQ(Psyscall(P, &rv, SYS_getpid, 0, NULL), -1);
 	ATF_CHECK_EQ(errno, EBUSY);
+	/* The source refused keeps its reason; the others have none. */
+	ATF_CHECK_EQ(Psetsocksrc(P, PSOCK_AGENT), -1);
+	ATF_CHECK_STREQ(Psocksrc_why(P, PSOCK_AGENT) != NULL ?
+	    Psocksrc_why(P, PSOCK_AGENT) : "(null)", want);
+	ATF_CHECK(Psocksrc_why(P, PSOCK_PIDFD) == NULL);
+	ATF_CHECK(Psocksrc_why(P, PSOCK_AUTO) == NULL);
 
 	(void) kill(s.tc_pid, SIGTERM);
 	(void) tu_stop(&s, AU_LINE_MS);
@@ -514,6 +520,9 @@ ATF_TC_BODY(traced_by_another, tc)
 	/* The tracer gone, the same handle may borrow. */
 	au_create_agent(P);
 	Pdestroy_agent(P);
+	/* A new choice forgets the reasons of the last. */
+	ATF_CHECK_EQ(Psetsocksrc(P, PSOCK_PIDFD), 0);
+	ATF_CHECK(Psocksrc_why(P, PSOCK_AGENT) == NULL);
 	Prelease(P, 0);
 	au_require_pong(&c);
 	au_free_manifest(&m);

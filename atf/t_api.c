@@ -509,6 +509,7 @@ ATF_TC_BODY(Psocksrc_invalid, tc)
 	ATF_CHECK_STREQ(Psocksrc_name(PSOCK_PIDFD), "pidfd");
 	ATF_CHECK_STREQ(Psocksrc_name(PSOCK_AGENT), "agent");
 	ATF_CHECK_STREQ(Psocksrc_name(PSOCK_DIAG), "diag");
+	ATF_CHECK_STREQ(Psocksrc_name(PSOCK_BPF), "bpf");
 	ATF_CHECK_STREQ(Psocksrc_name((psocksrc_t)42), "?");
 	ATF_CHECK_STREQ(Psocksrc_name((psocksrc_t)-1), "?");
 	ATF_CHECK_STREQ(Psocksrc_name((psocksrc_t)INT_MAX), "?");
@@ -519,6 +520,10 @@ ATF_TC_BODY(Psocksrc_invalid, tc)
 	CHECK_FAIL(Psetsocksrc(P, (psocksrc_t)-1), EINVAL);
 	CHECK_FAIL(Psetsocksrc(P, (psocksrc_t)(PSOCK_BPF + 1)), EINVAL);
 	ATF_CHECK_EQ(Psocksrc(P), PSOCK_AUTO);
+	/* No reason where nothing was refused, or for no source. */
+	ATF_CHECK(Psocksrc_why(NULL, PSOCK_PIDFD) == NULL);
+	for (int s = -1; s <= PSOCK_NSRC; s++)
+		ATF_CHECK(Psocksrc_why(P, (psocksrc_t)s) == NULL);
 	/* A refused call leaves the source chosen before as it was. */
 	if (Psetsocksrc(P, PSOCK_PIDFD) == 0) {
 		CHECK_FAIL(Psetsocksrc(P, (psocksrc_t)42), EINVAL);

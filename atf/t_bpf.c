@@ -797,8 +797,8 @@ own_process_refused(const char *const nobody[])
 	static const char *const via_pidfd[] = { "--via=pidfd", NULL };
 	const char *const argv[] = { SETPRIV_NOBODY, HELPER,
 	    FIXTURE_SECONDS, "many", MANY_FDS, NULL };
-	char pid[16], *said_text, *want, *path, *status_text, *text;
-	const char *pids[1] = { pid };
+	char pid[16], *said_text, *want, *path, *status_text, *text, *note;
+	const char *pids[1] = { pid }, *pids2[2];
 	tu_result_t rp, ra, rb;
 	struct rlimit rl;
 	tu_child_t c;
@@ -827,22 +827,6 @@ own_process_refused(const char *const nobody[])
 	free(status_text);
 	free(path);
 
-	/* Its owner's pfiles: pidfd serves; auto too, bpf refused first. */
-	pfiles_run(nobody, via_pidfd, pids, 1, NULL, &rp);
-	tu_require_exit("setpriv pfiles --via=pidfd", &rp, 0);
-	pfiles_run(nobody, via_auto, pids, 1, env, &ra);
-	tu_require_exit("setpriv pfiles --via=auto", &ra, 0);
-	require_same_output("nobody-auto", 0, &rp, &ra);
-	ATF_CHECK_MSG(count_lines_with(ra.tr_err, ": socket facts: bpf: ") ==
-	    1 && count_lines_with(ra.tr_err, TRACE_PIDFD) == 1 &&
-	    count_lines_with(ra.tr_err, TRACE_BPF) == 0, "auto did not try "
-	    "bpf, then take pidfd:\n%s", ra.tr_err);
-	text = without_trace(ra.tr_err);
-	tu_require_same_str("nobody-auto.stderr", "", text);
-	free(text);
-	ATF_REQUIRE_MSG(count_lines_with(rp.tr_out, ": S_IFSOCK ") >= 2000,
-	    "%zu sockets shown", count_lines_with(rp.tr_out, ": S_IFSOCK "));
-
 	/* bpf itself: refused, with the privilege it lacks. */
 	pfiles_run(nobody, via_bpf, pids, 1, NULL, &rb);
 	tu_require_exit("setpriv pfiles --via=bpf", &rb, 1);
@@ -857,9 +841,36 @@ own_process_refused(const char *const nobody[])
 	    strstr(rb.tr_err, "root") != NULL, "the reason does not name "
 	    "the privilege bpf needs: %.*s", (int)strcspn(rb.tr_err, "\n"),
 	    rb.tr_err);
+	/* auto says that reason, once, of the process it was found at */
+	note = tu_asprintf("pfiles: %s: the fast path (bpf) is not "
+	    "available: %s", pid, rb.tr_err + strlen(want));
 	free(want);
 	tu_result_free(&rb);
+
+	/* Its owner's pfiles: pidfd serves; auto too, bpf refused first. */
+	pfiles_run(nobody, via_pidfd, pids, 1, NULL, &rp);
+	tu_require_exit("setpriv pfiles --via=pidfd", &rp, 0);
+	pfiles_run(nobody, via_auto, pids, 1, env, &ra);
+	tu_require_exit("setpriv pfiles --via=auto", &ra, 0);
+	require_same_output("nobody-auto", 0, &rp, &ra);
+	ATF_CHECK_MSG(count_lines_with(ra.tr_err, ": socket facts: bpf: ") ==
+	    1 && count_lines_with(ra.tr_err, TRACE_PIDFD) == 1 &&
+	    count_lines_with(ra.tr_err, TRACE_BPF) == 0, "auto did not try "
+	    "bpf, then take pidfd:\n%s", ra.tr_err);
+	text = without_trace(ra.tr_err);
+	tu_require_same_str("nobody-auto.stderr", note, text);
+	free(text);
+	ATF_REQUIRE_MSG(count_lines_with(rp.tr_out, ": S_IFSOCK ") >= 2000,
+	    "%zu sockets shown", count_lines_with(rp.tr_out, ": S_IFSOCK "));
 	tu_result_free(&ra);
+
+	/* Two processes (the same one twice): said once a run. */
+	pids2[0] = pids2[1] = pid;
+	pfiles_run(nobody, via_auto, pids2, 2, NULL, &ra);
+	tu_require_exit("setpriv pfiles --via=auto PID PID", &ra, 0);
+	tu_require_same_str("nobody-auto-twice.stderr", note, ra.tr_err);
+	tu_result_free(&ra);
+	free(note);
 
 	/* Root's bpf on the same process prints what its owner's pidfd did. */
 	pfiles_run(NULL, via_bpf, pids, 1, NULL, &rb);
@@ -880,7 +891,9 @@ ATF_TC_HEAD(unpriv_own_process, tc)
 	    "its own process of " MANY_FDS " fds: --via=bpf is refused "
 	    "(exit 1) with a reason naming the privilege it lacks, and "
 	    "--via=auto, which tries bpf first at that many fds, serves "
-	    "through pidfd: exit 0, the output of --via=pidfd");
+	    "through pidfd: exit 0, the output of --via=pidfd, and on "
+	    "stderr one line, once a run, that the fast path is not "
+	    "available, with --via=bpf's reason");
 	atf_tc_set_md_var(tc, "require.user", "root");
 	atf_tc_set_md_var(tc, "require.progs", "setpriv");
 	atf_tc_set_md_var(tc, "timeout", "120");
@@ -899,7 +912,8 @@ ATF_TC_HEAD(bpf_cap_only, tc)
 	    "CAP_PERFMON, on its own process of " MANY_FDS " fds: --via=bpf "
 	    "is refused (exit 1) with a reason naming what bpf needs (root, "
 	    "or CAP_BPF and CAP_PERFMON), and --via=auto serves through "
-	    "pidfd: exit 0, the output of --via=pidfd");
+	    "pidfd: exit 0, the output of --via=pidfd, and one line that "
+	    "the fast path is not available, with that reason");
 	atf_tc_set_md_var(tc, "require.user", "root");
 	atf_tc_set_md_var(tc, "require.progs", "setpriv");
 	atf_tc_set_md_var(tc, "timeout", "120");
@@ -995,7 +1009,8 @@ ATF_TC_HEAD(main_thread_exited, tc)
 	    "lives: --via=bpf is refused (exit 1, \"the process's main "
 	    "thread has exited\", nothing on stdout), and --via=auto, which "
 	    "tries bpf first at that many fds, serves through pidfd: exit "
-	    "0, the output of --via=pidfd, the live thread's fds");
+	    "0, the output of --via=pidfd, the live thread's fds, and one "
+	    "line that the fast path is not available, and why");
 	atf_tc_set_md_var(tc, "timeout", "120");
 }
 ATF_TC_BODY(main_thread_exited, tc)
@@ -1063,7 +1078,10 @@ ATF_TC_BODY(main_thread_exited, tc)
 	    count_lines_with(ra.tr_err, TRACE_BPF) == 0, "auto did not try "
 	    "bpf, then take pidfd:\n%s", ra.tr_err);
 	text = without_trace(ra.tr_err);
-	tu_require_same_str("leaderless-auto.stderr", "", text);
+	want = tu_asprintf("pfiles: %s: the fast path (bpf) is not "
+	    "available: the process's main thread has exited\n", pid);
+	tu_require_same_str("leaderless-auto.stderr", want, text);
+	free(want);
 	free(text);
 	/* The live thread's table: its sockets, every fd of it. */
 	ATF_CHECK_MSG(count_lines_with(rp.tr_out, ": S_IFSOCK ") >= 2000,

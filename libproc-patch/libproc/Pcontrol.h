@@ -70,6 +70,8 @@ struct ps_prochandle {
 	srcstate_t	src_state;
 	const struct socksrc_ops *src;	/* when SRC_CHOSEN */
 	void		*src_data;	/* the source's; so_release frees it */
+	/* why each source refused at the last Psetsocksrc, "" when not */
+	char		src_why[PSOCK_NSRC][PERRMSG_MAX];
 	struct agent	*agent;		/* Pcreate_agent() */
 	char		errmsg[PERRMSG_MAX];
 };

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <linux/capability.h>
 #include <linux/types.h>
 
@@ -530,10 +531,31 @@ self_test(bpf_pfiles_t *bp, char *why, size_t whysz)
 	return (0);
 }
 
+/*
+ * The words added to a load's failure on a kernel older than 6.1, the
+ * oldest the program is written for (its helpers and the iterator's pid
+ * filter; a distribution may have them in an older release, so the
+ * version is not checked before): "" on 6.1 and later.
+ */
+static const char *
+older_than_6_1(char *buf, size_t bufsz)
+{
+	struct utsname u;
+	unsigned int maj = 0, min = 0;
+
+	if (uname(&u) != 0 || sscanf(u.release, "%u.%u", &maj, &min) != 2 ||
+	    maj > 6 || (maj == 6 && min >= 1))
+		return ("");
+	(void) snprintf(buf, bufsz, " (this is Linux %.64s: the program "
+	    "needs 6.1 or later)", u.release);
+	return (buf);
+}
+
 bpf_pfiles_t *
 bpf_pfiles_open(char *why, size_t whysz)
 {
 	bpf_pfiles_t *bp;
+	char rel[128];
 	char *log = NULL;
 	double t0, t1;
 	int e;
@@ -562,7 +584,8 @@ bpf_pfiles_open(char *why, size_t whysz)
 		e = errno;
 		if (log != NULL)
 			(void) fprintf(stderr, "%s\n", log);
-		(void) snprintf(why, whysz, "BPF load: %s", strerror(e));
+		(void) snprintf(why, whysz, "BPF load: %s%s", strerror(e),
+		    older_than_6_1(rel, sizeof (rel)));
 		pfiles__destroy(bp->bp_skel);
 		free(log);
 		free(bp);

@@ -266,6 +266,8 @@ typedef enum {
 	PSOCK_BPF
 } psocksrc_t;
 
+#define	PSOCK_NSRC	(PSOCK_BPF + 1)	/* PSOCK_AUTO included */
+
 /*
  * Choose the source of socket facts, and make sure it can work for this
  * target.  Returns 0, or -1 with errno set and a message in the handle
@@ -275,6 +277,14 @@ typedef enum {
 extern int Psetsocksrc(struct ps_prochandle *, psocksrc_t);
 extern psocksrc_t Psocksrc(struct ps_prochandle *);
 extern const char *Psocksrc_name(psocksrc_t);
+/*
+ * Why the source src could not serve at the handle's last Psetsocksrc()
+ * (one reason, without the source's name), or NULL when it served, was
+ * not tried, or is not a source.  With PSOCK_AUTO, it tells which of the
+ * sources before the chosen one were refused, and why: pfiles says so of
+ * bpf, the fast path.
+ */
+extern const char *Psocksrc_why(struct ps_prochandle *, psocksrc_t);
 
 /*
  * The agent: one thread of the target, borrowed through ptrace(2) to run

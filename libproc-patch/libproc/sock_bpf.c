@@ -30,7 +30,7 @@
 
 #include "bpf_load.h"
 #include "fdwalk.h"
-#include "socksrc.h"
+#include "sock_bpf.h"
 
 /* The program, loaded at most once per process; why it could not be. */
 static pthread_mutex_t bpf_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -42,6 +42,7 @@ static char bpf_why[PERRMSG_MAX];
 static int
 bpf_probe(struct ps_prochandle *P)
 {
+	unsigned int n;
 	int err;
 
 	/* The permission to read its fd table is pfiles' own. */
@@ -55,10 +56,17 @@ bpf_probe(struct ps_prochandle *P)
 	if (!bpf_tried) {
 		bpf_tried = 1;
 		if ((bpf_prog = bpf_pfiles_open(bpf_why,
-		    sizeof (bpf_why))) == NULL)
+		    sizeof (bpf_why))) == NULL) {
 			bpf_errno = errno != 0 ? errno : ENOTSUP;
-		else
-			PDEBUG(P, "bpf: the iterator is loaded");
+		} else if (bpf_check_facts(bpf_prog, &n, bpf_why,
+		    sizeof (bpf_why)) != 0) {
+			bpf_errno = errno != 0 ? errno : EPROTO;
+			bpf_pfiles_close(bpf_prog);
+			bpf_prog = NULL;
+		} else {
+			PDEBUG(P, "bpf: the iterator is loaded; its records of "
+			    "%u files of pfiles' own are the kernel's calls'", n);
+		}
 	}
 	err = bpf_prog == NULL ? bpf_errno : 0;
 	(void) pthread_mutex_unlock(&bpf_lock);
@@ -76,13 +84,14 @@ typedef struct bpf_walk {
 	fdrec_t		bw_rec;
 	fdscratch_t	*bw_fs;
 	unsigned	bw_hz;
+	int		bw_lastfd;	/* of the last record, or -1 */
 	int		bw_rv;		/* the caller's, or -1 */
 	int		bw_err;		/* errno of a failure */
 } bpf_walk_t;
 
 /* The socket facts of a record, for the one builder (sockrec.c). */
-static void
-sock_facts(const bpf_walk_t *bw, const bpfrec_t *br, sockfacts_t *sf)
+void
+bpf_sockfacts(const bpfrec_t *br, unsigned int hz, sockfacts_t *sf)
 {
 	sockfacts_init(sf);
 	sf->sf_domain = br->br_family;
@@ -97,7 +106,7 @@ sock_facts(const bpf_walk_t *bw, const bpfrec_t *br, sockfacts_t *sf)
 	sf->sf_bools.pr_set = br->br_bools & br->br_bools_known;
 	if (br->br_sock_have & BPFREC_S_LINGER) {
 		sf->sf_linger.l_onoff = br->br_linger_on;
-		sf->sf_linger.l_linger = bpfrec_linger_secs(br, bw->bw_hz);
+		sf->sf_linger.l_linger = bpfrec_linger_secs(br, hz);
 		sf->sf_have |= SF_LINGER;
 	}
 	if (br->br_sock_have & BPFREC_S_BUFS) {
@@ -131,14 +140,19 @@ sock_facts(const bpf_walk_t *bw, const bpfrec_t *br, sockfacts_t *sf)
  * Is the record's view of this fd the one the other sources would give?
  * A socket whose facts (names included) the program computed, a pipe, an
  * anonymous inode: files of the kernel's own filesystems, whose stat is
- * the inode's.  An O_PATH fd is a path, built the other way.
+ * the inode's, with the locks read (on a kernel whose locks the program
+ * cannot read, fdinfo has them) and none held through it, or none whose
+ * pid is another namespace's.  An O_PATH fd is a path, built the other
+ * way.
  */
-static int
-taken_as_is(const bpfrec_t *br)
+int
+bpf_taken_as_is(const bpfrec_t *br)
 {
 	mode_t fmt = br->br_mode & S_IFMT;
 
 	if (!(br->br_have & BPFREC_STAT) || !(br->br_have & BPFREC_FILE) ||
+	    !(br->br_have & BPFREC_LOCKS) || br->br_nlocks != 0 ||
+	    (br->br_have & (BPFREC_LOCKS_CUT | BPFREC_LOCKPID_GLOBAL)) ||
 	    (br->br_fflags & O_PATH) || br->br_path == NULL)
 		return (0);
 	if (fmt == S_IFSOCK)
@@ -194,7 +208,7 @@ from_record(bpf_walk_t *bw, const bpfrec_t *br)
 		(void) fdrec_add(rec, PR_LOCKS_DROPPED, &br->br_locks_more,
 		    sizeof (br->br_locks_more));
 	if ((br->br_mode & S_IFMT) == S_IFSOCK) {
-		sock_facts(bw, br, &sf);
+		bpf_sockfacts(br, bw->bw_hz, &sf);
 		sockrec_add(rec, &sf);
 	}
 	return (0);
@@ -219,9 +233,20 @@ one_fd(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 	 */
 	if (br->br_have & BPFREC_OWNTABLE)
 		return (0);
-	/* Locks whose pids are another namespace's: as the others do. */
-	if (taken_as_is(br) && br->br_nlocks == 0 &&
-	    !(br->br_have & (BPFREC_LOCKS_CUT | BPFREC_LOCKPID_GLOBAL)))
+	/*
+	 * The leader's table is walked once, in increasing fd order: a
+	 * record at or below the last one's fd is a table the kernel
+	 * visited twice, which the program must have skipped.  Refused,
+	 * never shown twice.
+	 */
+	if (br->br_fd <= bw->bw_lastfd) {
+		bw->bw_err = EPROTO;
+		(void) Pseterr(P, EPROTO, "bpf: the iterator gave fd %d "
+		    "again (after fd %d)", br->br_fd, bw->bw_lastfd);
+		return (-1);
+	}
+	bw->bw_lastfd = br->br_fd;
+	if (bpf_taken_as_is(br))
 		err = from_record(bw, br);
 	else
 		err = fdwalk_build(P, bw->bw_flags, bw->bw_fs, &bw->bw_rec,
@@ -251,6 +276,7 @@ bpf_walk(struct ps_prochandle *P, int flags, proc_fdinfo_f *func, void *cd)
 	bw.bw_func = func;
 	bw.bw_cd = cd;
 	bw.bw_hz = bpf_pfiles_hz(bpf_prog);
+	bw.bw_lastfd = -1;
 	if ((bw.bw_fs = malloc(sizeof (*bw.bw_fs))) == NULL) {
 		errno = ENOMEM;
 		return (-1);

@@ -1,12 +1,17 @@
 /*
  * socksrc.c: choosing where socket facts come from, and asking it.
  *
- * pidfd (pidfd_getfd(2): the target is neither stopped nor read) is best;
- * the agent (ptrace(2) and system calls run in the target) serves kernels
- * and sandboxes without pidfd_getfd; diag (NETLINK_SOCK_DIAG) needs no
- * permission on the target but knows fewer facts.  Each source is probed
+ * bpf (a BPF task-file iterator: every fact of every fd in one kernel
+ * pass; root or CAP_BPF and CAP_PERFMON, Linux 6.1 and later) is fastest
+ * for a large process; pidfd (pidfd_getfd(2): the target is neither
+ * stopped nor read) is best otherwise; the agent (ptrace(2) and system
+ * calls run in the target) serves kernels and sandboxes without
+ * pidfd_getfd; diag (NETLINK_SOCK_DIAG) needs no permission on the
+ * target but knows fewer facts.  auto tries them in that order (bpf only
+ * for a process of BPF_AUTO_MIN_FDS fds or more).  Each source is probed
  * once per grab, before any fd is walked, so that a source that cannot
- * work is known before anything is printed.
+ * work is known before anything is printed; why each refused is kept
+ * (Psocksrc_why).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -77,6 +82,7 @@ probe(struct ps_prochandle *P, const socksrc_ops_t *ops)
 	}
 	(void) snprintf(reason, sizeof (reason), "%s", P->errmsg[0] != '\0' ?
 	    P->errmsg : strerror(err));
+	(void) memcpy(P->src_why[ops->so_id], reason, sizeof (reason));
 	(void) Pseterr(P, err, "%s: %s", ops->so_name, reason);
 	return (-1);
 }
@@ -148,6 +154,8 @@ Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
 		return (-1);
 	}
 	Psockrelease(P);
+	for (int i = 0; i < PSOCK_NSRC; i++)
+		P->src_why[i][0] = '\0';
 	if (src != PSOCK_AUTO)
 		return (probe(P, ops));
 
@@ -189,6 +197,15 @@ Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
 	P->src_state = SRC_NONE;
 	(void) Pseterr(P, err, "%s", why);
 	return (-1);
+}
+
+const char *
+Psocksrc_why(struct ps_prochandle *P, psocksrc_t src)
+{
+	if (P == NULL || src <= PSOCK_AUTO || src >= PSOCK_NSRC ||
+	    P->src_why[src][0] == '\0')
+		return (NULL);
+	return (P->src_why[src]);
 }
 
 psocksrc_t

@@ -31,6 +31,7 @@
 #define	NOTE_MAX	512
 
 static const char *command = "pfiles";
+static int fastpath_said;	/* why bpf is not used: said once a run */
 static pfj_t *json;		/* -J: the document being written */
 
 /* A small cache of comms for "peer:" lines; peers repeat. */
@@ -341,6 +342,19 @@ show_process(const char *arg, int statonly, psocksrc_t via,
 		    Perrmsg(P));
 		Prelease(P, 0);
 		return (1);
+	}
+
+	/*
+	 * auto tried bpf, the fast path, and it was refused (a kernel
+	 * before 6.1, no privilege, its check failed): said once a run.
+	 */
+	if (!statonly && via == PSOCK_AUTO && !fastpath_said &&
+	    Psocksrc_why(P, PSOCK_BPF) != NULL) {
+		fastpath_said = 1;
+		(void) fflush(stdout);
+		(void) fprintf(stderr, "%s: %s: the fast path (bpf) is not "
+		    "available: %s\n", command, arg,
+		    Psocksrc_why(P, PSOCK_BPF));
 	}
 
 	memset(&sh, 0, sizeof (sh));
