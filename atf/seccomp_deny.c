@@ -2,11 +2,14 @@
  * seccomp_deny: run a program with one system call refused, as a sandbox
  * would refuse it.
  *
- *	seccomp_deny NR ERRNO PROGRAM [ARG ...]
+ *	seccomp_deny [-a N=VALUE] NR ERRNO PROGRAM [ARG ...]
  *
  * System call NR (x86_64) fails with ERRNO in PROGRAM and everything it
- * starts; every other call is allowed.  Used to show that pfiles
- * --via=auto falls back to the agent where pidfd_getfd(2) is refused.
+ * starts; every other call is allowed.  With -a, only when the low 32
+ * bits of its argument N (0 to 5) are VALUE: pidfd_open(2) with
+ * PIDFD_THREAD refused with EINVAL is a kernel before 6.9.  Used to show
+ * that pfiles --via=auto falls back to the agent where pidfd_getfd(2) is
+ * refused, and that pfiles works without the kernel features it probes.
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -15,6 +18,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -32,15 +36,32 @@ number(const char *s, long max, long *valp)
 int
 main(int argc, char **argv)
 {
-	long nr, err;
+	long nr, err, argn = -1, argval = 0;
+	char *eq;
 
+	if (argc > 2 && argv[1][0] == '-' && argv[1][1] == 'a' &&
+	    argv[1][2] == '\0') {
+		if ((eq = strchr(argv[2], '=')) == NULL) {
+			argc = 0;	/* usage */
+		} else {
+			*eq = '\0';
+			if (number(argv[2], 5, &argn) != 0 ||
+			    number(eq + 1, 0xffffffffL, &argval) != 0)
+				argc = 0;
+		}
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc < 4 || number(argv[1], 4096, &nr) != 0 ||
 	    number(argv[2], 4095, &err) != 0) {
-		(void) fprintf(stderr, "usage: seccomp_deny NR ERRNO PROGRAM "
-		    "[ARG ...]\n");
+		(void) fprintf(stderr, "usage: seccomp_deny [-a N=VALUE] NR "
+		    "ERRNO PROGRAM [ARG ...]\n");
 		return (2);
 	}
 
+	/* The argument's low word (x86_64 is little-endian). */
+	unsigned argoff = (unsigned)(offsetof(struct seccomp_data, args) +
+	    8 * (argn < 0 ? 0 : (unsigned long)argn));
 	struct sock_filter code[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, arch)),
@@ -48,7 +69,11 @@ main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 3),
+		/* -a: the argument must be the value too */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, argoff),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)argval,
+		    0, argn < 0 ? 0 : 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
 		    ((unsigned)err & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),

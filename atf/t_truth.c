@@ -519,37 +519,101 @@ ATF_TC_BODY(agent_peer_pidns, tc)
 	tu_helper_stop(&h);
 }
 
+/* pidfds of threads (PIDFD_THREAD, Linux 6.9): probed on our own. */
+static int
+have_thread_pidfd(void)
+{
+	int fd = (int)syscall(SYS_pidfd_open, getpid(), O_EXCL);
+
+	if (fd < 0)
+		return (0);
+	(void) close(fd);
+	return (1);
+}
+
+/*
+ * pfiles on the helper whose main thread has exited, each way; with
+ * nothread, under a filter that refuses pidfd_open(2) with PIDFD_THREAD
+ * (O_EXCL) as a kernel before 6.9 does (EINVAL).  With pidfds of threads,
+ * pidfd serves through the live thread; without, it is refused, saying
+ * why, and auto serves through the agent, with the agent's output.
+ */
+static void
+leaderless(const tu_helper_t *h, int fd, int thread_pidfd, int nothread)
+{
+	const char *vias[] = { "--via=pidfd", "--via=agent", "-n",
+	    "--via=auto" };
+	char *agent_out = NULL;
+
+	for (int i = 0; i < 4; i++) {
+		const char *argv[] = { SECCOMP_DENY, "-a", "1=128", "434",
+		    "22", TU_PFILES, vias[i], h->h_pid, NULL };
+		const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
+		    NULL };
+		const char *what = nothread ? tu_asprintf("%s, no PIDFD_THREAD",
+		    vias[i]) : tu_asprintf("%s", vias[i]);
+		tu_result_t r;
+		char *b, *want;
+
+		tu_run(nothread ? argv : argv + 5, env, TU_TIMEOUT_MS, &r);
+		if (i == 0 && !thread_pidfd) {
+			tu_require_exit(what, &r, 1);
+			ATF_CHECK_EQ_MSG(r.tr_outlen, 0, "%s: %s", what,
+			    r.tr_out);
+			want = tu_asprintf("pfiles: cannot examine %s: pidfd: "
+			    "the process's main thread has exited, and this "
+			    "kernel has no pidfd of a thread (PIDFD_THREAD, "
+			    "Linux 6.9)\n", h->h_pid);
+			tu_require_same_str("pidfd.stderr", want, r.tr_err);
+			free(want);
+			tu_result_free(&r);
+			free((void *)what);
+			continue;
+		}
+		tu_require_exit(what, &r, 0);
+		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, fd)) != NULL,
+		    "%s: fd %d not shown:\n%s", what, fd, r.tr_out);
+		if (i != 2)
+			ATF_CHECK_MSG(strstr(b, "      /dev/zero\n") != NULL,
+			    "%s: %s", what, b);
+		free(b);
+		if (i == 1)
+			agent_out = tu_asprintf("%s", r.tr_out);
+		/* auto without pidfd: the agent, as --via=agent shows */
+		if (i == 3 && !thread_pidfd) {
+			tu_require_same_str("auto.stdout", agent_out,
+			    r.tr_out);
+			tu_require_same_str("auto.stderr", "", r.tr_err);
+		}
+		tu_result_free(&r);
+		free((void *)what);
+	}
+	free(agent_out);
+}
+
 ATF_TC(main_thread_exited);
 ATF_TC_HEAD(main_thread_exited, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "A process whose main thread has "
-	    "exited while another runs is examined, with pidfd and the "
-	    "agent");
+	    "exited while another runs is examined, with the agent, with "
+	    "-n, and with pidfd where the kernel has pidfds of threads "
+	    "(6.9); where it has not (the kernel's own, or a filter that "
+	    "refuses PIDFD_THREAD as before 6.9), pidfd is refused saying "
+	    "why and auto serves through the agent");
 }
 ATF_TC_BODY(main_thread_exited, tc)
 {
 	const char *hargv[] = { HELPER, "mainexit", "/dev/zero", NULL };
-	const char *vias[] = { "--via=pidfd", "--via=agent", "-n" };
+	int thread_pidfd = have_thread_pidfd();
 	tu_helper_t h;
 	int fd;
 
 	tu_helper_start(&h, hargv);
 	fd = atoi(tu_said(&h, "file"));
-	for (int i = 0; i < 3; i++) {
-		const char *args[] = { vias[i], h.h_pid, NULL };
-		tu_result_t r;
-		char *b;
-
-		run_pfiles(args, NULL, &r);
-		tu_require_exit(vias[i], &r, 0);
-		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, fd)) != NULL,
-		    "%s: fd %d not shown:\n%s", vias[i], fd, r.tr_out);
-		if (i < 2)
-			ATF_CHECK_MSG(strstr(b, "      /dev/zero\n") != NULL,
-			    "%s: %s", vias[i], b);
-		free(b);
-		tu_result_free(&r);
-	}
+	leaderless(&h, fd, thread_pidfd, 0);
+	/* The other way, as the other kernels: without PIDFD_THREAD. */
+	if (thread_pidfd)
+		leaderless(&h, fd, 0, 1);
 	tu_helper_stop(&h);
 }
 

@@ -49,6 +49,15 @@ pidfd_probe(struct ps_prochandle *P)
 
 	if (P->pidfd < 0)
 		return (Pseterr(P, ENOSYS, "pidfd_open is not available"));
+	/*
+	 * Its main thread has exited: pidfd_getfd takes the files of the
+	 * thread its pidfd names, and the main thread has none.  A pidfd
+	 * of a live thread (PIDFD_THREAD) needs Linux 6.9.
+	 */
+	if (P->tid != 0 && P->thrpidfd < 0)
+		return (Pseterr(P, ENOTSUP, "the process's main thread has "
+		    "exited, and this kernel has no pidfd of a thread "
+		    "(PIDFD_THREAD, Linux 6.9)"));
 	if ((fd = getfd(P, -1)) >= 0) {
 		(void) close(fd);	/* cannot happen; do not leak it */
 		return (0);
