@@ -5,6 +5,8 @@
 #   make demo       pfiles on a live node.js process with 100 connections
 #   make bench      pfiles against lsof, lsfd and ss (not part of check)
 #   make fuzz       AFL++ on every harness for FUZZ_SECONDS each
+#   make check-kernels  the kernel-dependent tests inside Debian's 6.1 and
+#                   6.12 kernels under qemu (KERNELS="pkg ..." to choose)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps-T     the Debian packages target T needs (demo, check, fuzz,
 #                   bench; each of those runs its own first)
@@ -81,7 +83,12 @@ DEPS_fuzz := make $(CC_PKGS) afl++ clang libclang-rt-dev
 DEPS_bench := make $(CC_PKGS) nodejs lsof util-linux iproute2 strace \
 	clang bpftool libbpf-dev
 
-DEPS_TARGETS := demo check fuzz bench
+# check-kernels: the suite's, and what boots Debian's kernels under qemu
+# and builds their initramfs (kernels/), and reads their BTF (btfcheck.sh)
+DEPS_kernels := $(DEPS_check) qemu-system-x86 busybox-static kmod \
+	xz-utils zstd
+
+DEPS_TARGETS := demo check fuzz bench kernels
 .PHONY: $(addprefix deps-,$(DEPS_TARGETS))
 $(addprefix deps-,$(DEPS_TARGETS)): deps-%:
 	@sh $(TOP)/.ci/deps.sh $(DEPS_$*)
@@ -103,6 +110,17 @@ check: deps-check
 	kyua report --results-file=$(KYUA_RESULTS) \
 	    --results-filter=broken,failed >/dev/null 2>&1; \
 	sh $(TOP)/.ci/kyua-count.sh $(KYUA_RESULTS); exit $$st
+
+# The kernel matrix (kernels/check.sh): the tests that depend on the
+# kernel, inside each kernel of KERNELS (Debian packages; default Debian
+# 12's current 6.1 and the 6.12 backport) booted under qemu (KVM where
+# /dev/kvm is usable, else TCG), with the host's / shared read-only; and
+# the bpf program built against each kernel's own types.  Not part of
+# check: about 10 minutes per kernel under TCG.
+.PHONY: check-kernels
+check-kernels: deps-kernels
+	@$(MAKE) --no-print-directory build-all
+	@bash $(TOP)/kernels/check.sh
 
 clean:
 	rm -rf $(TOP)/build $(TOP)/build-san $(CLEAN)

@@ -29,11 +29,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <atf-c.h>
+
+#include "sock_bpf.h"
 
 #include "expect.h"
 #include "fixture.h"
@@ -47,6 +53,7 @@
 #define	TRACE_LOADED	"bpf: the iterator is loaded"
 #define	TRACE_BPF	": socket facts: bpf serves"
 #define	TRACE_PIDFD	": socket facts: pidfd serves"
+#define	TRACE_AGENT	": socket facts: agent serves"
 #define	NODE_SECONDS	"120"
 /* node's fds beyond its 1 + 2N sockets (t_node's NODE_FD_SPARE) */
 #define	NODE_FD_SPARE	39
@@ -1008,9 +1015,10 @@ ATF_TC_HEAD(main_thread_exited, tc)
 	    "main thread has exited (pthread_exit) while another thread "
 	    "lives: --via=bpf is refused (exit 1, \"the process's main "
 	    "thread has exited\", nothing on stdout), and --via=auto, which "
-	    "tries bpf first at that many fds, serves through pidfd: exit "
-	    "0, the output of --via=pidfd, the live thread's fds, and one "
-	    "line that the fast path is not available, and why");
+	    "tries bpf first at that many fds, serves through pidfd (the "
+	    "agent on a kernel without pidfds of threads, before 6.9): exit "
+	    "0, that source's output, the live thread's fds, and one line "
+	    "that the fast path is not available, and why");
 	atf_tc_set_md_var(tc, "timeout", "120");
 }
 ATF_TC_BODY(main_thread_exited, tc)
@@ -1019,6 +1027,11 @@ ATF_TC_BODY(main_thread_exited, tc)
 	static const char *const via_bpf[] = { "--via=bpf", NULL };
 	static const char *const via_auto[] = { "--via=auto", NULL };
 	static const char *const via_pidfd[] = { "--via=pidfd", NULL };
+	static const char *const via_agent[] = { "--via=agent", NULL };
+	/* pidfd reaches a thread's files through a pidfd of it (6.9) */
+	int thread_pidfd = tu_have_thread_pidfd();
+	const char *const *via_ref = thread_pidfd ? via_pidfd : via_agent;
+	const char *trace_ref = thread_pidfd ? TRACE_PIDFD : TRACE_AGENT;
 	const char *const argv[] = { HELPER, FIXTURE_SECONDS, "leaderless",
 	    MANY_FDS, NULL };
 	char pid[16], path[64], *said_text, *want, *text;
@@ -1066,17 +1079,20 @@ ATF_TC_BODY(main_thread_exited, tc)
 	free(want);
 	tu_result_free(&rb);
 
-	/* auto: bpf tried and refused, pidfd serves; pidfd's output. */
-	pfiles_run(NULL, via_pidfd, pids, 1, NULL, &rp);
-	tu_require_exit("pfiles --via=pidfd", &rp, 0);
+	/*
+	 * auto: bpf tried and refused, pidfd serves (or, without pidfds of
+	 * threads, the agent); that source's output.
+	 */
+	pfiles_run(NULL, via_ref, pids, 1, NULL, &rp);
+	tu_require_exit(via_ref[0], &rp, 0);
 	pfiles_run(NULL, via_auto, pids, 1, env, &ra);
 	tu_require_exit("pfiles --via=auto", &ra, 0);
 	require_same_output("leaderless-auto", 0, &rp, &ra);
 	ATF_CHECK_MSG(count_lines_with(ra.tr_err, ": socket facts: bpf: the "
 	    "process's main thread has exited") == 1 &&
-	    count_lines_with(ra.tr_err, TRACE_PIDFD) == 1 &&
+	    count_lines_with(ra.tr_err, trace_ref) == 1 &&
 	    count_lines_with(ra.tr_err, TRACE_BPF) == 0, "auto did not try "
-	    "bpf, then take pidfd:\n%s", ra.tr_err);
+	    "bpf, then take %s:\n%s", via_ref[0], ra.tr_err);
 	text = without_trace(ra.tr_err);
 	want = tu_asprintf("pfiles: %s: the fast path (bpf) is not "
 	    "available: the process's main thread has exited\n", pid);
@@ -1095,6 +1111,147 @@ ATF_TC_BODY(main_thread_exited, tc)
 	status = tu_stop(&c, TU_TIMEOUT_MS);
 	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	    "the helper ended with wait status 0x%x", (unsigned)status);
+}
+
+/*
+ * The records the program gives of the fds of this process listed in
+ * want[], each parsed again from a copy of its bytes that it owns.
+ */
+#define	CHECK_FDS	4
+
+typedef struct own_recs {
+	int		or_fd[CHECK_FDS];
+	uint8_t		or_raw[CHECK_FDS][BPFREC_RECSIZE_MAX];
+	bpfrec_t	or_rec[CHECK_FDS];
+	int		or_have[CHECK_FDS];
+} own_recs_t;
+
+static int
+own_rec(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
+{
+	own_recs_t *o = arg;
+
+	for (int i = 0; i < CHECK_FDS; i++) {
+		if (o->or_fd[i] != br->br_fd || rawlen > BPFREC_RECSIZE_MAX)
+			continue;
+		memcpy(o->or_raw[i], raw, rawlen);
+		o->or_have[i] = bpfrec_parse(o->or_raw[i], rawlen,
+		    &o->or_rec[i]) == (ssize_t)rawlen;
+	}
+	return (0);
+}
+
+/* The check of one record, which must find fact (NULL: no difference). */
+static void
+check_says(const char *what, const bpfrec_t *br, int fd, unsigned int hz,
+    const char *fact)
+{
+	char got[128] = "";
+	int r = bpf_check_record(br, fd, hz, got, sizeof (got));
+
+	if (fact == NULL)
+		ATF_CHECK_MSG(r == 0, "%s: the check found a difference: %s",
+		    what, got);
+	else
+		ATF_CHECK_MSG(r == 1 && strcmp(got, fact) == 0, "%s: the "
+		    "check said %d, \"%s\", not \"%s\"", what, r, got, fact);
+}
+
+ATF_TC(check_names_the_fact);
+ATF_TC_HEAD(check_names_the_fact, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The bpf source's check at every "
+	    "load: the program's records of a unix socket with SO_PASSCRED "
+	    "(and its peer), a TCP listener with TCP_NODELAY and a pipe of "
+	    "the test's own are found the same as the kernel's calls; each "
+	    "record with one fact changed (SO_PASSCRED, SO_PEERCRED's pid, "
+	    "SO_SNDBUF, TCP_NODELAY, SO_LINGER, the name's port, the mode, "
+	    "the size, the path) is found different, naming that fact");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(check_names_the_fact, tc)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t len = sizeof (sin);
+	char why[256];
+	uint8_t name[BPFREC_ADDR_MAX];
+	own_recs_t *o = calloc(1, sizeof (*o));
+	bpf_pfiles_t *bp;
+	bpfrec_t br;
+	unsigned int hz;
+	int sv[2], pfd[2], l, one = 1;
+
+	tu_require_bpf();
+	ATF_REQUIRE(o != NULL);
+	ATF_REQUIRE((bp = bpf_pfiles_open(why, sizeof (why))) != NULL);
+	hz = bpf_pfiles_hz(bp);
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	ATF_REQUIRE(setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one,
+	    sizeof (one)) == 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ATF_REQUIRE((l = socket(AF_INET, SOCK_STREAM, 0)) >= 0);
+	ATF_REQUIRE(setsockopt(l, IPPROTO_TCP, TCP_NODELAY, &one,
+	    sizeof (one)) == 0);
+	ATF_REQUIRE(bind(l, (struct sockaddr *)&sin, sizeof (sin)) == 0);
+	ATF_REQUIRE(listen(l, 1) == 0);
+	ATF_REQUIRE(getsockname(l, (struct sockaddr *)&sin, &len) == 0);
+	ATF_REQUIRE(pipe(pfd) == 0);
+	o->or_fd[0] = sv[0];
+	o->or_fd[1] = sv[1];
+	o->or_fd[2] = l;
+	o->or_fd[3] = pfd[0];
+	ATF_REQUIRE_EQ_MSG(bpf_pfiles_iter(bp, getpid(), own_rec, o, why,
+	    sizeof (why)), 0, "%s", why);
+	for (int i = 0; i < CHECK_FDS; i++)
+		ATF_REQUIRE_MSG(o->or_have[i], "no record of fd %d",
+		    o->or_fd[i]);
+
+	/* As the kernel gives them: the same. */
+	for (int i = 0; i < CHECK_FDS; i++)
+		check_says("as given", &o->or_rec[i], o->or_fd[i], hz, NULL);
+
+	/* One fact changed each. */
+	br = o->or_rec[0];
+	br.br_bools ^= PR_SO_PASSCRED;
+	check_says("unix, SO_PASSCRED", &br, sv[0], hz, "SO_PASSCRED");
+	br = o->or_rec[1];
+	br.br_peer_pid++;
+	check_says("unix peer, pid", &br, sv[1], hz, "SO_PEERCRED");
+	br = o->or_rec[2];
+	br.br_sndbuf += 2;
+	check_says("tcp, SO_SNDBUF", &br, l, hz, "SO_SNDBUF");
+	br = o->or_rec[2];
+	br.br_bools ^= PR_TCP_NODELAY;
+	check_says("tcp, TCP_NODELAY", &br, l, hz, "TCP_NODELAY");
+	br = o->or_rec[2];
+	br.br_linger_on = 1;
+	check_says("tcp, SO_LINGER", &br, l, hz, "SO_LINGER");
+	br = o->or_rec[2];
+	ATF_REQUIRE(br.br_sockname.ba_len <= sizeof (name) &&
+	    br.br_sockname.ba_len >= 4);
+	memcpy(name, br.br_sockname.ba_data, br.br_sockname.ba_len);
+	name[3] ^= 1;			/* sin_port's low byte */
+	br.br_sockname.ba_data = name;
+	check_says("tcp, sockname", &br, l, hz, "sockname");
+	br = o->or_rec[3];
+	br.br_mode ^= 0200;
+	check_says("pipe, mode", &br, pfd[0], hz,
+	    "st_mode, st_ino, st_nlink or st_size");
+	br = o->or_rec[3];
+	br.br_size++;
+	check_says("pipe, size", &br, pfd[0], hz,
+	    "st_mode, st_ino, st_nlink or st_size");
+	br = o->or_rec[3];
+	br.br_path_len--;
+	check_says("pipe, path", &br, pfd[0], hz, "the path");
+
+	bpf_pfiles_close(bp);
+	(void) close(sv[0]);
+	(void) close(sv[1]);
+	(void) close(l);
+	(void) close(pfd[0]);
+	(void) close(pfd[1]);
+	free(o);
 }
 
 ATF_TP_ADD_TCS(tp)
@@ -1132,6 +1289,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, bpf_cap_only);
 	ATF_TP_ADD_TC(tp, one_load);
 	ATF_TP_ADD_TC(tp, thread_own_table);
+	ATF_TP_ADD_TC(tp, check_names_the_fact);
 	ATF_TP_ADD_TC(tp, main_thread_exited);
 	return (atf_no_error());
 }

@@ -325,25 +325,92 @@ ATF_TC_BODY(gone_during_probe, tc)
 	tu_helper_stop(&h);
 }
 
+/*
+ * The thread of zombie_thread that this test traces: its tracer must reap
+ * it before anything waits for the helper, whose thread group cannot be
+ * reaped while it is there -- also when a check fails and the test exits
+ * (an atexit handler, run before testutil's, which waits for children).
+ */
+static pid_t traced_tid;
+
+static void
+reap_traced(void)
+{
+	int st;
+
+	if (traced_tid > 0)
+		(void) waitpid(traced_tid, &st, __WALL);
+	traced_tid = 0;
+}
+
+/*
+ * pfiles on the zombie_thread helper: each way must show its file, from
+ * the live thread.  nothread: as on a kernel without pidfds of threads
+ * (before 6.9), where pidfd cannot reach that thread's files: it is
+ * refused, saying why, and auto serves through the agent.
+ */
+static void
+zombie_thread_views(const tu_helper_t *h, const said_fd_t *f,
+    const char *path, int nothread)
+{
+	const char *modes[] = { "--via=pidfd", "--via=auto", "-n" };
+	const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0", NULL };
+	char *b, *want;
+
+	for (int m = 0; m < 3; m++) {
+		const char *argv[] = { TU_NO_THREAD_PIDFD, TU_PFILES, modes[m],
+		    h->h_pid, NULL };
+		tu_result_t r;
+
+		tu_run(nothread ? argv : argv + TU_NO_THREAD_PIDFD_ARGC,
+		    nothread ? env : NULL, TU_TIMEOUT_MS, &r);
+		if (m == 0 && nothread) {
+			tu_require_leaderless_refused(&r, h->h_pid);
+			tu_result_free(&r);
+			continue;
+		}
+		tu_require_exit(modes[m], &r, 0);
+		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, f->sf_fd)) != NULL,
+		    "%s: fd %d not shown:\n%s", modes[m], f->sf_fd, r.tr_out);
+		want = tu_asprintf("%4d: S_IFREG mode:0644 ", f->sf_fd);
+		ATF_CHECK_MSG(strncmp(b, want, strlen(want)) == 0, "%s: %s",
+		    modes[m], b);
+		free(want);
+		want = tu_asprintf(" ino:%llu ", f->sf_ino);
+		ATF_CHECK_MSG(strstr(b, want) != NULL, "%s: %s", modes[m], b);
+		free(want);
+		/* -n: the stat line alone. */
+		want = tu_asprintf("\n      %s\n", path);
+		ATF_CHECK_MSG(m == 2 || strstr(b, want) != NULL,
+		    "%s: no path: %s", modes[m], b);
+		free(want);
+		free(b);
+		tu_result_free(&r);
+	}
+}
+
 ATF_TC(zombie_thread);
 ATF_TC_HEAD(zombie_thread, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "A process whose main thread has "
 	    "exited and whose first other thread has exited too but is "
 	    "held, a zombie, by its tracer (this test), while a third "
-	    "thread lives: pfiles (pidfd, -n) examines it through the live "
-	    "thread and shows its open file");
+	    "thread lives: pfiles (pidfd where the kernel has pidfds of "
+	    "threads, auto, -n) examines it through the live thread and "
+	    "shows its open file; as on a kernel without them (a filter "
+	    "refusing PIDFD_THREAD), pidfd is refused saying why and auto "
+	    "serves through the agent");
 }
 ATF_TC_BODY(zombie_thread, tc)
 {
 	const char *hargv[] = { HELPER, "zthread", NULL, NULL };
-	char *cwd = getcwd(NULL, 0), *path, *line, *b, *want;
-	const char *modes[] = { "--via=pidfd", "-n" };
+	char *cwd = getcwd(NULL, 0), *path, *line;
+	int thread_pidfd = tu_have_thread_pidfd();
 	said_fd_t f;
 	siginfo_t si;
 	tu_helper_t h;
 	pid_t tid;
-	int found, st, i;
+	int found, i;
 
 	ATF_REQUIRE(cwd != NULL);
 	path = tu_asprintf("%s/zfile", cwd);
@@ -359,6 +426,8 @@ ATF_TC_BODY(zombie_thread, tc)
 	/* Its exit is ours to collect: until then, it is a zombie. */
 	ATF_REQUIRE_MSG(ptrace(PTRACE_SEIZE, tid, 0, 0) == 0,
 	    "PTRACE_SEIZE %d: %s", (int)tid, strerror(errno));
+	traced_tid = tid;
+	ATF_REQUIRE(atexit(reap_traced) == 0);
 	ATF_REQUIRE(write(h.h_child.tc_in, "x", 1) == 1);
 	for (i = 0; i < LINE_MS; i++) {
 		memset(&si, 0, sizeof (si));
@@ -376,30 +445,10 @@ ATF_TC_BODY(zombie_thread, tc)
 	/* The main thread has exited: a zombie while the others are not. */
 	ATF_REQUIRE_MSG(tu_wait_state(h.h_child.tc_pid, 'Z', LINE_MS) == 'Z',
 	    "the main thread did not exit");
-	for (int m = 0; m < 2; m++) {
-		const char *argv[] = { TU_PFILES, modes[m], h.h_pid, NULL };
-		tu_result_t r;
-
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
-		tu_require_exit(modes[m], &r, 0);
-		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, f.sf_fd)) != NULL,
-		    "%s: fd %d not shown:\n%s", modes[m], f.sf_fd, r.tr_out);
-		want = tu_asprintf("%4d: S_IFREG mode:0644 ", f.sf_fd);
-		ATF_CHECK_MSG(strncmp(b, want, strlen(want)) == 0, "%s: %s",
-		    modes[m], b);
-		free(want);
-		want = tu_asprintf(" ino:%llu ", f.sf_ino);
-		ATF_CHECK_MSG(strstr(b, want) != NULL, "%s: %s", modes[m], b);
-		free(want);
-		/* -n: the stat line alone. */
-		want = tu_asprintf("\n      %s\n", path);
-		ATF_CHECK_MSG(m == 1 || strstr(b, want) != NULL,
-		    "%s: no path: %s", modes[m], b);
-		free(want);
-		free(b);
-		tu_result_free(&r);
-	}
-	ATF_CHECK_EQ(waitpid(tid, &st, __WALL), tid);
+	zombie_thread_views(&h, &f, path, !thread_pidfd);
+	if (thread_pidfd)
+		zombie_thread_views(&h, &f, path, 1);
+	reap_traced();
 	tu_helper_stop(&h);
 	(void) unlink("zfile");
 	free(path);

@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <atf-c.h>
@@ -865,4 +866,30 @@ tu_wait_state(pid_t pid, char want, int timeout_ms)
 	while ((st = tu_proc_state(pid)) != want && now_ms() < deadline)
 		(void) usleep(5000);
 	return (st);
+}
+
+int
+tu_have_thread_pidfd(void)
+{
+	int fd = (int)syscall(SYS_pidfd_open, getpid(), O_EXCL);
+
+	if (fd < 0)
+		return (0);
+	(void) close(fd);
+	return (1);
+}
+
+void
+tu_require_leaderless_refused(tu_result_t *r, const char *pid)
+{
+	char *want;
+
+	tu_require_exit("--via=pidfd, no PIDFD_THREAD", r, 1);
+	ATF_CHECK_EQ_MSG(r->tr_outlen, 0, "--via=pidfd printed: %s",
+	    r->tr_out);
+	want = tu_asprintf("pfiles: cannot examine %s: pidfd: the process's "
+	    "main thread has exited, and this kernel has no pidfd of a "
+	    "thread (PIDFD_THREAD, Linux 6.9)\n", pid);
+	tu_require_same_str("pidfd.stderr", want, r->tr_err);
+	free(want);
 }

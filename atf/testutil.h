@@ -182,6 +182,29 @@ char	*tu_fd_block(const char *out, int fd);
 /* The one child of pid (/proc/PID/task/PID/children); fails otherwise. */
 pid_t	tu_only_child(pid_t);
 
+/*
+ * Has this kernel pidfds of threads (pidfd_open(2) with PIDFD_THREAD,
+ * Linux 6.9)?  Asked of our own main thread.  Without them, pidfd_getfd
+ * cannot reach the files of a process whose main thread has exited.
+ */
+int	tu_have_thread_pidfd(void);
+
+/*
+ * The argv prefix that runs a program as on a kernel without pidfds of
+ * threads: seccomp_deny refusing pidfd_open(2) with PIDFD_THREAD (O_EXCL)
+ * with EINVAL, as kernels before 6.9 do.  TU_NO_THREAD_PIDFD_ARGC words.
+ */
+#define	TU_NO_THREAD_PIDFD	BUILD_DIR "/atf/seccomp_deny", "-a", "1=128", \
+				"434", "22"
+#define	TU_NO_THREAD_PIDFD_ARGC	5
+
+/*
+ * pfiles --via=pidfd PID, run as on a kernel without pidfds of threads,
+ * on a process whose main thread has exited: refused, exit 1, nothing
+ * on stdout, one line saying why.
+ */
+void	tu_require_leaderless_refused(tu_result_t *, const char *pid);
+
 /* asprintf that fails the test when out of memory. */
 char	*tu_asprintf(const char *fmt, ...)
 	    __attribute__((__format__(__printf__, 1, 2)));

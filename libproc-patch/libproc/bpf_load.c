@@ -532,6 +532,26 @@ self_test(bpf_pfiles_t *bp, char *why, size_t whysz)
 }
 
 /*
+ * How many instructions the verifier processed to accept program fd
+ * (bpf_prog_info's verified_insns, Linux 5.16), on stderr.
+ */
+static void
+say_verified(const char *name, int fd)
+{
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+
+	(void) memset(&info, 0, sizeof (info));
+	(void) memset(&attr, 0, sizeof (attr));
+	attr.info.bpf_fd = (__u32)fd;
+	attr.info.info_len = sizeof (info);
+	attr.info.info = (__u64)(uintptr_t)&info;
+	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) == 0)
+		(void) fprintf(stderr, "%s: %u instructions processed by the "
+		    "verifier\n", name, info.verified_insns);
+}
+
+/*
  * The words added to a load's failure on a kernel older than 6.1, the
  * oldest the program is written for (its helpers and the iterator's pid
  * filter; a distribution may have them in an older release, so the
@@ -596,6 +616,11 @@ bpf_pfiles_open(char *why, size_t whysz)
 	bp->bp_skel->ctx.log_buf = 0;
 	bp->bp_prog_fd = bp->bp_skel->progs.pfiles_task_file.prog_fd;
 	bp->bp_ino_prog_fd = bp->bp_skel->progs.pfiles_sock_inodes.prog_fd;
+	/* Loaded: the verifier's figures, per program. */
+	if (bpf_pfiles_verbose) {
+		say_verified("pfiles_task_file", bp->bp_prog_fd);
+		say_verified("pfiles_sock_inodes", bp->bp_ino_prog_fd);
+	}
 	t1 = now_ms();
 	bp->bp_times.bt_load_ms = t1 - t0;
 	if (self_test(bp, why, whysz) != 0) {

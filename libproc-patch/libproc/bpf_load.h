@@ -59,7 +59,11 @@ extern unsigned int bpf_pfiles_hz(const bpf_pfiles_t *);
 extern void bpf_pfiles_times(const bpf_pfiles_t *, bpf_pfiles_times_t *);
 extern void bpf_pfiles_close(bpf_pfiles_t *);
 
-/* Set before bpf_pfiles_open(): the verifier's log, on stderr. */
+/*
+ * Set before bpf_pfiles_open(): the verifier's log on stderr when the
+ * load fails, its figures (instructions processed, per program) when it
+ * succeeds.
+ */
 extern int bpf_pfiles_verbose;
 
 #endif	/* _BPF_LOAD_H */

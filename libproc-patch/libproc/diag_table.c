@@ -428,8 +428,8 @@ req_name(const diag_req_t *req)
 
 /*
  * Group g's dumps.  A dump the kernel cannot make (ENOENT: no module for
- * it) holds no socket; any other failure is remembered, as the reason a
- * socket may then not be found.
+ * it) is named in dt_nodump, and any other failure remembered, as the
+ * reason a socket may then not be found.
  */
 void
 diag_table_dump(struct ps_prochandle *P, diag_table_t *dt, int g)
@@ -450,10 +450,17 @@ diag_table_dump(struct ps_prochandle *P, diag_table_t *dt, int g)
 		PDEBUG(P, "diag: %s dump: %s, %zu sockets known",
 		    req_name(&req[k]), err == 0 ? "done" : strerror(err),
 		    dt->dt_nent);
-		if (err != 0 && err != ENOENT && dt->dt_dumperr[0] == '\0')
+		if (err == ENOENT) {
+			size_t n = strlen(dt->dt_nodump);
+
+			(void) snprintf(dt->dt_nodump + n,
+			    sizeof (dt->dt_nodump) - n, "%s%s",
+			    n > 0 ? ", " : "", req_name(&req[k]));
+		} else if (err != 0 && dt->dt_dumperr[0] == '\0') {
 			(void) snprintf(dt->dt_dumperr, sizeof (dt->dt_dumperr),
 			    "the %s dump failed: %s", req_name(&req[k]),
 			    strerror(err));
+		}
 	}
 }
 

@@ -57,6 +57,7 @@ typedef struct diag_table {
 	uint32_t	dt_seq;
 	uint32_t	dt_dumped;	/* bit g: group g dumped */
 	char		dt_dumperr[PERRMSG_MAX];	/* a dump that failed */
+	char		dt_nodump[PERRMSG_MAX];	/* dumps the kernel has not */
 	uint8_t		*dt_buf;	/* one datagram of a dump */
 	dent_t		*dt_ent;
 	size_t		dt_nent, dt_capent;
@@ -86,8 +87,9 @@ extern void diag_table_free(diag_table_t *);
 /*
  * Dump the first group not dumped yet: 1, or 0 when every group has
  * been.  diag_table_dump() dumps group g unless it has been.  A dump
- * that failed is remembered in dt_dumperr (one the kernel cannot make,
- * for want of its module, holds no socket and is no failure).
+ * that failed is remembered in dt_dumperr; one the kernel cannot make,
+ * for want of its module (ENOENT), is named in dt_nodump ("mptcp,
+ * raw6"): no failure, but the sockets of that kind cannot be found.
  */
 extern int diag_table_next(struct ps_prochandle *, diag_table_t *);
 extern void diag_table_dump(struct ps_prochandle *, diag_table_t *, int);

@@ -19,6 +19,15 @@ extern void bpf_sockfacts(const bpfrec_t *, unsigned int, sockfacts_t *);
  */
 extern int bpf_taken_as_is(const bpfrec_t *);
 /*
+ * Does the record br of fd, an fd of this process, say what fstat(2),
+ * fcntl(2), readlink(2) and, for a socket, the calls of the pidfd source
+ * (sock_local.c) say of it, as far as pfiles shows it?  0; 1 with the
+ * first fact that differs in fact; the facts of a socket through the
+ * one translation of a record (bpf_sockfacts()), with the kernel's hz.
+ */
+extern int bpf_check_record(const bpfrec_t *, int, unsigned int, char *,
+    size_t);
+/*
  * The check made once per load, before the source serves: the records
  * of sockets, a pipe and an eventfd of pfiles' own, made for it (every
  * family and option pfiles prints, options on and off), are compared

@@ -59,8 +59,6 @@ typedef struct check {
 	unsigned int	ck_compared;	/* records compared */
 	char		*ck_why;
 	size_t		ck_whysz;
-	fdrec_t		ck_prog;	/* the record's items */
-	fdrec_t		ck_calls;	/* the calls' items */
 } check_t;
 
 /* Keep fd (when it was made) to be checked, as what. */
@@ -82,21 +80,33 @@ ck_add(check_t *ck, int fd, const char *what)
 
 /*
  * Which options a socket is made with: none, all, or one of the patterns
- * 0 to 7, in which the option of row r of the table is on when bit
- * (p / 2) of r is (p % 2): for any two options, some pattern sets one
- * and not the other, so that a program that reads one for the other is
- * seen.
+ * 0 to 5.  Row r of the option table (13 rows) has a code, the r-th pair
+ * {a, b} of the numbers 0 to 5, and pattern p sets the rows whose code
+ * holds p.  No code holds another, so for any two options some pattern
+ * sets one and not the other: a program that reads one option for
+ * another is seen.  Each option is on in two patterns and off in four.
  */
 #define	OPTS_NONE	(-1)
-#define	OPTS_ALL	8
-#define	OPTS_PATTERNS	8
+#define	OPTS_ALL	6
+#define	OPTS_PATTERNS	6
+
+_Static_assert(SOCKOPT_N <= OPTS_PATTERNS * (OPTS_PATTERNS - 1) / 2,
+    "a pair of patterns for every option");
 
 static int
 opt_on(int pattern, int row)
 {
+	int a, b, r = 0;
+
 	if (pattern == OPTS_ALL)
 		return (1);
-	return (((row >> (pattern / 2)) & 1) == (pattern % 2));
+	for (a = 0; a < OPTS_PATTERNS; a++) {
+		for (b = a + 1; b < OPTS_PATTERNS; b++, r++) {
+			if (r == row)
+				return (pattern == a || pattern == b);
+		}
+	}
+	return (0);
 }
 
 /*
@@ -407,6 +417,41 @@ ck_fail(check_t *ck, const ckfd_t *cf, const char *fact)
 	return (-1);
 }
 
+int
+bpf_check_record(const bpfrec_t *br, int fd, unsigned int hz, char *fact,
+    size_t factsz)
+{
+	fdrec_t prog = { NULL, 0 }, calls = { NULL, 0 };
+	sockfacts_t sf;
+	const char *bad;
+	int r = 1;
+
+	if ((bad = file_differs(br, fd)) != NULL) {
+		(void) snprintf(fact, factsz, "%s", bad);
+		return (1);
+	}
+	if ((br->br_mode & S_IFMT) != S_IFSOCK)
+		return (0);
+	if (fdrec_reset(&prog, br->br_fd) != 0 ||
+	    fdrec_reset(&calls, br->br_fd) != 0) {
+		(void) snprintf(fact, factsz, "%s", strerror(errno));
+		goto out;
+	}
+	bpf_sockfacts(br, hz, &sf);
+	sockrec_add(&prog, &sf);
+	sockfacts_init(&sf);
+	if (sock_local_facts(fd, br->br_ino, &sf) != 0) {
+		(void) snprintf(fact, factsz, "the socket changed");
+		goto out;
+	}
+	sockrec_add(&calls, &sf);
+	r = items_differ(fdrec_info(&prog), fdrec_info(&calls), fact, factsz);
+out:
+	fdrec_free(&prog);
+	fdrec_free(&calls);
+	return (r);
+}
+
 /* bpf_pfiles_iter's callback: one record of ours. */
 static int
 ck_record(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
@@ -414,8 +459,6 @@ ck_record(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 	check_t *ck = arg;
 	char fact[96];
 	ckfd_t *cf = NULL;
-	sockfacts_t sf;
-	const char *bad;
 
 	if (br->br_have & BPFREC_OWNTABLE)
 		return (0);
@@ -437,23 +480,8 @@ ck_record(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 	/* What the walk takes as it is must be right; the rest it builds. */
 	if (!bpf_taken_as_is(br))
 		return (0);
-	if ((bad = file_differs(br, cf->cf_fd)) != NULL)
-		return (ck_fail(ck, cf, bad));
-	if ((br->br_mode & S_IFMT) != S_IFSOCK) {
-		ck->ck_compared++;
-		return (0);
-	}
-	if (fdrec_reset(&ck->ck_prog, br->br_fd) != 0 ||
-	    fdrec_reset(&ck->ck_calls, br->br_fd) != 0)
-		return (ck_fail(ck, cf, strerror(errno)));
-	bpf_sockfacts(br, ck->ck_hz, &sf);
-	sockrec_add(&ck->ck_prog, &sf);
-	sockfacts_init(&sf);
-	if (sock_local_facts(cf->cf_fd, br->br_ino, &sf) != 0)
-		return (ck_fail(ck, cf, "the socket changed"));
-	sockrec_add(&ck->ck_calls, &sf);
-	if (items_differ(fdrec_info(&ck->ck_prog), fdrec_info(&ck->ck_calls),
-	    fact, sizeof (fact)))
+	if (bpf_check_record(br, cf->cf_fd, ck->ck_hz, fact,
+	    sizeof (fact)) != 0)
 		return (ck_fail(ck, cf, fact));
 	ck->ck_compared++;
 	return (0);
@@ -511,13 +539,15 @@ bpf_check_facts(bpf_pfiles_t *bp, unsigned int *ncomparedp, char *why,
 	for (int i = 0; i < ck->ck_n; i++) {
 		struct linger off = { 0, 0 };
 
-		/* no data was sent: closing cannot linger; made sure */
+		/*
+		 * SO_LINGER off first: a TCP socket closed with it on waits
+		 * for its FIN to be acknowledged (tcp_close()), even with no
+		 * data to send: milliseconds, measured.
+		 */
 		(void) setsockopt(ck->ck_fds[i].cf_fd, SOL_SOCKET, SO_LINGER,
 		    &off, sizeof (off));
 		(void) close(ck->ck_fds[i].cf_fd);
 	}
-	fdrec_free(&ck->ck_prog);
-	fdrec_free(&ck->ck_calls);
 	*ncomparedp = ck->ck_compared;
 	free(ck);
 	if (r != 0) {

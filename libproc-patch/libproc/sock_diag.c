@@ -168,13 +168,17 @@ diag_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 	/*
 	 * A socket in no dump: of a family the tables do not cover, or made
 	 * after its family's dump (at most one dump per family and protocol
-	 * is made per process).
+	 * is made per process); or of a kind this kernel has no dump of.
 	 */
 	if (e != NULL)
 		fill(dt, e, sf);
 	else if (dt->dt_dumperr[0] != '\0')
 		sockfacts_error(sf, "diag: not in the kernel's socket tables "
 		    "(%s)", dt->dt_dumperr);
+	else if (dt->dt_nodump[0] != '\0')
+		sockfacts_error(sf, "diag: not in the kernel's socket tables "
+		    "(this kernel gives no %s dump: its diag module is not "
+		    "loaded)", dt->dt_nodump);
 	else
 		sockfacts_error(sf, "diag: not in the kernel's socket tables");
 	(void) pthread_rwlock_unlock(&dg->dg_lock);

@@ -10,11 +10,14 @@
  * processes).  Facts the iterator did not compute are said on stderr.
  *
  *	-q	no listing: only the times, on stderr
- *	-v	the verifier's log on stderr when loading fails
+ *	-v	the verifier's log on stderr when loading fails, its
+ *		figures (instructions processed, per program) when not
  *	-i N	walk N times (times are per walk: the last and the best)
  *	-r FILE	also write the raw record stream to FILE (fuzz seeds)
  *
- * Times on stderr: open+load+verify, the self-test walk, and the walk.
+ * Times on stderr: open+load+verify, the self-test walk, the source's
+ * check (its records of files of its own against the kernel's calls),
+ * and the walk.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +34,7 @@
 #include "Pcontrol.h"
 #include "pfiles_fmt.h"
 #include "bpf_load.h"
+#include "sock_bpf.h"
 
 typedef struct dump {
 	pf_ctx_t	d_ctx;
@@ -203,7 +207,8 @@ main(int argc, char **argv)
 {
 	bpf_pfiles_times_t bt;
 	bpf_pfiles_t *bp;
-	double t0, t = 0, best = 0;
+	double t0, t = 0, best = 0, tcheck;
+	unsigned int nchecked = 0;
 	char why[256];
 	long iters = 1;
 	dump_t d;
@@ -242,6 +247,14 @@ main(int argc, char **argv)
 		return (1);
 	}
 	bpf_pfiles_times(bp, &bt);
+	/* The source's check of every load (sock_bpf_check.c), timed. */
+	t0 = now_ms();
+	if (bpf_check_facts(bp, &nchecked, why, sizeof (why)) != 0) {
+		(void) fprintf(stderr, "bpfdump: the check: %s\n", why);
+		bpf_pfiles_close(bp);
+		return (1);
+	}
+	tcheck = now_ms() - t0;
 	d.d_hz = bpf_pfiles_hz(bp);
 	d.d_ctx.pf_out = stdout;
 	d.d_ctx.pf_comm = comm_of;
@@ -276,8 +289,9 @@ main(int argc, char **argv)
 			    (int)pid, d.d_lockcut, d.d_lockglobal);
 	}
 	(void) fprintf(stderr, "bpfdump: load+verify %.2f ms, self-test "
-	    "%.2f ms (HZ %u), walk %.2f ms (best of %ld: %.2f ms), %lu fds\n",
-	    bt.bt_load_ms, bt.bt_probe_ms, d.d_hz, t, iters, best, d.d_nrec);
+	    "%.2f ms (HZ %u), check %.2f ms (%u files), walk %.2f ms (best "
+	    "of %ld: %.2f ms), %lu fds\n", bt.bt_load_ms, bt.bt_probe_ms,
+	    d.d_hz, tcheck, nchecked, t, iters, best, d.d_nrec);
 	fdrec_free(&d.d_rec);
 	bpf_pfiles_close(bp);
 	return (r != 0);

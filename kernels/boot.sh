@@ -1,0 +1,174 @@
+#!/bin/bash
+# boot.sh: boot a kernel fetched by kernels/fetch.sh under qemu and run a
+# command inside it.  The guest sees the host's / read-only (9p tag
+# hostroot) and OUTDIR read-write at the same path (9p tag out); it runs
+# CMDFILE with bash in the repository root (kernels/guest.sh) and writes
+# OUTDIR/log (output), OUTDIR/status, OUTDIR/times and OUTDIR/insmod.log.
+# The serial console goes to OUTDIR/console.log.  If the console shows a
+# kernel oops/BUG/panic or the guest wrote no status, it boots once more
+# (first console kept as console.1.log).  Prints the command's output;
+# exits with its status, or 125 when there was none after the retry.
+#
+# usage: kernels/boot.sh KVER CMDFILE OUTDIR [TIMEOUT]
+#   TIMEOUT: seconds for the command (default $KERNELS_TIMEOUT or 1800);
+#   qemu itself is killed after TIMEOUT + $KERNELS_BOOT_MARGIN (300) s.
+# Environment: KERNELS_DIR, KERNELS_MEM (MiB, 3072), KERNELS_CACHE (9p
+# cache mode of the host root, loose), KERNELS_APPEND (extra kernel
+# parameters), KERNELS_CPU (qemu -cpu model, overriding the choice below),
+# KERNELS_PVH=0 (boot the bzImage, not the unpacked vmlinux).
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+
+[ $# -ge 3 ] && [ $# -le 4 ] || die "usage: $0 KVER CMDFILE OUTDIR [TIMEOUT]"
+kver=$1 cmdfile=$2 outdir=$3
+timeout=${4:-${KERNELS_TIMEOUT:-1800}}
+margin=${KERNELS_BOOT_MARGIN:-300}
+[[ $timeout =~ ^[0-9]+$ ]] || die "TIMEOUT must be a number of seconds"
+need_pkgs qemu-system-x86 busybox-static
+
+dir=$KERNELS_DIR/$kver
+vmlinuz=$dir/pkg/boot/vmlinuz-$kver
+initrd=$dir/initramfs.cpio.gz
+[ -f "$vmlinuz" ] || die "$kver: no $vmlinuz; run kernels/fetch.sh first"
+
+# make_vmlinux: unpack the ELF vmlinux from the bzImage into
+# $dir/vmlinux.  qemu boots it through its PVH entry point, which skips
+# the kernel's own decompression: under TCG, unpacking 6.1's xz payload
+# takes about 2.5 s of every boot.  The payload's place is in the bzImage
+# header: setup_sects at 0x1f1, payload_offset/length at 0x248/0x24c; its
+# last 4 bytes are the unpacked size, not compressed data.
+make_vmlinux() {
+	local sects off len start magic tmp=$dir/vmlinux.tmp.$$
+	grep -qx 'CONFIG_PVH=y' "$dir/pkg/boot/config-$kver" 2>/dev/null || return 1
+	sects=$(od -An -j $((0x1f1)) -N1 -tu1 "$vmlinuz")
+	off=$(od -An -j $((0x248)) -N4 -tu4 "$vmlinuz")
+	len=$(od -An -j $((0x24c)) -N4 -tu4 "$vmlinuz")
+	start=$(( (sects + 1) * 512 + off ))
+	magic=$(od -An -j $start -N4 -tx1 "$vmlinuz" | tr -d ' ')
+	dd if="$vmlinuz" bs=64k iflag=skip_bytes,count_bytes skip=$start \
+		count=$((len - 4)) status=none | case $magic in
+		fd377a58) xz -dc ;;
+		28b52ffd) zstd -qdc ;;
+		1f8b08*) gzip -dc ;;
+		*) cat > /dev/null; return 1 ;;
+		esac > "$tmp" 2>/dev/null || { rm -f "$tmp"; return 1; }
+	[ "$(head -c 4 "$tmp" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] || { rm -f "$tmp"; return 1; }
+	mv "$tmp" "$dir/vmlinux"
+}
+kernel=$vmlinuz
+if [ "${KERNELS_PVH:-1}" = 1 ]; then
+	if [ -f "$dir/vmlinux" ] || make_vmlinux; then
+		kernel=$dir/vmlinux
+	else
+		say "$kver: no PVH vmlinux, booting the bzImage"
+	fi
+fi
+if [ ! -f "$initrd" ] || [ "$KERNELS_SRC/init-template.sh" -nt "$initrd" ] ||
+	[ "$KERNELS_SRC/initramfs.sh" -nt "$initrd" ]; then
+	"$KERNELS_SRC/initramfs.sh" "$kver" || die "$kver: initramfs build failed"
+fi
+[ -f "$cmdfile" ] || die "$cmdfile: no such file"
+mkdir -p "$outdir" || die "cannot create $outdir"
+outdir=$(cd "$outdir" && pwd -P)
+# Both paths go on the kernel command line: no white space allowed.
+case "$outdir$KERNELS_SRC" in
+*[[:space:]]*) die "paths with white space are not supported: $outdir" ;;
+esac
+# The guest mounts its own /dev, /proc and /sys over those of the host.
+case $outdir/ in
+/dev/*|/proc/*|/sys/*) die "OUTDIR cannot be under /dev, /proc or /sys" ;;
+esac
+if [ "$(cd "$(dirname "$cmdfile")" && pwd -P)/$(basename "$cmdfile")" != "$outdir/cmd" ]; then
+	cp "$cmdfile" "$outdir/cmd" || die "cannot copy $cmdfile"
+fi
+
+# CPU: with a usable /dev/kvm, the host's own CPU.  Under TCG, "max" (all
+# that TCG emulates: SSE4.2, POPCNT, AVX2, RDRAND, ...) so that binaries
+# built for x86-64-v2/v3 run instead of dying of SIGILL as on the default
+# qemu64 (a 2003 CPU); minus la57, because with it the kernel uses 5-level
+# page tables, which real machines running these tests do not.  The speed
+# of max, max,-la57 and qemu64 measured the same under TCG.
+# TCG's TSC is not stable against the other clocksources: without
+# tsc=reliable the watchdog may mark it unstable mid-run, and one 6.12
+# run oopsed then (int3 in sched_clock_cpu, as the sched_clock static key
+# was being patched).  tsc=reliable keeps the TSC and skips the watchdog.
+if [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; then
+	accel=kvm cpu=${KERNELS_CPU:-host}
+else
+	accel=tcg cpu=${KERNELS_CPU:-max,-la57}
+fi
+user_model=passthrough
+[ "$(id -u)" -eq 0 ] || user_model=none
+
+append="console=ttyS0,115200 tsc=reliable kernels.out=$outdir"
+append="$append kernels.guest=$KERNELS_SRC/guest.sh kernels.timeout=$timeout"
+append="$append kernels.cache=${KERNELS_CACHE:-loose} ${KERNELS_APPEND:-}"
+
+# Kernel messages that mean the run is not to be trusted (user-space
+# "traps:" lines, e.g. a test's own segfault, do not count).
+OOPS='Oops|BUG: |kernel BUG at|Kernel panic|general protection fault|int3: '
+
+# run_qemu: one boot; sets boot_s (host seconds until the command started,
+# empty if it never did) and total_s.
+run_qemu() {
+	local start now pid
+	rm -f "$outdir"/{status,status.tmp,log,times,insmod.log,console.log}
+	start=$(date +%s.%N)
+	timeout -k 5 $((timeout + margin)) qemu-system-x86_64 \
+		-accel "$accel" -cpu "$cpu" -smp 2 -m "${KERNELS_MEM:-3072}" \
+		-nographic -no-reboot -no-user-config -nic none \
+		-monitor none -serial "file:$outdir/console.log" \
+		-kernel "$kernel" -initrd "$initrd" -append "$append" \
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=$user_model,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$outdir,mount_tag=out,security_model=$user_model" \
+		< /dev/null > "$outdir/qemu.log" 2>&1 &
+	pid=$!
+	boot_s=
+	# Watch the run: note when the command starts; a kernel panic stops
+	# the kernel for good, so do not wait for the timeout then.
+	while kill -0 $pid 2>/dev/null; do
+		sleep 0.5
+		if [ -z "$boot_s" ] && [ -f "$outdir/times" ]; then
+			now=$(date +%s.%N)
+			boot_s=$(awk "BEGIN { printf \"%.1f\", $now - $start }")
+		fi
+		if grep -q 'Kernel panic - not syncing' "$outdir/console.log" 2>/dev/null; then
+			sleep 5
+			kill $pid 2>/dev/null
+			break
+		fi
+	done
+	wait $pid
+	qemu_rc=$?
+	[ $qemu_rc -eq 124 ] && say "$kver: qemu killed after $((timeout + margin))s"
+	now=$(date +%s.%N)
+	total_s=$(awk "BEGIN { printf \"%.1f\", $now - $start }")
+}
+
+# trouble: print the first sign of trouble in the run just done, if any.
+trouble() {
+	local line
+	line=$(grep -aE "$OOPS" "$outdir/console.log" 2>/dev/null | grep -av 'traps:' | head -n 1)
+	if [ -n "$line" ]; then
+		echo "$line" | tr -d '\r'
+	elif [ ! -f "$outdir/status" ]; then
+		echo "no status from the guest"
+	fi
+}
+
+run_qemu
+why=$(trouble)
+if [ -n "$why" ]; then
+	say "$kver: retrying once: $why"
+	mv -f "$outdir/console.log" "$outdir/console.1.log"
+	[ -f "$outdir/log" ] && mv -f "$outdir/log" "$outdir/log.1"
+	run_qemu
+	why=$(trouble)
+	[ -n "$why" ] && say "$kver: again: $why"
+fi
+
+[ -f "$outdir/log" ] && cat "$outdir/log"
+status=125
+[ -f "$outdir/status" ] && status=$(cat "$outdir/status")
+say "$kver: status $status; boot to command ${boot_s:-?}s, total ${total_s}s ($accel, -cpu $cpu); output in $outdir"
+exit "$status"

@@ -1,0 +1,122 @@
+#!/bin/bash
+# check.sh: make check-kernels.  The kyua suite's kernel-dependent test
+# programs, inside each kernel of a list, booted under qemu (boot.sh),
+# after the build check of the bpf program against each kernel's types
+# (btfcheck.sh).  The host's build (make build-all, done by the Makefile
+# first) is what runs in the guests: the host's / is their root.
+#
+#   KERNELS="linux-image-amd64 linux-image-6.12-amd64"  (the default:
+#	Debian 12's current 6.1 and the 6.12 backport, followed from the
+#	meta-packages to the newest image of each)
+#   KERNELS_TEST_TIMEOUT=2400	seconds for the suite in one kernel
+#
+# Prints one line per kernel, "kernel KVER: N passed, N failed, N skipped
+# (...)", the table of test programs by kernel, and last
+#   kernels: KVER N passed, N failed, N skipped; KVER ...
+# Exits 1 when a kernel fails a case, gives no results, or the build check
+# fails.  What each kernel printed is in build/kernels/KVER/run/.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+cd "$REPO_ROOT" || exit 1
+
+# The test programs whose cases depend on the kernel.  Left out: the pure
+# ones (t_parsers, t_marshal, t_fuzz_replay: parsers and marshalling on
+# bytes), the build's (t_exports, t_docs) and the read counter's own
+# (t_preadcount, libc's entry points); and t_harm:stress, 67 s on the
+# host and half an hour under TCG, whose agent paths t_harm's other cases
+# cover.
+PROGRAMS="t_libproc t_api t_pfiles_cli t_truth t_pfiles_fixture t_node
+	t_via t_agent_life t_harm t_pr_calls t_agent_pass t_budget t_seccomp
+	t_hostile t_diag_parse t_diag t_json t_bpf t_endpoint t_race"
+SKIP_CASES="t_harm:stress"
+
+timeout=${KERNELS_TEST_TIMEOUT:-2400}
+kvers=$("$here/fetch.sh" ${KERNELS:-$DEFAULT_KERNEL_PKGS}) ||
+    die "cannot fetch the kernels"
+[ -n "$kvers" ] || die "no kernel to check"
+
+rc=0
+"$here/btfcheck.sh" $kvers || rc=1
+
+# The filters of the run: each program, or its cases less SKIP_CASES.
+filters=
+for p in $PROGRAMS; do
+	[ -x "build/atf/$p" ] || die "build/atf/$p: not built (make build-all)"
+	case " $SKIP_CASES " in
+	*" $p:"*)
+		for c in $("build/atf/$p" -l | sed -n 's/^ident: //p'); do
+			case " $SKIP_CASES " in
+			*" $p:$c "*) ;;
+			*) filters="$filters atf/$p:$c" ;;
+			esac
+		done ;;
+	*)	filters="$filters atf/$p" ;;
+	esac
+done
+
+summary=
+table=$KERNELS_DIR/table.txt
+: >"$table"
+for kver in $kvers; do
+	out=$KERNELS_DIR/$kver/run
+	rm -rf "$out"
+	mkdir -p "$out"
+	# The guest's command: the suite, its results kept in the guest's
+	# /tmp (sqlite on 9p is not to be trusted), then the counts, the
+	# failures' reports and the counts by program written to $OUT.
+	cat >"$out/cmd" <<EOF
+cd "$REPO_ROOT" || exit 1
+export TMPDIR=/tmp
+kyua test --kyuafile=Kyuafile --build-root=build \\
+    --results-file=/tmp/results.db$filters >\$OUT/kyua.log 2>&1
+sh .ci/kyua-count.sh /tmp/results.db >\$OUT/count
+kyua report --results-file=/tmp/results.db --verbose \\
+    --results-filter=broken,failed >\$OUT/report.txt 2>&1
+kyua db-exec --no-headers --results-file=/tmp/results.db \\
+    "SELECT tp.relative_path, tr.result_type, count(*) FROM test_programs tp
+     JOIN test_cases tc ON tc.test_program_id = tp.test_program_id
+     JOIN test_results tr ON tr.test_case_id = tc.test_case_id
+     GROUP BY 1, 2" >\$OUT/programs
+EOF
+	"$here/boot.sh" "$kver" "$out/cmd" "$out" "$timeout" >/dev/null
+	st=$?
+	if [ -s "$out/count" ]; then
+		counts=$(sed 's/^kyua: //' "$out/count")
+	else
+		counts="0 passed, 1 failed, 0 skipped"
+		echo "kernel $kver: no results (guest status $st): see $out"
+		rc=1
+	fi
+	failed=$(grep -E '^atf/.*  ->  (failed|broken)' "$out/kyua.log" 2>/dev/null)
+	echo "kernel $kver: $counts"
+	[ -n "$failed" ] && { echo "$failed" | sed 's/^/  /'; rc=1; }
+	case $counts in *" 0 failed"*) ;; *) rc=1 ;; esac
+	sed "s|^|$kver,|" "$out/programs" >>"$table" 2>/dev/null
+	summary="$summary${summary:+; }$kver $counts"
+done
+
+# The table: a test program a line, passed/failed/skipped per kernel.
+echo "test program by kernel (passed/failed/skipped):"
+awk -F, -v kernels="$kvers" '
+	{ n[$2 SUBSEP $1 SUBSEP $3] += $4; prog[$2] = 1 }
+	END {
+		nk = split(kernels, k, /[ \n]+/)
+		line = sprintf("%-20s", "")
+		for (i = 1; i <= nk; i++) line = line sprintf(" %22s", k[i])
+		print line
+		for (p in prog) {
+			line = sprintf("%-20s", p)
+			for (i = 1; i <= nk; i++) {
+				pass = n[p, k[i], "passed"] + \
+				    n[p, k[i], "expected_failure"]
+				fail = n[p, k[i], "failed"] + n[p, k[i], "broken"]
+				skip = n[p, k[i], "skipped"] + 0
+				line = line sprintf(" %22s", pass "/" fail "/" \
+				    skip)
+			}
+			print line | "sort"
+		}
+	}' "$table"
+echo "kernels: $summary"
+exit $rc
