@@ -178,12 +178,20 @@ mode_sigstorm(void)
 	(void) sigaddset(&wake, SIGUSR2);
 	(void) pthread_sigmask(SIG_BLOCK, &wake, NULL);
 	main_tid = (pid_t)syscall(SYS_gettid);
-	/* Only the main thread takes the signal. */
-	if (pthread_create(&w, NULL, watch_and_wake, NULL) != 0 ||
-	    pthread_create(&s, NULL, storm, NULL) != 0)
+	/*
+	 * "ready" before the storm: a storm flat out can keep the main
+	 * thread in its handler for as long as it lasts where handling a
+	 * signal costs more than sending one (qemu without KVM), and the
+	 * test would wait for the word.  The storm is on before the test's
+	 * first pfiles runs (that takes a fork and an exec).  Only the main
+	 * thread takes the signal.
+	 */
+	if (pthread_create(&w, NULL, watch_and_wake, NULL) != 0)
 		die("pthread_create");
 	(void) printf("ready\n");
 	(void) fflush(stdout);
+	if (pthread_create(&s, NULL, storm, NULL) != 0)
+		die("pthread_create");
 	(void) sigemptyset(&none);
 	while (!stopping)
 		(void) sigsuspend(&none);

@@ -101,6 +101,27 @@ now_ms(void)
 	return ((long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 }
 
+/*
+ * The deadline timeout_ms from now, times TU_TIME_SCALE from the
+ * environment (a whole number, 1 when unset or not one): make
+ * check-kernels sets it in kernels emulated by qemu without KVM, where
+ * everything takes several times as long, so that a bound made for a
+ * real machine still bounds and does not fail a slow run.
+ */
+static long long
+deadline_in(int timeout_ms)
+{
+	static int scale;
+	const char *s;
+
+	if (scale == 0) {
+		scale = (s = getenv("TU_TIME_SCALE")) != NULL ? atoi(s) : 1;
+		if (scale < 1 || scale > 100)
+			scale = 1;
+	}
+	return (now_ms() + (long long)timeout_ms * scale);
+}
+
 static int
 ms_left(long long deadline)
 {
@@ -154,7 +175,7 @@ kill_and_reap(pid_t pid, int *statusp)
 static void
 tu_cleanup(void)
 {
-	long long deadline = now_ms() + 1000;
+	long long deadline = deadline_in(1000);
 	int status;
 
 	for (int i = 0; i < TU_MAX_CHILDREN; i++) {
@@ -321,7 +342,7 @@ tu_stop(tu_child_t *c, int timeout_ms)
 
 	close_fd(&c->tc_in);
 	if (c->tc_pid > 0) {
-		if (!wait_until(c->tc_pid, now_ms() + timeout_ms, &status))
+		if (!wait_until(c->tc_pid, deadline_in(timeout_ms), &status))
 			kill_and_reap(c->tc_pid, &status);
 		child_forget(c->tc_pid);
 		c->tc_pid = 0;
@@ -370,7 +391,7 @@ tu_read_line(int fd, int timeout_ms)
 {
 	tu_buf_t b = { NULL, 0, 0 };
 
-	if (read_line_by(fd, now_ms() + timeout_ms, &b) == 0 &&
+	if (read_line_by(fd, deadline_in(timeout_ms), &b) == 0 &&
 	    b.b_len == 0) {
 		free(b.b_data);
 		return (NULL);
@@ -381,7 +402,7 @@ tu_read_line(int fd, int timeout_ms)
 char *
 tu_read_until(int fd, const char *term, int timeout_ms, int *found)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = deadline_in(timeout_ms);
 	tu_buf_t text = { NULL, 0, 0 };
 
 	if (found != NULL)
@@ -443,7 +464,7 @@ void
 tu_run(const char *const argv[], const char *const env[], int timeout_ms,
     tu_result_t *r)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = deadline_in(timeout_ms);
 	int out[2], err[2], devnull, status = 0;
 	pid_t parent = getpid(), pid;
 	struct pollfd pfd[2];
@@ -860,7 +881,7 @@ tu_only_child(pid_t parent)
 char
 tu_wait_state(pid_t pid, char want, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = deadline_in(timeout_ms);
 	char st;
 
 	while ((st = tu_proc_state(pid)) != want && now_ms() < deadline)

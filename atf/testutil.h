@@ -10,7 +10,10 @@
  * test never leaves a fixture behind.  Children also get
  * PR_SET_PDEATHSIG(SIGKILL) in case the test program itself is killed.
  *
- * Every wait is bounded: timeouts are in milliseconds.
+ * Every wait is bounded: timeouts are in milliseconds, multiplied by
+ * TU_TIME_SCALE from the environment when it is set (a whole number:
+ * make check-kernels sets it under qemu without KVM, where everything is
+ * several times slower).
  */
 #ifndef	_TESTUTIL_H
 #define	_TESTUTIL_H
