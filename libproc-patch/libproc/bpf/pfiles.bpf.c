@@ -47,8 +47,11 @@
  *  - fill_sockopts() is a subprogram, so that its relocations of enum
  *    sock_flags come after all of struct file's, its slot mate: two
  *    searches per load, not four.
- * Two pairs are left, each two searches per load: file and sock_flags,
- * unix_sock and tcp_sock.
+ * Two pairs were left, each two searches per load: file and sock_flags,
+ * unix_sock and tcp_sock.  The flavours of pfiles_ktypes.h add the names
+ * file_lock (before 6.9's layout) and file_lock_core, whose slots have not
+ * been measured, and a name the kernel has not (file_lock_core before
+ * 6.9) is searched for at every load.
  */
 #include "pfiles_ktypes.h"
 #include <bpf/bpf_helpers.h>
