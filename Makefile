@@ -26,12 +26,21 @@ B	:= $(TOP)/build
 SANFLAGS :=
 endif
 
+# The machine the agent and the kernel's constants are written for: one
+# folder of libproc-patch/libproc/isa/ each (x86_64 only, today).
+ISA	:= $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
+ifeq ($(wildcard $(TOP)/libproc-patch/libproc/isa/$(ISA)/isa.h),)
+$(error $(CC) builds for $(ISA): the agent and the kernel's constants are \
+	written for x86_64 only (libproc-patch/libproc/isa/))
+endif
+ISA_DIR	:= $(TOP)/libproc-patch/libproc/isa/$(ISA)
+
 WARN	:= -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	   -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS	?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -pthread $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC \
 	   -fno-semantic-interposition \
-	   -I$(TOP)/libproc-patch/libproc
+	   -I$(TOP)/libproc-patch/libproc -I$(ISA_DIR)
 ALL_LDFLAGS := -pthread $(SANFLAGS) $(LDFLAGS)
 
 ALL	:=

@@ -35,7 +35,7 @@
 
 #include "agentutil.h"
 #include "libproc.h"
-#include "marshal.h"
+#include "agent/marshal.h"
 #include "testutil.h"
 
 #define	DRIVER	BUILD_DIR "/agent_driver"

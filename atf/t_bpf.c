@@ -39,7 +39,7 @@
 
 #include <atf-c.h>
 
-#include "sock_bpf.h"
+#include "src/bpf/sock_bpf.h"
 
 #include "expect.h"
 #include "fixture.h"

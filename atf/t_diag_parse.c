@@ -26,7 +26,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "diag_parse.h"
+#include "netdiag/diag_parse.h"
 #include "testutil.h"
 
 #define	SEQ	4242U

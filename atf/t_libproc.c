@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "libproc.h"
-#include "Pcontrol.h"
+#include "core/Pcontrol.h"
 #include "testutil.h"
 
 #define	CHILD_SECONDS	60	/* a child left behind exits by itself */

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
-#include "marshal.h"
+#include "agent/marshal.h"
 
 /* A typical stack area: 64 KiB ending 16-aligned, far from anything. */
 static const marshal_area_t stack_area = {

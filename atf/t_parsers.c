@@ -20,13 +20,13 @@
 #include <unistd.h>
 #include <linux/types.h>
 
-#include "Pcontrol.h"
-#include "bpf_load.h"
-#include "bpf/pfiles_bpf.h"
-#include "fdinfo_parse.h"
+#include "core/Pcontrol.h"
+#include "src/bpf/bpf_load.h"
+#include "src/bpf/pfiles_bpf.h"
+#include "walk/fdinfo_parse.h"
 #include "pf_escape.h"
 #include "pfiles_fmt.h"
-#include "procfs_parse.h"
+#include "core/procfs_parse.h"
 
 static fdinfo_t fi;		/* big: keep it off the stack */
 

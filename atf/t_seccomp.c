@@ -64,7 +64,7 @@
 #include <unistd.h>
 
 #include "libproc.h"
-#include "seccomp_check.h"
+#include "agent/seccomp_check.h"
 #include "testutil.h"
 
 #define	SECCOMP_DENY	BUILD_DIR "/atf/seccomp_deny"

@@ -30,8 +30,8 @@
 #include <sys/stat.h>
 #include <linux/types.h>
 
-#include "bpf/pfiles_bpf.h"
-#include "bpfrec_parse.h"
+#include "src/bpf/pfiles_bpf.h"
+#include "src/bpf/bpfrec_parse.h"
 #include "fuzz.h"
 
 #define	OPT_FIXHDR	0x01

@@ -42,7 +42,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "diag_parse.h"
+#include "netdiag/diag_parse.h"
 #include "fuzz.h"
 
 #define	MAXRECS		4096

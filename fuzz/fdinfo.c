@@ -23,7 +23,7 @@
  */
 #include <fcntl.h>
 
-#include "fdinfo_parse.h"
+#include "walk/fdinfo_parse.h"
 #include "fuzz.h"
 
 #define	NCHUNKS_MAX	15

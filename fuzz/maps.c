@@ -27,7 +27,7 @@
 #include <ctype.h>
 
 #include "fuzz.h"
-#include "procfs_parse.h"
+#include "core/procfs_parse.h"
 
 /* The three results. */
 static procmaps_t whole, pieces, model;

@@ -42,7 +42,7 @@
 #include <sys/syscall.h>
 
 #include "fuzz.h"
-#include "marshal.h"
+#include "agent/marshal.h"
 
 #define	AREA_STACK	0x01
 #define	AREA_RAW	0x02

@@ -46,7 +46,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "diag_parse.h"
+#include "netdiag/diag_parse.h"
 
 #define	SEQ		0x5eed0001U
 #define	MAXOWN		64

@@ -56,7 +56,7 @@
 #include <unistd.h>
 
 #include "libproc.h"
-#include "procfs_parse.h"
+#include "core/procfs_parse.h"
 
 #define	MAXFDS		64
 #define	FIXED_SIZE	offsetof(prfdinfo_t, pr_misc_size)

@@ -20,7 +20,7 @@
 #include <sys/resource.h>
 
 #include "fuzz.h"
-#include "procfs_parse.h"
+#include "core/procfs_parse.h"
 
 static void
 check_stat(const char *text, size_t len)

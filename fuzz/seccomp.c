@@ -37,7 +37,7 @@
 #include <linux/seccomp.h>
 
 #include "fuzz.h"
-#include "seccomp_check.h"
+#include "agent/seccomp_check.h"
 
 #define	MAXFILTERS	3
 #define	LENMOD		4100

@@ -29,7 +29,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
-#include "Pcontrol.h"
+#include "core/Pcontrol.h"
 #include "fuzz.h"
 #include "pf_escape.h"
 #include "pfiles_fmt.h"

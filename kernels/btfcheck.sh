@@ -18,7 +18,8 @@ top=$(dirname "$here")
 KERNELS_DIR=${KERNELS_DIR:-$top/build/kernels}
 BPF_CLANG=${BPF_CLANG:-clang}
 BPFTOOL=${BPFTOOL:-$(command -v bpftool || echo /usr/sbin/bpftool)}
-src=$top/libproc-patch/libproc/bpf
+src=$top/libproc-patch/libproc/src/bpf
+isa=$top/libproc-patch/libproc/isa/x86_64
 
 # The vmlinux ELF inside a bzImage: the payload is the first stream of
 # the compressor the kernel was built with (Debian: xz for 6.1, zstd for
@@ -52,7 +53,8 @@ check_one() {	# name btf-file
 	fi
 	mv "$h.tmp" "$h"
 	if "$BPF_CLANG" -target bpf -O2 -g -Wall -Wextra -Werror \
-	    -I"$src" -DPFB_VMLINUX_H="\"$h\"" -c "$src/pfiles.bpf.c" \
+	    -I"$src" -I"$isa" -DPFB_VMLINUX_H="\"$h\"" \
+	    -c "$src/pfiles.bpf.c" \
 	    -o "$KERNELS_DIR/btfcheck/pfiles-$1.bpf.o" \
 	    2>"$KERNELS_DIR/btfcheck/$1.log"; then
 		echo "btfcheck: $1: the program builds against its types"

@@ -17,25 +17,10 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include "kconst.h"	/* the kernel's open flags, whatever libc's are */
 #include "pf_escape.h"
 #include "pfiles_fmt.h"
-#include "sockopts.h"
-
-/* The kernel's open flags on x86_64, whatever libc defines them as. */
-#define	K_O_ACCMODE	00000003
-#define	K_O_APPEND	00002000
-#define	K_O_NONBLOCK	00004000
-#define	K_O_DSYNC	00010000
-#define	K_O_ASYNC	00020000
-#define	K_O_DIRECT	00040000
-#define	K_O_LARGEFILE	00100000
-#define	K_O_DIRECTORY	00200000
-#define	K_O_NOFOLLOW	00400000
-#define	K_O_NOATIME	01000000
-#define	K_O_CLOEXEC	02000000
-#define	K_O_SYNC_BIT	04000000	/* __O_SYNC */
-#define	K_O_PATH	010000000
-#define	K_O_TMPFILE_BIT	020000000	/* __O_TMPFILE */
+#include "sock/sockopts.h"
 
 #define	NELEM(a)	(sizeof (a) / sizeof ((a)[0]))
 

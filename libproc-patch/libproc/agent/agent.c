@@ -1,0 +1,756 @@
+/*
+ * agent.c: the agent -- one thread of the target borrowed through
+ * ptrace(2) to run system calls in the target -- its life: seize, park,
+ * release.  Psyscall.c runs the calls; agent_stop.c waits for stops.
+ * Linux x86_64 only.
+ *
+ * Borrowing.  Pcreate_agent() seizes one thread (PTRACE_SEIZE, never
+ * SIGSTOP, never PTRACE_O_EXITKILL) and interrupts it (PTRACE_INTERRUPT).
+ * The thread stops inside the kernel's signal code, before the kernel
+ * decides whether to restart a system call it was in: rax then holds
+ * -ERESTARTSYS (or -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK...) and
+ * orig_rax the call's number.  That stop is where the thread is "parked"
+ * whenever no batch runs: its registers and signal mask are its own, so
+ * that if we detach -- or die, and the kernel detaches for us -- the
+ * kernel's restart logic sees the thread's own registers and restarts the
+ * call (restart_syscall for nanosleep, so it sleeps only what was left).
+ * The other threads of the target keep running throughout.
+ *
+ * One exception to "given back exactly": a few blocking calls with no
+ * timeout (epoll_wait, semop, sigwaitinfo...) return EINTR when their
+ * thread is merely stopped; the agent turns that into a restart (see
+ * restartable_eintr), which is the same call.
+ *
+ * No code is ever written into the target: the syscall instruction is
+ * one that exists in its vDSO (or the one its parked call came through),
+ * found once per agent and confirmed with one pread.  /proc/PID/maps is
+ * read once per agent, and so is /proc/PID/status (TracerPid changes).
+ *
+ * Signals of the calling program: see libproc.h.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent/agent.h"
+#include "agent/agent_seccomp.h"
+
+#define	VDSO_MAX	(64 * 1024)	/* most we read of a target's vDSO */
+#define	USER_CS_64	0x33		/* %cs of 64-bit user code */
+#define	AGENT_MAX_LIVE	64		/* agents Prelease_agents() knows */
+
+/*
+ * The agents of this process, for Prelease_agents(), which may run in a
+ * signal handler: plain words, changed with signals blocked.
+ */
+static struct {
+	volatile pid_t		l_owner;	/* 0: free */
+	volatile pid_t		l_tid;
+	volatile sig_atomic_t	l_parked;
+	volatile sig_atomic_t	l_released;
+} live[AGENT_MAX_LIVE];
+
+static pid_t
+my_tid(void)
+{
+	return ((pid_t)syscall(SYS_gettid));
+}
+
+/*
+ * Block the calling thread's asynchronous signals (see libproc.h).  The
+ * synchronous ones stay open: blocking them would turn a fault of ours
+ * into a silent death.
+ */
+void
+agent_block_signals(sigset_t *old)
+{
+	static const int sync_sigs[] = {
+		SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT
+	};
+	sigset_t all;
+
+	(void) sigfillset(&all);
+	for (size_t i = 0; i < sizeof (sync_sigs) / sizeof (sync_sigs[0]); i++)
+		(void) sigdelset(&all, sync_sigs[i]);
+	(void) pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+void
+agent_restore_signals(const sigset_t *old)
+{
+	(void) pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* A slot for a new agent; without one it works, but is not listed. */
+static void
+live_add(struct agent *ag)
+{
+	ag->ag_slot = -1;
+	for (int i = 0; i < AGENT_MAX_LIVE; i++) {
+		pid_t free_slot = 0;
+
+		/* Claimed atomically: threads may create agents at once. */
+		if (!__atomic_compare_exchange_n(&live[i].l_owner, &free_slot,
+		    ag->ag_owner, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			continue;
+		live[i].l_tid = ag->ag_tid;
+		live[i].l_released = 0;
+		live[i].l_parked = 1;
+		ag->ag_slot = i;
+		return;
+	}
+}
+
+void
+agent_live_set_parked(struct agent *ag, int parked)
+{
+	if (ag->ag_slot >= 0)
+		live[ag->ag_slot].l_parked = parked;
+}
+
+/* Did Prelease_agents() give this thread back?  Then the agent is done. */
+int
+agent_live_released(struct agent *ag)
+{
+	if (ag->ag_slot >= 0 && live[ag->ag_slot].l_released) {
+		ag->ag_state = AG_RELEASED;
+		return (1);
+	}
+	return (ag->ag_state == AG_RELEASED);
+}
+
+static void
+live_remove(struct agent *ag)
+{
+	if (ag->ag_slot >= 0) {
+		live[ag->ag_slot].l_parked = 0;
+		__atomic_store_n(&live[ag->ag_slot].l_owner, 0,
+		    __ATOMIC_SEQ_CST);
+		ag->ag_slot = -1;
+	}
+}
+
+void
+Prelease_agents(void)
+{
+	int saved = errno;
+	pid_t me = my_tid();
+
+	for (int i = 0; i < AGENT_MAX_LIVE; i++) {
+		if (live[i].l_owner != me || !live[i].l_parked ||
+		    live[i].l_released)
+			continue;
+		(void) ptrace(PTRACE_DETACH, live[i].l_tid, NULL, NULL);
+		live[i].l_released = 1;
+	}
+	errno = saved;
+}
+
+/* ---------------------------------------------------------------------
+ * Creation: which thread, is it ours to take, where is a syscall
+ * instruction, where is its stack.  All of this is read once per agent.
+ */
+
+/* Is the program an ELF of the agent's ISA?  1, 0, or -1 when unknown. */
+static int
+exe_is_isa(struct ps_prochandle *P)
+{
+	unsigned char eh[EI_NIDENT + 4];
+	ssize_t n;
+	int fd;
+
+	if ((fd = Pprocopen(P, "exe", O_RDONLY)) < 0)
+		return (-1);
+	n = pread(fd, eh, sizeof (eh), 0);
+	(void) close(fd);
+	if (n != (ssize_t)sizeof (eh) || memcmp(eh, ELFMAG, SELFMAG) != 0)
+		return (-1);
+	/* e_machine follows e_type, both after e_ident; little-endian. */
+	return (eh[EI_CLASS] == ISA_ELF_CLASS &&
+	    (eh[EI_NIDENT + 2] | eh[EI_NIDENT + 3] << 8) == ISA_ELF_MACHINE);
+}
+
+/* Read /proc/PID/maps once, through the pure scanner (procfs_parse.c). */
+static int
+read_maps(struct ps_prochandle *P, uint64_t sp, uint64_t pc2,
+    procmaps_t *pm)
+{
+	char buf[8192];
+	ssize_t n;
+	int fd;
+
+	procfs_maps_init(pm, sp, pc2);
+	if ((fd = Pprocopen(P, "maps", O_RDONLY)) < 0)
+		return (errno == ENOENT ? ESRCH : errno);
+	while ((n = read(fd, buf, sizeof (buf))) > 0 ||
+	    (n < 0 && errno == EINTR)) {
+		if (n > 0)
+			procfs_maps_feed(pm, buf, (size_t)n);
+	}
+	(void) close(fd);
+	procfs_maps_end(pm);
+	return (0);
+}
+
+/*
+ * The offset of a syscall instruction (0f 05) in our own vDSO, the same
+ * image the kernel maps into every 64-bit process; 0 when none.
+ */
+static uint64_t
+own_vdso_syscall_offset(void)
+{
+	const uint8_t *base = (const uint8_t *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+
+	if (base == NULL || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_phentsize != sizeof (Elf64_Phdr) || eh->e_phnum > 64)
+		return (0);
+	for (int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(base +
+		    eh->e_phoff) + i;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
+		    ph->p_filesz > VDSO_MAX || ph->p_offset > VDSO_MAX)
+			continue;
+		for (uint64_t o = 0; o + 1 < ph->p_filesz; o++) {
+			const uint8_t *p = base + ph->p_offset + o;
+
+			if (isa_is_syscall(p))
+				return (ph->p_offset + o);
+		}
+	}
+	return (0);
+}
+
+static int
+is_syscall_at(struct ps_prochandle *P, uint64_t addr)
+{
+	uint8_t b[ISA_SYSCALL_LEN];
+
+	return (Pread(P, b, sizeof (b), (uintptr_t)addr) == sizeof (b) &&
+	    isa_is_syscall(b));
+}
+
+/* Scan the target's vDSO, read whole with one pread. */
+static uint64_t
+scan_target_vdso(struct ps_prochandle *P, const procmaps_t *mf)
+{
+	size_t len = mf->pm_vdso_hi - mf->pm_vdso_lo;
+	uint64_t found = 0;
+	uint8_t *img;
+	ssize_t n;
+
+	if (len < 2 || len > VDSO_MAX || (img = malloc(len)) == NULL)
+		return (0);
+	n = Pread(P, img, len, (uintptr_t)mf->pm_vdso_lo);
+	for (ssize_t o = 0; n >= ISA_SYSCALL_LEN &&
+	    o + ISA_SYSCALL_LEN <= n; o++) {
+		if (isa_is_syscall(img + o)) {
+			found = mf->pm_vdso_lo + (uint64_t)o;
+			break;
+		}
+	}
+	free(img);
+	return (found);
+}
+
+/*
+ * A syscall instruction in the target: at the same offset of its vDSO as
+ * in ours; else the one its parked call came through (rip - 2); else one
+ * found in its vDSO read whole.  Each candidate costs one pread.
+ */
+static uint64_t
+find_syscall_insn(struct ps_prochandle *P, const procmaps_t *mf,
+    const isa_regs_t *r)
+{
+	uint64_t off = own_vdso_syscall_offset();
+
+	if (mf->pm_vdso_hi != 0 && off != 0 &&
+	    mf->pm_vdso_lo + off + 2 <= mf->pm_vdso_hi &&
+	    is_syscall_at(P, mf->pm_vdso_lo + off))
+		return (mf->pm_vdso_lo + off);
+	if (isa_syscall_nr(r) >= 0 && mf->pm_pc_exec &&
+	    is_syscall_at(P, isa_pc(r) - ISA_SYSCALL_LEN))
+		return (isa_pc(r) - ISA_SYSCALL_LEN);
+	if (mf->pm_vdso_hi != 0)
+		return (scan_target_vdso(P, mf));
+	return (0);
+}
+/*
+ * PTRACE_SEIZE, with our options: system-call stops told apart, and an
+ * exec of the thread while it is lent reported (ST_EXEC).
+ */
+static int
+attach(struct ps_prochandle *P, struct agent *ag)
+{
+	int err;
+
+	if (ptrace(PTRACE_SEIZE, ag->ag_tid, NULL,
+	    (void *)(long)(PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEEXEC)) != 0) {
+		err = errno;
+		if (err == ESRCH)
+			return (Pseterr(P, ESRCH, "no such process"));
+		return (Pseterr(P, err, "ptrace: %s", strerror(err)));
+	}
+	return (0);
+}
+
+/* Seize and interrupt the thread, and wait until it is parked. */
+static int
+seize(struct ps_prochandle *P, struct agent *ag)
+{
+	const procstatus_t *ps;
+	int err;
+
+	if ((err = attach(P, ag)) != 0) {
+		/* Someone may have come first since we read the status. */
+		if (err == EPERM && (ps = Prefresh_status(P)) != NULL &&
+		    ps->pst_tracer != 0)
+			return (Pseterr(P, EBUSY, "process is already traced "
+			    "by pid %d", (int)ps->pst_tracer));
+		return (err);
+	}
+	if (ptrace(PTRACE_INTERRUPT, ag->ag_tid, NULL, NULL) != 0) {
+		err = errno;
+		if (err != ESRCH)	/* seized and running: keep trying */
+			ag->ag_state = AG_BROKEN;
+		return (Pseterr(P, err, "ptrace interrupt: %s",
+		    strerror(err)));
+	}
+	/*
+	 * A signal may be on its way to the thread before our trap: give it
+	 * back (ST_SIGNAL resumed with its signal); the trap comes next.
+	 */
+	err = agent_wait_for(ag, ST_EVENT, PTRACE_CONT, 0);
+	if (err == ESRCH)
+		return (Pseterr(P, ESRCH, "no such process"));
+	if (err != 0) {
+		ag->ag_state = AG_BROKEN;
+		return (Pseterr(P, err, "thread %d did not stop within %d ms",
+		    (int)ag->ag_tid, AGENT_STOP_MS));
+	}
+	ag->ag_state = AG_PARKED;
+	return (0);
+}
+
+#ifndef	SYS_epoll_pwait2
+#define	SYS_epoll_pwait2	441
+#endif
+#define	ERESTARTNOHAND		514	/* the kernel's, not in <errno.h> */
+
+/*
+ * Some blocking calls fail with EINTR when their thread is merely
+ * stopped, ptrace stops included (signal(7) lists them): epoll_wait,
+ * semop and semtimedop, sigtimedwait and sigwaitinfo, recv with a
+ * SO_RCVTIMEO.  Where the call has no timeout, restarting it is exactly
+ * the same call, so the thread is given -ERESTARTNOHAND instead: the
+ * kernel then restarts it when the thread is given back, unless a signal
+ * handler is to run first, in which case the call returns EINTR as it
+ * would have anyway.  Only when the thread came straight from the call
+ * into our stop (no signal was delivered on the way), so that rip is
+ * still right after the call.  A call with a timeout is left alone: the
+ * time left is not known (pfiles.1 says which calls), as after any stop.
+ */
+static const struct {
+	long	rs_nr;
+	int	rs_arg;		/* its timeout: 0 rdx, 1 r10; -1 none */
+	int	rs_int;		/* an int, infinite when < 0; else a pointer */
+} restartable[] = {
+	{ SYS_epoll_wait, 1, 1 },	/* (epfd, events, max, int timeout) */
+	{ SYS_epoll_pwait, 1, 1 },
+	{ SYS_epoll_pwait2, 1, 0 },	/* timespec *, NULL: none */
+	{ SYS_semop, -1, 0 },		/* never a timeout */
+	{ SYS_semtimedop, 1, 0 },	/* (id, sops, nsops, timespec *) */
+	{ SYS_rt_sigtimedwait, 0, 0 },	/* (set, info, timespec *, size) */
+};
+
+static int
+restartable_eintr(const struct agent *ag, const isa_regs_t *r)
+{
+	if (ag->ag_passed != 0 || isa_retval(r) != -EINTR)
+		return (0);
+	for (size_t i = 0; i < sizeof (restartable) /
+	    sizeof (restartable[0]); i++) {
+		unsigned long long t;
+
+		if (isa_syscall_nr(r) != restartable[i].rs_nr)
+			continue;
+		if (restartable[i].rs_arg < 0)
+			return (1);
+		t = isa_syscall_arg(r, restartable[i].rs_arg == 0 ? 2 : 3);
+		return (restartable[i].rs_int ? (int)t < 0 : t == 0);
+	}
+	return (0);
+}
+
+#ifndef	PTRACE_GET_RSEQ_CONFIGURATION
+#define	PTRACE_GET_RSEQ_CONFIGURATION	0x420f	/* Linux 5.13 */
+#endif
+#define	RSEQ_CS_OFFSET	8	/* of rseq_cs in struct rseq */
+
+/* The layouts of <linux/ptrace.h> and <linux/rseq.h>, kernel ABI. */
+typedef struct rseq_conf {
+	uint64_t	rc_area;
+	uint32_t	rc_size;
+	uint32_t	rc_sig;
+	uint32_t	rc_flags;
+	uint32_t	rc_pad;
+} rseq_conf_t;
+
+typedef struct rseq_cs_desc {
+	uint32_t	cs_version;
+	uint32_t	cs_flags;
+	uint64_t	cs_start;
+	uint64_t	cs_post_commit;	/* offset from cs_start */
+	uint64_t	cs_abort;
+} rseq_cs_desc_t;
+
+/* The thread's rseq registration, if it has one (read once per agent). */
+static void
+read_rseq(struct agent *ag)
+{
+	rseq_conf_t rc;
+
+	memset(&rc, 0, sizeof (rc));
+	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, ag->ag_tid,
+	    (void *)sizeof (rc), &rc) == (long)sizeof (rc) && rc.rc_area != 0) {
+		ag->ag_rseq = rc.rc_area;
+		ag->ag_rseq_sig = rc.rc_sig;
+	}
+}
+
+int
+agent_rseq_resume(struct ps_prochandle *P, struct agent *ag,
+    const isa_regs_t *r, uint64_t *ripp)
+{
+	rseq_cs_desc_t cs;
+	uint64_t csp;
+	uint32_t sig;
+
+	*ripp = isa_pc(r);
+	/*
+	 * A thread stopped in a system call is in no critical section (a
+	 * section holds no system call); only one stopped in user code may
+	 * be, and only then is the rseq area read.
+	 */
+	if (ag->ag_rseq == 0 || isa_syscall_nr(r) != -1)
+		return (0);
+	if (Pread(P, &csp, sizeof (csp), (uintptr_t)(ag->ag_rseq +
+	    RSEQ_CS_OFFSET)) != (ssize_t)sizeof (csp))
+		return (errno != 0 ? errno : EIO);
+	if (csp == 0)
+		return (0);
+	if (Pread(P, &cs, sizeof (cs), (uintptr_t)csp) != (ssize_t)sizeof (cs))
+		return (errno != 0 ? errno : EIO);
+	if (isa_pc(r) < cs.cs_start ||
+	    isa_pc(r) - cs.cs_start >= cs.cs_post_commit)
+		return (0);
+	/* The kernel aborts only to a handler signed as registered. */
+	if (cs.cs_abort < sizeof (sig) || Pread(P, &sig, sizeof (sig),
+	    (uintptr_t)(cs.cs_abort - sizeof (sig))) != (ssize_t)sizeof (sig) ||
+	    sig != ag->ag_rseq_sig)
+		return (Pseterr(P, EIO, "thread %d is in an rseq critical "
+		    "section whose abort handler is not signed",
+		    (int)ag->ag_tid));
+	*ripp = cs.cs_abort;
+	PDEBUG(P, "agent: thread %d in an rseq critical section: given back "
+	    "at its abort handler", (int)ag->ag_tid);
+	return (0);
+}
+
+/*
+ * The thread has just stopped for our interrupt, with registers r: a call
+ * it was blocked in and that our stop made fail with EINTR is restarted
+ * where that is exactly the same call (restartable_eintr).
+ */
+static int
+restart_interrupted(struct ps_prochandle *P, struct agent *ag,
+    isa_regs_t *r)
+{
+	int err;
+
+	if (!restartable_eintr(ag, r))
+		return (0);
+	isa_set_retval(r, -ERESTARTNOHAND);
+	if ((err = agent_set_regs(ag, r)) != 0)
+		return (Pseterr(P, err, "ptrace setregs: %s", strerror(err)));
+	return (0);
+}
+
+/* The parked thread's facts: 64-bit, a syscall instruction, its stack. */
+static int
+examine(struct ps_prochandle *P, struct agent *ag)
+{
+	isa_regs_t r;
+	procmaps_t mf;
+	int err;
+
+	if ((err = agent_get_regs(ag, &r)) != 0)
+		return (Pseterr(P, err, "ptrace getregs: %s", strerror(err)));
+	if (r.cs != USER_CS_64)
+		return (Pseterr(P, ENOEXEC, "not a " ISA_NAME " process"));
+	if ((err = restart_interrupted(P, ag, &r)) != 0)
+		return (err);
+	if ((err = read_maps(P, isa_sp(&r), isa_pc(&r) - ISA_SYSCALL_LEN,
+	    &mf)) != 0)
+		return (Pseterr(P, err, "cannot read maps: %s",
+		    strerror(err)));
+	if ((ag->ag_syscall = find_syscall_insn(P, &mf, &r)) == 0)
+		return (Pseterr(P, ENOEXEC,
+		    "no system call instruction found in the process"));
+	read_rseq(ag);
+	if (mf.pm_stack_known) {
+		ag->ag_stack_lo = mf.pm_stack_lo;
+		ag->ag_stack_hi = mf.pm_stack_hi;
+	}
+	return (0);
+}
+
+/* Give a parked (or at least stopped, own-state) thread back. */
+static void
+detach(struct agent *ag)
+{
+	if (ag->ag_state == AG_PARKED &&
+	    ptrace(PTRACE_DETACH, ag->ag_tid, NULL, NULL) != 0 &&
+	    errno == ESRCH)
+		(void) agent_lost(ag);
+}
+
+/* Does pid trace this process (TracerPid of our own status)? */
+static int
+traces_us(pid_t pid)
+{
+	procstatus_t ps;
+	char buf[4096];
+	ssize_t n;
+
+	if ((n = proc_read_small(AT_FDCWD, "/proc/self/status", buf,
+	    sizeof (buf))) <= 0)
+		return (0);
+	procfs_parse_status(buf, (size_t)n, &ps);
+	return (ps.pst_tracer == pid);
+}
+
+int
+Pcreate_agent(struct ps_prochandle *P)
+{
+	const procstatus_t *ps;
+	struct agent *ag;
+	pid_t tid;
+	int err;
+
+	if (P == NULL) {
+		errno = EINVAL;
+		return (-1);
+	}
+	if (P->agent != NULL)
+		return (0);
+	if (P->pid == getpid()) {
+		(void) Pseterr(P, EINVAL, "cannot borrow a thread of itself");
+		return (-1);
+	}
+	if (traces_us(P->pid)) {
+		/* It would wait on us while we wait on it: both stop for good. */
+		(void) Pseterr(P, EDEADLK, "the process is tracing this one");
+		return (-1);
+	}
+	/* Fresh: a tracer may have come or gone since the grab. */
+	if ((ps = Prefresh_status(P)) == NULL) {
+		err = errno == ENOENT ? ESRCH : errno;
+		(void) Pseterr(P, err, "%s", err == ESRCH ? "no such process" :
+		    strerror(err));
+		return (-1);
+	}
+	if (ps->pst_tracer != 0) {
+		(void) Pseterr(P, EBUSY, "process is already traced by pid %d",
+		    (int)ps->pst_tracer);
+		return (-1);
+	}
+	if (exe_is_isa(P) == 0) {
+		(void) Pseterr(P, ENOEXEC, "not a " ISA_NAME " process");
+		return (-1);
+	}
+	/* The thread Pgrab examines through, or a live one of a zombie. */
+	tid = P->tid != 0 ? P->tid : P->pid;
+	if (ps->pst_state == 'Z' && (tid = Plive_thread(P)) == 0) {
+		(void) Pseterr(P, ESRCH, "process is defunct");
+		return (-1);
+	}
+
+	if ((ag = calloc(1, sizeof (*ag))) == NULL)
+		return (-1);
+	ag->ag_tid = tid;
+	ag->ag_owner = my_tid();
+	ag->ag_slot = -1;
+	if ((err = seize(P, ag)) == 0 && (err = examine(P, ag)) != 0)
+		detach(ag);
+	ag->ag_execd = 0;	/* examined as it is now */
+	if (err != 0 && ag->ag_state == AG_BROKEN) {
+		/*
+		 * Seized, but it never stopped: we cannot detach a running
+		 * thread.  Keep the agent so that Pdestroy_agent() (from
+		 * Prelease) can try again; the thread carries on meanwhile.
+		 */
+		PDEBUG(P, "agent: thread %d seized, not stopped: kept",
+		    (int)tid);
+		P->agent = ag;
+		errno = err;
+		return (-1);
+	}
+	if (err != 0) {
+		free(ag);
+		errno = err;
+		return (-1);
+	}
+	sigset_t old;
+	agent_block_signals(&old);
+	live_add(ag);
+	agent_restore_signals(&old);
+	PDEBUG(P, "agent: thread %d seized and parked", (int)tid);
+	P->agent = ag;
+	return (0);
+}
+
+int
+agent_lend(struct agent *ag)
+{
+	if (ag->ag_state != AG_PARKED)
+		return (EINVAL);
+	if (ptrace(PTRACE_CONT, ag->ag_tid, NULL, NULL) != 0)
+		return (errno == ESRCH ? agent_lost(ag) : errno);
+	ag->ag_state = AG_LENT;
+	return (0);
+}
+
+int
+agent_take(struct ps_prochandle *P, struct agent *ag)
+{
+	isa_regs_t r;
+	int err;
+
+	if (ag->ag_state != AG_LENT)
+		return (ag->ag_state == AG_PARKED ? 0 : EINVAL);
+	ag->ag_passed = 0;
+	if (ptrace(PTRACE_INTERRUPT, ag->ag_tid, NULL, NULL) != 0) {
+		err = errno == ESRCH ? agent_lost(ag) : errno;
+		if (err == ESRCH)
+			return (Pseterr(P, ESRCH, "no such process"));
+		return (Pseterr(P, err, "ptrace interrupt: %s", strerror(err)));
+	}
+	if ((err = agent_wait_for(ag, ST_EVENT, PTRACE_CONT, 0)) != 0) {
+		if (err == ESRCH)
+			return (Pseterr(P, ESRCH, "no such process"));
+		ag->ag_state = AG_BROKEN;
+		return (Pseterr(P, err, "thread %d did not stop within %d ms",
+		    (int)ag->ag_tid, AGENT_STOP_MS));
+	}
+	ag->ag_state = AG_PARKED;
+	if (ag->ag_execd) {
+		/* What was examined (its syscall instruction...) is gone. */
+		ag->ag_state = AG_BROKEN;
+		return (Pseterr(P, ENOEXEC, "thread %d exec'd",
+		    (int)ag->ag_tid));
+	}
+	if ((err = agent_get_regs(ag, &r)) != 0)
+		return (Pseterr(P, err, "ptrace getregs: %s", strerror(err)));
+	return (restart_interrupted(P, ag, &r));
+}
+
+/*
+ * A broken agent: wait (bounded) until the thread is stopped -- GETREGS
+ * succeeds only then --, put its own registers and mask back if we had
+ * changed them, and let it go.  Detached from a stop outside its parked
+ * one, the thread still goes through the kernel's restart logic (the
+ * detach marks a signal pending).  If it never stops, it stays seized
+ * until this process exits, when the kernel detaches it.
+ */
+/*
+ * The signal a stopped thread would be given were it let go now: that of
+ * a signal-delivery stop; 0 for any other stop (an event stop, such as
+ * our interrupt's; a system-call stop; a group stop, for which
+ * PTRACE_GETSIGINFO fails).  Asked of the kernel, not of our own record
+ * of stops, so that whatever the thread was doing, a signal it was about
+ * to take is delivered when we let go.
+ */
+static int
+stop_signal(pid_t tid)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof (si));
+	if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) != 0)
+		return (0);
+	if (si.si_signo == SIGTRAP && ((si.si_code >> 8) != 0 ||
+	    si.si_code == SIGTRAP || si.si_code == (SIGTRAP | 0x80)))
+		return (0);
+	return (si.si_signo);
+}
+
+static void
+recover_and_detach(struct agent *ag)
+{
+	isa_regs_t r;
+	int st, sig = 0;
+
+	for (int n = 0; ptrace(PTRACE_GETREGS, ag->ag_tid, NULL, &r) != 0;
+	    n++) {
+		if (n == AGENT_MAX_STOPS ||
+		    agent_wait_event(ag->ag_tid, &st, AGENT_STOP_MS) != 0)
+			return;
+		if (agent_stop_kind(st, &sig) == ST_GONE) {
+			ag->ag_state = AG_GONE;
+			return;
+		}
+	}
+	sig = stop_signal(ag->ag_tid);
+	if (ag->ag_dirty) {
+		(void) ptrace(PTRACE_SETREGS, ag->ag_tid, NULL, &ag->ag_regs);
+		(void) ptrace(PTRACE_SETSIGMASK, ag->ag_tid,
+		    (void *)sizeof (ag->ag_mask), &ag->ag_mask);
+		ag->ag_dirty = 0;
+		sig = 0;	/* a fault of an injected call: not theirs */
+	}
+	(void) ptrace(PTRACE_DETACH, ag->ag_tid, NULL, (void *)(long)sig);
+}
+
+void
+Pdestroy_agent(struct ps_prochandle *P)
+{
+	struct agent *ag;
+	sigset_t old;
+	int st, e = errno;
+
+	if (P == NULL || (ag = P->agent) == NULL)
+		return;
+	agent_block_signals(&old);
+	if (!agent_live_released(ag)) {
+		/* A lent thread is stopped first: only then can it be let go. */
+		if (ag->ag_state == AG_LENT)
+			(void) agent_take(P, ag);
+		if (ag->ag_state == AG_PARKED)
+			detach(ag);
+		else if (ag->ag_state == AG_BROKEN)
+			recover_and_detach(ag);
+	}
+	/* A thread that died under us: collect what the kernel told us. */
+	if (ag->ag_state == AG_GONE)
+		(void) waitpid(ag->ag_tid, &st, __WALL | WNOHANG);
+	live_remove(ag);
+	agent_restore_signals(&old);
+	PDEBUG(P, "agent: thread %d %s", (int)ag->ag_tid,
+	    ag->ag_state == AG_GONE ? "is gone" :
+	    ag->ag_state == AG_RELEASED ? "was given back by Prelease_agents" :
+	    "given back");
+	agent_seccomp_free(ag);
+	free(ag->ag_buf);
+	free(ag);
+	P->agent = NULL;
+	errno = e;
+}

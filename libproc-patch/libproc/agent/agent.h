@@ -1,0 +1,101 @@
+/*
+ * agent.h: the agent's insides, shared by agent.c (its life: seize,
+ * park, release), agent_stop.c (ptrace stops, waits and registers) and
+ * Psyscall.c (running batches of calls).  Not installed.  The machine's
+ * registers and instructions are isa/ISA/isa.h's.
+ *
+ * Every function here returns an errno (Pcontrol.h), and ESRCH when the
+ * thread or the target is gone.
+ */
+#ifndef	_AGENT_H
+#define	_AGENT_H
+
+#include <signal.h>
+
+#include "core/Pcontrol.h"
+#include "isa.h"
+
+struct agent_seccomp;		/* agent_seccomp.c */
+
+#define	AGENT_STOP_MS	2000		/* bound of one wait for a stop */
+#define	AGENT_MAX_STOPS	32		/* stops passed over in one wait */
+#define	AGENT_SPINS	200		/* waitpid polls before sleeping */
+#define	STACK_BUDGET	(32 * 1024)	/* scratch room below the red zone */
+
+enum agent_state {
+	AG_PARKED = 1,	/* in its parked stop, its own state */
+	AG_LENT,	/* given back between batches: seized, running */
+	AG_BROKEN,	/* seized, not known to be stopped: see ag_dirty */
+	AG_GONE,	/* the thread has exited */
+	AG_RELEASED	/* detached by Prelease_agents() */
+};
+
+struct agent {
+	pid_t		ag_tid;		/* the borrowed thread */
+	pid_t		ag_owner;	/* our thread that traces it */
+	int		ag_state;
+	int		ag_slot;	/* in the live list, or -1 */
+	uint64_t	ag_syscall;	/* address of a syscall instruction */
+	uint64_t	ag_stack_lo;	/* the mapping of the thread's stack, */
+	uint64_t	ag_stack_hi;	/* when it is one we know */
+	int		ag_dirty;	/* regs/mask below must be put back */
+	int		ag_passed;	/* signals passed on while seizing */
+	int		ag_nodup;	/* the target can open no fd (EMFILE) */
+	int		ag_execd;	/* it exec'd while lent */
+	isa_regs_t ag_regs; /* the thread's own, in a batch */
+	uint64_t	ag_mask;
+	uint8_t		*ag_buf;	/* the block's image */
+	size_t		ag_bufsz;
+	uint64_t	ag_rseq;	/* its rseq area; 0: none registered */
+	uint32_t	ag_rseq_sig;	/* the signature before abort handlers */
+	struct agent_seccomp *ag_seccomp; /* its filters (agent_seccomp.c) */
+};
+
+/* What a wait status says. */
+enum stop_kind { ST_GONE, ST_SYSCALL, ST_EVENT, ST_EXEC, ST_SIGNAL };
+
+/* agent_stop.c */
+extern long agent_now_ms(void);
+extern int agent_wait_event(pid_t, int *, long);
+extern enum stop_kind agent_stop_kind(int, int *);
+extern int agent_wait_for(struct agent *, enum stop_kind, int, int);
+extern int agent_lost(struct agent *);
+extern int agent_get_regs(struct agent *, isa_regs_t *);
+extern int agent_set_regs(struct agent *, const isa_regs_t *);
+extern int agent_get_mask(struct agent *, uint64_t *);
+extern int agent_set_mask(struct agent *, uint64_t);
+
+/* agent.c */
+/*
+ * Block the calling thread's asynchronous signals for the span in which
+ * the borrowed thread is not in its own state (see libproc.h); the old
+ * mask goes back with agent_restore_signals().
+ */
+extern void agent_block_signals(sigset_t *);
+extern void agent_restore_signals(const sigset_t *);
+/*
+ * Where a thread whose own registers are r must be given back: at the
+ * abort handler of the rseq critical section it is inside (the kernel
+ * would have sent it there had it been preempted; our injected calls
+ * make the kernel forget the section), else where it was.  0, or an
+ * errno when the section cannot be read or its handler is not signed.
+ */
+extern int agent_rseq_resume(struct ps_prochandle *, struct agent *,
+    const isa_regs_t *, uint64_t *);
+
+/*
+ * Between two batches the thread is lent: given back to run its own code
+ * (PTRACE_CONT from its parked stop, its own state), still seized, so
+ * that it is never kept stopped for longer than a batch, whatever the
+ * caller does between batches.  agent_lend() lends a parked thread;
+ * agent_take() parks a lent one again (PTRACE_INTERRUPT, as when it was
+ * seized): 0, or an errno, with the state saying what became of it.
+ */
+extern int agent_lend(struct agent *);
+extern int agent_take(struct ps_prochandle *, struct agent *);
+
+/* The live list, for Prelease_agents(). */
+extern void agent_live_set_parked(struct agent *, int);
+extern int agent_live_released(struct agent *);
+
+#endif	/* _AGENT_H */

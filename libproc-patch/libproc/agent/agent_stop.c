@@ -1,0 +1,202 @@
+/*
+ * agent_stop.c: the agent's ptrace stops.  Every wait for a stop is
+ * bounded (AGENT_STOP_MS): waitpid with WNOHANG, spinning briefly and
+ * then sleeping in growing steps.  A thread that dies under a wait ends
+ * it with ESRCH; a signal that arrives meanwhile is given back to the
+ * thread, so that nothing is lost.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "agent/agent.h"
+
+/* Milliseconds since some fixed point. */
+long
+agent_now_ms(void)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+}
+
+/*
+ * Wait for the next event of the thread within timeout_ms.  0 with the
+ * status in *stp; ETIMEDOUT; ESRCH when there is nothing to wait for.
+ */
+int
+agent_wait_event(pid_t tid, int *stp, long timeout_ms)
+{
+	long deadline = agent_now_ms() + timeout_ms;
+	long nap_ns = 20000;
+
+	for (int spin = 0; ; spin++) {
+		pid_t r = waitpid(tid, stp, __WALL | WNOHANG);
+
+		if (r == tid)
+			return (0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return (errno == ECHILD ? ESRCH : errno);
+		if (spin < AGENT_SPINS) {
+			(void) sched_yield();
+			continue;
+		}
+		if (agent_now_ms() >= deadline)
+			return (ETIMEDOUT);
+		struct timespec ts = { 0, nap_ns };
+		(void) nanosleep(&ts, NULL);
+		if (nap_ns < 1000000)
+			nap_ns *= 2;
+	}
+}
+
+enum stop_kind
+agent_stop_kind(int st, int *sigp)
+{
+	*sigp = 0;
+	if (WIFEXITED(st) || WIFSIGNALED(st))
+		return (ST_GONE);
+	if (WSTOPSIG(st) == (SIGTRAP | 0x80))
+		return (ST_SYSCALL);
+	if ((st >> 16) == PTRACE_EVENT_STOP)
+		return (ST_EVENT);	/* our interrupt, or a group stop */
+	if ((st >> 16) == PTRACE_EVENT_EXEC)
+		return (ST_EXEC);	/* it exec'd (PTRACE_O_TRACEEXEC) */
+	*sigp = WSTOPSIG(st);
+	return (ST_SIGNAL);
+}
+
+/*
+ * Wait until the thread reaches a stop of kind want, resuming it with
+ * resume_req over the stops that are not (a group stop is resumed; an
+ * exec stop is resumed and noted in ag_execd; a
+ * signal-delivery stop gets its signal back, so that nothing is lost,
+ * except, when in_batch, a fault that our injected call caused, which is
+ * suppressed and ends the batch with EFAULT).  0, ESRCH, ETIMEDOUT,
+ * EFAULT, or an errno of ptrace.
+ */
+int
+agent_wait_for(struct agent *ag, enum stop_kind want, int resume_req,
+    int in_batch)
+{
+	long deadline = agent_now_ms() + AGENT_STOP_MS;
+	int st, sig, err, interrupted = 0;
+
+	for (int n = 0; n < AGENT_MAX_STOPS; n++) {
+		long left = deadline - agent_now_ms();
+
+		err = agent_wait_event(ag->ag_tid, &st, left > 0 ? left : 0);
+		if (err == ETIMEDOUT && in_batch && !interrupted) {
+			/* An injected call blocks: interrupt it (EINTR). */
+			(void) ptrace(PTRACE_INTERRUPT, ag->ag_tid, NULL, NULL);
+			interrupted = 1;
+			deadline = agent_now_ms() + AGENT_STOP_MS;
+			continue;
+		}
+		if (err != 0)
+			return (err);
+		enum stop_kind k = agent_stop_kind(st, &sig);
+		if (k == ST_GONE) {
+			ag->ag_state = AG_GONE;
+			return (ESRCH);
+		}
+		if (k == want)
+			return (0);
+		/* An exec while lent: its new image is not the one examined. */
+		if (k == ST_EXEC)
+			ag->ag_execd = 1;
+		if (k == ST_SIGNAL && sig != SIGSTOP && in_batch)
+			return (EFAULT);
+		if (k == ST_SIGNAL)
+			ag->ag_passed++;
+		if (ptrace(resume_req, ag->ag_tid, NULL,
+		    (void *)(long)(k == ST_SIGNAL ? sig : 0)) != 0)
+			return (errno == ESRCH ? ESRCH : errno);
+	}
+	return (ETIMEDOUT);
+}
+
+/*
+ * A ptrace request failed with ESRCH: the thread is either gone (or
+ * going: SIGKILL wakes it from any stop) or no longer stopped.  Find out
+ * which within a short bound, looking at its events without consuming a
+ * stop (WNOWAIT), so that whoever waits next still sees it.
+ */
+int
+agent_lost(struct agent *ag)
+{
+	long deadline = agent_now_ms() + 100;
+	siginfo_t si;
+	int st;
+
+	do {
+		memset(&si, 0, sizeof (si));
+		if (waitid(P_PID, (id_t)ag->ag_tid, &si, WEXITED | WSTOPPED |
+		    __WALL | WNOHANG | WNOWAIT) != 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ECHILD)
+				break;
+			ag->ag_state = AG_BROKEN;
+			return (EIO);
+		}
+		if (si.si_pid == ag->ag_tid && (si.si_code == CLD_EXITED ||
+		    si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED)) {
+			(void) waitpid(ag->ag_tid, &st, __WALL | WNOHANG);
+			break;
+		}
+		if (si.si_pid == ag->ag_tid) {		/* stopped after all */
+			ag->ag_state = AG_BROKEN;
+			return (EIO);
+		}
+		struct timespec ts = { 0, 1000000 };
+		(void) nanosleep(&ts, NULL);
+	} while (agent_now_ms() < deadline);
+	if (kill(ag->ag_tid, 0) != 0 && errno == ESRCH) {
+		ag->ag_state = AG_GONE;
+		return (ESRCH);
+	}
+	ag->ag_state = AG_BROKEN;
+	return (EIO);
+}
+
+
+int
+agent_get_regs(struct agent *ag, isa_regs_t *r)
+{
+	if (ptrace(PTRACE_GETREGS, ag->ag_tid, NULL, r) != 0)
+		return (errno == ESRCH ? agent_lost(ag) : errno);
+	return (0);
+}
+
+int
+agent_set_regs(struct agent *ag, const isa_regs_t *r)
+{
+	if (ptrace(PTRACE_SETREGS, ag->ag_tid, NULL, r) != 0)
+		return (errno == ESRCH ? agent_lost(ag) : errno);
+	return (0);
+}
+
+int
+agent_get_mask(struct agent *ag, uint64_t *mask)
+{
+	if (ptrace(PTRACE_GETSIGMASK, ag->ag_tid, (void *)sizeof (*mask),
+	    mask) != 0)
+		return (errno == ESRCH ? agent_lost(ag) : errno);
+	return (0);
+}
+
+int
+agent_set_mask(struct agent *ag, uint64_t mask)
+{
+	if (ptrace(PTRACE_SETSIGMASK, ag->ag_tid, (void *)sizeof (mask),
+	    &mask) != 0)
+		return (errno == ESRCH ? agent_lost(ag) : errno);
+	return (0);
+}

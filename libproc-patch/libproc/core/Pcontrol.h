@@ -1,0 +1,236 @@
+/*
+ * Pcontrol.h: the inside of a process handle, and what the files of
+ * libproc share.  Not installed.
+ *
+ * Error conventions.  Said once here, for every function of libproc:
+ *  - Public functions (libproc.h) return -1 with errno set, or NULL with
+ *    errno set, except Pgrab (NULL, and a G_* code in *perr) and
+ *    Psyscall (the call's own errno, or -1 with errno when it could not
+ *    be run).  When a failure has more to say than errno, the handle's
+ *    message says it (Perrmsg); it is set through Pseterr() only.
+ *  - NULL and invalid arguments, one rule for every public function
+ *    (libproc.3, ERRORS): they are checked before anything is done, and
+ *    a call refused for one changes nothing but errno and perhaps the
+ *    handle's message.  A NULL handle, a NULL callback, a NULL pointer
+ *    where an object is required, an unknown flag bit or psocksrc_t, a
+ *    resource out of range and a bad description of system calls give
+ *    EINVAL: -1, or NULL, with errno EINVAL.  What cannot fail answers
+ *    a NULL handle with a fixed value: Psocksrc PSOCK_AUTO (errno
+ *    EINVAL), Perrmsg "" (errno untouched: it is read right after a
+ *    failure), Prelease and Pdestroy_agent nothing.  Pgrab with a NULL
+ *    perr grabs nothing (NULL, EINVAL); with an unknown flag, G_STRANGE
+ *    and EINVAL; a pid <= 0 names no process (G_NOPROC; ESRCH from
+ *    proc_get_psinfo).  Prelease ignores every flag (a refused release
+ *    would leak the handle).  Pgrab_error and Psocksrc_name give a fixed
+ *    text for a value they do not know.  The pr_* calls differ: a NULL
+ *    handle is the calling process, and the system call answers for the
+ *    other arguments (EFAULT, EBADF...), in the target as it would here.
+ *  - Private functions that "return an errno" return 0 or a positive
+ *    errno value and leave errno alone; the others say so where they
+ *    are declared.  The sources of socket facts (socksrc.h) and the
+ *    agent's internals (agent.h) return errnos.
+ */
+#ifndef	_PCONTROL_H
+#define	_PCONTROL_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "libproc.h"
+#include "core/procfs_parse.h"
+#include "sock/sockid.h"
+
+struct agent;			/* agent.h */
+struct socksrc_ops;		/* socksrc.h */
+
+#define	PERRMSG_MAX	256
+
+/* Where the handle stands with its source of socket facts. */
+typedef enum {
+	SRC_UNSET = 0,		/* not chosen yet: auto chooses at first use */
+	SRC_CHOSEN,		/* P->src serves */
+	SRC_NONE		/* auto found none; Perrmsg says why */
+} srcstate_t;
+
+struct ps_prochandle {
+	pid_t		pid;
+	int		pidfd;		/* held for the grab; -1: none */
+	pid_t		tid;		/* examined through this thread; 0: pid */
+	int		thrpidfd;	/* a pidfd of tid, or -1 */
+	int		procfd;		/* /proc/PID */
+	int		fddirfd;	/* /proc/PID/fd */
+	int		fdinfofd;	/* /proc/PID/fdinfo, at first use */
+	int		memfd;		/* /proc/PID/mem, opened at first use */
+	int		selffdfd;	/* our /proc/self/fd, at first use */
+	psinfo_t	psinfo;
+	procstatus_t	status;		/* /proc/PID/status, at first use */
+	int		status_read;
+	int		pidns;		/* 0 unknown, 1 ours, 2 another */
+	srcstate_t	src_state;
+	const struct socksrc_ops *src;	/* when SRC_CHOSEN */
+	void		*src_data;	/* the source's; so_release frees it */
+	/* why each source refused at the last Psetsocksrc, "" when not */
+	char		src_why[PSOCK_NSRC][PERRMSG_MAX];
+	struct agent	*agent;		/* Pcreate_agent() */
+	char		errmsg[PERRMSG_MAX];
+};
+
+/*
+ * The handle's message (Perror.c).  Pseterr sets it from fmt, sets errno
+ * to err and returns err; it is traced under LIBPROC_DEBUG.
+ */
+extern int Pseterr(struct ps_prochandle *, int, const char *, ...)
+    __attribute__((__format__(__printf__, 3, 4)));
+
+/*
+ * The debug trace: LIBPROC_DEBUG=1 in the environment sends one line per
+ * event (grabs, probes of sources and the choice, the agent's changes of
+ * state) to stderr.  Unset, a trace point costs one load and a branch,
+ * and its arguments are not evaluated.
+ */
+extern int Pdebug_on;		/* -1 until the environment is read */
+extern int Pdebug_init(void);
+extern void Pdebug(const struct ps_prochandle *, const char *, ...)
+    __attribute__((__format__(__printf__, 2, 3)));
+
+#define	PDEBUG_ON()	__atomic_load_n(&Pdebug_on, __ATOMIC_RELAXED)
+#define	PDEBUG(P, ...)							\
+	do {								\
+		if (PDEBUG_ON() > 0 || (PDEBUG_ON() < 0 && Pdebug_init())) \
+			Pdebug((P), __VA_ARGS__);			\
+	} while (0)
+
+/*
+ * A record under construction: the prfdinfo_t fixed part and its items in
+ * one growable buffer, reused from one fd to the next (fdrec.c).
+ */
+typedef struct fdrec {
+	uint8_t		*buf;
+	size_t		cap;
+} fdrec_t;
+
+#define	FDREC_MAX	(1U << 20)	/* no single record is bigger */
+
+_Static_assert(sizeof (pr_misc_header_t) == 8, "an item's header is 8 bytes");
+
+/* fdrec_reset, fdrec_grow and fdrec_add: 0, or -1 with errno. */
+extern int fdrec_reset(fdrec_t *, int);
+extern void fdrec_free(fdrec_t *);
+/* Room for need more bytes of items, by growing the buffer (fdrec.c). */
+extern int fdrec_grow(fdrec_t *, size_t);
+
+static inline prfdinfo_t *
+fdrec_info(fdrec_t *rec)
+{
+	return ((prfdinfo_t *)(void *)rec->buf);
+}
+
+/*
+ * An item of type with len bytes of data: its header (8 bytes), the
+ * data, zeros to the next multiple of 8.  In line: a record gets some
+ * ten of them, and most need no room made.
+ */
+static inline int
+fdrec_add(fdrec_t *rec, uint_t type, const void *data, size_t len)
+{
+	pr_misc_header_t hdr;
+	prfdinfo_t *info;
+	size_t size = sizeof (hdr) + len;
+	uint8_t *at;
+
+	if (len > FDREC_MAX) {
+		errno = E2BIG;
+		return (-1);	/* the item is left out */
+	}
+	if ((rec->buf == NULL || PR_MISC_NEXT(size) > rec->cap -
+	    sizeof (prfdinfo_t) - fdrec_info(rec)->pr_misc_size) &&
+	    fdrec_grow(rec, PR_MISC_NEXT(size)) != 0)
+		return (-1);
+	info = fdrec_info(rec);
+	at = info->pr_misc + info->pr_misc_size;
+	hdr.pr_misc_size = (uint_t)size;
+	hdr.pr_misc_type = type;
+	/*
+	 * The padding is in the item's last 8 bytes (the header is 8): that
+	 * word is zeroed first, then the header and the data written.
+	 */
+	memset(at + PR_MISC_NEXT(size) - 8, 0, 8);
+	memcpy(at, &hdr, sizeof (hdr));
+	if (len > 0)
+		memcpy(at + sizeof (hdr), data, len);
+	info->pr_misc_size += (uint_t)PR_MISC_NEXT(size);
+	return (0);
+}
+
+/*
+ * Small files of /proc (procfile.c): the whole of dirfd's name into buf,
+ * NUL-ended (at most bufsz - 1 bytes); its length, or -1 with errno.
+ */
+extern ssize_t proc_read_small(int, const char *, char *, size_t);
+
+/* Open /proc/PID/<name> relative to the grab; -1 with errno. */
+extern int Pprocopen(struct ps_prochandle *, const char *, int);
+
+/*
+ * The facts of /proc/PID/status, read at first use and kept for the
+ * grab; NULL with errno when it cannot be read.  Prefresh_status reads
+ * it again (TracerPid changes).
+ */
+extern const procstatus_t *Pstatus_facts(struct ps_prochandle *);
+extern const procstatus_t *Prefresh_status(struct ps_prochandle *);
+
+/*
+ * A live thread of the process other than its main thread, or 0 (Pgrab.c):
+ * for a process whose main thread has exited.
+ */
+extern pid_t Plive_thread(struct ps_prochandle *);
+
+/* The pidfd through which the target's fds are taken: its thread's. */
+#define	PFD_PIDFD(P)	((P)->thrpidfd >= 0 ? (P)->thrpidfd : (P)->pidfd)
+
+/* Is the target in our pid namespace?  Read once per grab. */
+extern int Psame_pidns(struct ps_prochandle *);
+
+/*
+ * An exec by a thread other than the main one hands the pid over to the
+ * exec'ing thread: for a moment the process looks gone or exiting while
+ * it lives on.  What could be that is asked again for this long, at most.
+ */
+#define	EXEC_SETTLE_MS	50
+
+/* Has the target exited (or been reaped)?  Asks the pidfd. */
+extern int Pexited(struct ps_prochandle *);
+/*
+ * Is it exiting, or gone?  The kernel closes a dying process's fds before
+ * its pidfd says it has exited, so a walk that saw fds vanish must ask
+ * this too: the task's PF_EXITING flag is set before its fds close.
+ */
+extern int Pexiting(struct ps_prochandle *);
+
+/*
+ * The socket items of fd (whose inode the walk saw as ino), from the
+ * handle's source (socksrc.c), chosen by Psetsocksrc or, at first use,
+ * by auto.  Returns an errno: 0, ENOENT (closed since the walk saw it),
+ * ESTALE (replaced since), ESRCH (the target is gone).
+ */
+extern int Psockfacts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
+/* The walk's next batch of fds, told to the source before it is walked. */
+extern void Psockbatch(struct ps_prochandle *, const int *, size_t);
+/*
+ * The whole walk by a source that finds every fact at once (bpf): *used
+ * says whether it did; then it returns as Pfdinfo_iter_flags does.
+ */
+extern int Psock_walk(struct ps_prochandle *, int, proc_fdinfo_f *, void *,
+    int *);
+/*
+ * The target's sockets, a psockid_t each (sockid.h), from a source that
+ * knows them cheaply (bpf): 0, or -1 (ENOTSUP when the source cannot).
+ */
+extern int Psock_inodes(struct ps_prochandle *, psockid_f *, void *);
+/* May records be built on several threads?  Only if the source says so. */
+extern int Psock_parallel_ok(struct ps_prochandle *);
+/* Let the source's per-handle state go (Prelease, a new Psetsocksrc). */
+extern void Psockrelease(struct ps_prochandle *);
+
+#endif	/* _PCONTROL_H */

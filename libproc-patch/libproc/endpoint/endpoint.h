@@ -1,0 +1,39 @@
+/*
+ * endpoint.h: the processes at the other end of a local socket (the
+ * holders of the socket that is connected to one of the target's), for
+ * PR_ENDPOINTS.  Not installed.
+ *
+ * endpoints_resolve() is called once per walk, before the walk's first
+ * record (and before its threads start): it learns the target's socket
+ * inodes and their fds, the other end of each (diag_table.c), and who
+ * holds those other ends.  endpoints_of() then answers for one socket
+ * of the target by its inode, from memory, with no system call.
+ */
+#ifndef	_ENDPOINT_H
+#define	_ENDPOINT_H
+
+#include "core/Pcontrol.h"
+
+typedef struct endpoints endpoints_t;
+
+/*
+ * What is known of the other ends of the target's sockets, or NULL when
+ * nothing is (no socket, no table of its network namespace, no memory:
+ * the records then simply have no PR_ENDPOINTS; LIBPROC_DEBUG says why).
+ */
+extern endpoints_t *endpoints_resolve(struct ps_prochandle *);
+extern void endpoints_free(endpoints_t *);
+
+/*
+ * The PR_ENDPOINTS payload of the target's socket of inode ino into buf
+ * (room for PR_ENDPOINTS_MAX holders): its length, or 0 when the socket
+ * has no other end on this host that anyone is known to hold.  It keeps
+ * where its lookup ended, for the next one: one caller at a time.
+ */
+extern size_t endpoints_of(endpoints_t *, uint64_t, void *, size_t);
+
+/* The size of the largest payload endpoints_of() makes. */
+#define	ENDPOINTS_BUFSZ	(sizeof (prendpoints_t) + \
+	PR_ENDPOINTS_MAX * sizeof (prendpoint_t))
+
+#endif	/* _ENDPOINT_H */

@@ -1,0 +1,723 @@
+/*
+ * diag_parse.c: a pure parser of NETLINK_SOCK_DIAG dump replies, and the
+ * builders of the requests (see diag_parse.h).
+ *
+ * The bytes handed to diag_parse() are not trusted: every length is
+ * checked against what is left before anything is read, and every
+ * structure is copied out with memcpy(), never read through a cast
+ * pointer, so that no alignment is assumed.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/netlink_diag.h>
+#include <linux/packet_diag.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "netdiag/diag_parse.h"
+
+/* The netlink sizes, as size_t (the kernel headers' are int). */
+#define	HDRLEN		((size_t)16)	/* NLMSG_HDRLEN */
+#define	ATTRLEN		((size_t)4)	/* NLA_HDRLEN */
+#define	ALIGN4(n)	(((size_t)(n) + 3) & ~(size_t)3)
+
+/* The u32 words of SK_MEMINFO_* the parser needs: up to SNDBUF. */
+#define	MEMINFO_MINLEN	((SK_MEMINFO_SNDBUF + 1) * sizeof (uint32_t))
+
+const diag_req_t diag_reqs[] = {
+	{ AF_INET, IPPROTO_TCP },
+	{ AF_INET6, IPPROTO_TCP },
+	{ AF_INET, IPPROTO_UDP },
+	{ AF_INET6, IPPROTO_UDP },
+	{ AF_INET, IPPROTO_UDPLITE },
+	{ AF_INET6, IPPROTO_UDPLITE },
+	{ AF_INET, IPPROTO_RAW },
+	{ AF_INET6, IPPROTO_RAW },
+	{ AF_INET, IPPROTO_MPTCP },
+	{ AF_INET6, IPPROTO_MPTCP },
+	{ AF_UNIX, 0 },
+	{ AF_NETLINK, 0 },
+	{ AF_PACKET, 0 },
+};
+const size_t diag_nreqs = sizeof (diag_reqs) / sizeof (diag_reqs[0]);
+
+int
+diag_req_valid(const diag_req_t *req)
+{
+	if (req == NULL)
+		return (0);
+	switch (req->dr_family) {
+	case AF_INET:
+	case AF_INET6:
+		switch (req->dr_protocol) {
+		case IPPROTO_TCP:
+		case IPPROTO_UDP:
+		case IPPROTO_UDPLITE:
+		case IPPROTO_RAW:
+		case IPPROTO_MPTCP:
+			return (1);
+		default:
+			return (0);
+		}
+	case AF_UNIX:
+	case AF_NETLINK:
+	case AF_PACKET:
+		return (req->dr_protocol == 0);
+	default:
+		return (0);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The requests. */
+
+size_t
+diag_build_req(const diag_req_t *req, uint32_t seq, void *buf, size_t cap)
+{
+	uint8_t msg[DIAG_REQ_MAX];
+	struct nlmsghdr nh;
+	size_t len = HDRLEN;
+
+	if (!diag_req_valid(req))
+		return (0);
+	(void) memset(msg, 0, sizeof (msg));
+
+	switch (req->dr_family) {
+	case AF_INET:
+	case AF_INET6: {
+		struct inet_diag_req_v2 r;
+
+		(void) memset(&r, 0, sizeof (r));
+		r.sdiag_family = (uint8_t)req->dr_family;
+		/*
+		 * MPTCP (262) does not fit in the byte: the kernel then takes
+		 * the protocol from an INET_DIAG_REQ_PROTOCOL attribute.
+		 */
+		r.sdiag_protocol = req->dr_protocol == IPPROTO_MPTCP ?
+		    IPPROTO_TCP : (uint8_t)req->dr_protocol;
+		r.idiag_ext = 1U << (INET_DIAG_SKMEMINFO - 1);
+		/* pad is sdiag_raw_protocol for raw: 0, a dump ignores it. */
+		r.pad = 0;
+		r.idiag_states = DIAG_INET_STATES;
+		r.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+		r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+		(void) memcpy(msg + len, &r, sizeof (r));
+		len += ALIGN4(sizeof (r));
+		if (req->dr_protocol == IPPROTO_MPTCP) {
+			struct nlattr na;
+			uint32_t proto = IPPROTO_MPTCP;
+
+			na.nla_len = (uint16_t)(ATTRLEN + sizeof (proto));
+			na.nla_type = INET_DIAG_REQ_PROTOCOL;
+			(void) memcpy(msg + len, &na, sizeof (na));
+			(void) memcpy(msg + len + ATTRLEN, &proto,
+			    sizeof (proto));
+			len += ALIGN4(na.nla_len);
+		}
+		break;
+	}
+	case AF_UNIX: {
+		struct unix_diag_req r;
+
+		(void) memset(&r, 0, sizeof (r));
+		r.sdiag_family = AF_UNIX;
+		r.udiag_states = ~0U;
+		r.udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_VFS |
+		    UDIAG_SHOW_PEER | UDIAG_SHOW_RQLEN | UDIAG_SHOW_MEMINFO |
+		    UDIAG_SHOW_UID;
+		(void) memcpy(msg + len, &r, sizeof (r));
+		len += ALIGN4(sizeof (r));
+		break;
+	}
+	case AF_NETLINK: {
+		struct netlink_diag_req r;
+
+		(void) memset(&r, 0, sizeof (r));
+		r.sdiag_family = AF_NETLINK;
+		r.sdiag_protocol = NDIAG_PROTO_ALL;
+		r.ndiag_show = NDIAG_SHOW_GROUPS | NDIAG_SHOW_MEMINFO;
+		(void) memcpy(msg + len, &r, sizeof (r));
+		len += ALIGN4(sizeof (r));
+		break;
+	}
+	default: {	/* AF_PACKET: diag_req_valid() allows no other */
+		struct packet_diag_req r;
+
+		(void) memset(&r, 0, sizeof (r));
+		r.sdiag_family = AF_PACKET;
+		r.pdiag_show = PACKET_SHOW_INFO | PACKET_SHOW_MEMINFO;
+		(void) memcpy(msg + len, &r, sizeof (r));
+		len += ALIGN4(sizeof (r));
+		break;
+	}
+	}
+
+	if (buf == NULL || cap < len)
+		return (0);
+	(void) memset(&nh, 0, sizeof (nh));
+	nh.nlmsg_len = (uint32_t)len;
+	nh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nh.nlmsg_seq = seq;
+	nh.nlmsg_pid = 0;
+	(void) memcpy(msg, &nh, sizeof (nh));
+	(void) memcpy(buf, msg, len);
+	return (len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading. */
+
+static uint32_t
+rd_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	(void) memcpy(&v, p, sizeof (v));
+	return (v);
+}
+
+/* A walk over the attributes that follow a diag structure. */
+typedef struct attr_iter {
+	const uint8_t	*ai_p;
+	size_t		ai_left;
+} attr_iter_t;
+
+/*
+ * The next attribute: 1 with its type (flags masked off), payload and
+ * payload length; 0 at the end; -1 when the bytes left are not a whole
+ * attribute (fewer than a header, a length below the header's or past
+ * the end).  The last attribute may go without its padding.
+ */
+static int
+attr_next(attr_iter_t *ai, uint16_t *typep, const uint8_t **datap,
+    size_t *lenp)
+{
+	struct nlattr na;
+	size_t step;
+
+	if (ai->ai_left == 0)
+		return (0);
+	if (ai->ai_left < ATTRLEN)
+		return (-1);
+	(void) memcpy(&na, ai->ai_p, sizeof (na));
+	if (na.nla_len < ATTRLEN || na.nla_len > ai->ai_left)
+		return (-1);
+	*typep = na.nla_type & NLA_TYPE_MASK;
+	*datap = ai->ai_p + ATTRLEN;
+	*lenp = na.nla_len - ATTRLEN;
+	step = ALIGN4(na.nla_len);
+	if (step > ai->ai_left)
+		step = ai->ai_left;
+	ai->ai_p += step;
+	ai->ai_left -= step;
+	return (1);
+}
+
+static void
+take_meminfo(diag_sock_t *ds, const uint8_t *data)
+{
+	ds->ds_rcvbuf = rd_u32(data + SK_MEMINFO_RCVBUF * sizeof (uint32_t));
+	ds->ds_sndbuf = rd_u32(data + SK_MEMINFO_SNDBUF * sizeof (uint32_t));
+	ds->ds_have |= DS_MEM;
+}
+
+/* Does this IPv6 address get a scope id from getsockname/getpeername? */
+static int
+v6_needs_scope(const uint8_t a[16])
+{
+	/* Link-local unicast, fe80::/10. */
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+		return (1);
+	/* Multicast of interface-local (1) or link-local (2) scope. */
+	if (a[0] == 0xff && ((a[1] & 0x0f) == 1 || (a[1] & 0x0f) == 2))
+		return (1);
+	return (0);
+}
+
+static void
+inet_addr(int family, uint16_t port_be, const uint32_t addr[4],
+    uint32_t ifindex, struct sockaddr_storage *ss, socklen_t *lenp)
+{
+	(void) memset(ss, 0, sizeof (*ss));
+	if (family == AF_INET) {
+		struct sockaddr_in sin;
+
+		(void) memset(&sin, 0, sizeof (sin));
+		sin.sin_family = AF_INET;
+		sin.sin_port = port_be;
+		(void) memcpy(&sin.sin_addr, addr, sizeof (sin.sin_addr));
+		(void) memcpy(ss, &sin, sizeof (sin));
+		*lenp = (socklen_t)sizeof (sin);
+	} else {
+		struct sockaddr_in6 sin6;
+
+		(void) memset(&sin6, 0, sizeof (sin6));
+		sin6.sin6_family = AF_INET6;
+		sin6.sin6_port = port_be;
+		sin6.sin6_flowinfo = 0;
+		(void) memcpy(&sin6.sin6_addr, addr, sizeof (sin6.sin6_addr));
+		sin6.sin6_scope_id = v6_needs_scope(sin6.sin6_addr.s6_addr) ?
+		    ifindex : 0;
+		(void) memcpy(ss, &sin6, sizeof (sin6));
+		*lenp = (socklen_t)sizeof (sin6);
+	}
+}
+
+/* Only the family: unnamed unix, and packet sockets. */
+static void
+family_only(int family, struct sockaddr_storage *ss, socklen_t *lenp)
+{
+	(void) memset(ss, 0, sizeof (*ss));
+	ss->ss_family = (sa_family_t)family;
+	*lenp = (socklen_t)sizeof (sa_family_t);
+}
+
+static int
+parse_inet(const uint8_t *p, size_t len, const diag_req_t *req,
+    diag_sock_t *ds)
+{
+	struct inet_diag_msg m;
+	attr_iter_t ai;
+	const uint8_t *data;
+	size_t dlen;
+	uint16_t type;
+	int r;
+
+	if (len < sizeof (m))
+		return (EBADMSG);
+	(void) memcpy(&m, p, sizeof (m));
+	if (m.idiag_family != req->dr_family)
+		return (EPROTO);
+
+	ds->ds_family = m.idiag_family;
+	switch (req->dr_protocol) {
+	case IPPROTO_TCP:
+	case IPPROTO_MPTCP:
+		ds->ds_type = SOCK_STREAM;
+		break;
+	case IPPROTO_RAW:
+		ds->ds_type = SOCK_RAW;
+		break;
+	default:
+		ds->ds_type = SOCK_DGRAM;
+		break;
+	}
+	ds->ds_protocol = req->dr_protocol;
+	ds->ds_state = m.idiag_state;
+	ds->ds_ino = m.idiag_inode;
+	ds->ds_uid = m.idiag_uid;
+	ds->ds_rqlen = m.idiag_rqueue;
+	ds->ds_wqlen = m.idiag_wqueue;
+	ds->ds_bound_if = m.id.idiag_if;
+	ds->ds_have |= DS_UID | DS_RQLEN | DS_BOUND_IF;
+
+	ai.ai_p = p + ALIGN4(sizeof (m));
+	ai.ai_left = len - ALIGN4(sizeof (m));
+	while ((r = attr_next(&ai, &type, &data, &dlen)) == 1) {
+		switch (type) {
+		case INET_DIAG_SHUTDOWN:
+			if (dlen < 1)
+				return (EBADMSG);
+			ds->ds_shutdown = data[0];
+			ds->ds_have |= DS_SHUTDOWN;
+			break;
+		case INET_DIAG_SKMEMINFO:
+			if (dlen < MEMINFO_MINLEN)
+				return (EBADMSG);
+			take_meminfo(ds, data);
+			break;
+		case INET_DIAG_SOCKOPT:
+			if (dlen < 2)
+				return (EBADMSG);
+			ds->ds_inet_sockopt = (uint16_t)(data[0] |
+			    data[1] << 8);
+			ds->ds_have |= DS_SOCKOPT;
+			break;
+		case INET_DIAG_PROTOCOL:
+			if (dlen < 1)
+				return (EBADMSG);
+			if (req->dr_protocol == IPPROTO_RAW)
+				ds->ds_protocol = data[0];
+			break;
+		case INET_DIAG_SKV6ONLY:
+			if (dlen < 1)
+				return (EBADMSG);
+			if (m.idiag_family == AF_INET6) {
+				ds->ds_v6only = data[0] != 0;
+				ds->ds_have |= DS_V6ONLY;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	if (r < 0)
+		return (EBADMSG);
+
+	inet_addr(m.idiag_family, m.id.idiag_sport, m.id.idiag_src,
+	    m.id.idiag_if, &ds->ds_name, &ds->ds_namelen);
+	ds->ds_have |= DS_NAME;
+	/* inet_getname()'s rule for the peer. */
+	if (m.id.idiag_dport != 0 && m.idiag_state != TCP_CLOSE &&
+	    m.idiag_state != TCP_SYN_SENT) {
+		inet_addr(m.idiag_family, m.id.idiag_dport, m.id.idiag_dst,
+		    m.id.idiag_if, &ds->ds_peer, &ds->ds_peerlen);
+		ds->ds_have |= DS_PEER;
+	}
+	return (0);
+}
+
+static int
+parse_unix(const uint8_t *p, size_t len, diag_sock_t *ds)
+{
+	struct unix_diag_msg m;
+	attr_iter_t ai;
+	const uint8_t *data;
+	size_t dlen, off = offsetof(struct sockaddr_un, sun_path);
+	uint16_t type;
+	int r;
+
+	if (len < sizeof (m))
+		return (EBADMSG);
+	(void) memcpy(&m, p, sizeof (m));
+	if (m.udiag_family != AF_UNIX)
+		return (EPROTO);
+	ds->ds_family = AF_UNIX;
+	ds->ds_type = m.udiag_type;
+	ds->ds_protocol = 0;
+	ds->ds_state = m.udiag_state;
+	ds->ds_ino = m.udiag_ino;
+	/* Unnamed unless UNIX_DIAG_NAME says otherwise. */
+	family_only(AF_UNIX, &ds->ds_name, &ds->ds_namelen);
+	ds->ds_have |= DS_NAME;
+
+	ai.ai_p = p + ALIGN4(sizeof (m));
+	ai.ai_left = len - ALIGN4(sizeof (m));
+	while ((r = attr_next(&ai, &type, &data, &dlen)) == 1) {
+		switch (type) {
+		case UNIX_DIAG_NAME:
+			if (dlen > sizeof (ds->ds_name) - off)
+				return (EBADMSG);
+			(void) memcpy((uint8_t *)&ds->ds_name + off, data,
+			    dlen);
+			ds->ds_namelen = (socklen_t)(off + dlen);
+			break;
+		case UNIX_DIAG_VFS: {
+			struct unix_diag_vfs v;
+
+			if (dlen < sizeof (v))
+				return (EBADMSG);
+			(void) memcpy(&v, data, sizeof (v));
+			ds->ds_vfs_ino = v.udiag_vfs_ino;
+			ds->ds_vfs_dev = v.udiag_vfs_dev;
+			ds->ds_have |= DS_VFS;
+			break;
+		}
+		case UNIX_DIAG_PEER:
+			if (dlen < sizeof (uint32_t))
+				return (EBADMSG);
+			ds->ds_peer_ino = rd_u32(data);
+			ds->ds_have |= DS_PEER_INO;
+			break;
+		case UNIX_DIAG_RQLEN: {
+			struct unix_diag_rqlen q;
+
+			if (dlen < sizeof (q))
+				return (EBADMSG);
+			(void) memcpy(&q, data, sizeof (q));
+			ds->ds_rqlen = q.udiag_rqueue;
+			ds->ds_wqlen = q.udiag_wqueue;
+			ds->ds_have |= DS_RQLEN;
+			break;
+		}
+		case UNIX_DIAG_MEMINFO:
+			if (dlen < MEMINFO_MINLEN)
+				return (EBADMSG);
+			take_meminfo(ds, data);
+			break;
+		case UNIX_DIAG_SHUTDOWN:
+			if (dlen < 1)
+				return (EBADMSG);
+			ds->ds_shutdown = data[0];
+			ds->ds_have |= DS_SHUTDOWN;
+			break;
+		case UNIX_DIAG_UID:
+			if (dlen < sizeof (uint32_t))
+				return (EBADMSG);
+			ds->ds_uid = rd_u32(data);
+			ds->ds_have |= DS_UID;
+			break;
+		default:
+			break;
+		}
+	}
+	return (r < 0 ? EBADMSG : 0);
+}
+
+static void
+netlink_addr(uint32_t pid, uint32_t groups, struct sockaddr_storage *ss,
+    socklen_t *lenp)
+{
+	struct sockaddr_nl nl;
+
+	(void) memset(&nl, 0, sizeof (nl));
+	nl.nl_family = AF_NETLINK;
+	nl.nl_pid = pid;
+	nl.nl_groups = groups;
+	(void) memset(ss, 0, sizeof (*ss));
+	(void) memcpy(ss, &nl, sizeof (nl));
+	*lenp = (socklen_t)sizeof (nl);
+}
+
+static int
+parse_netlink(const uint8_t *p, size_t len, diag_sock_t *ds)
+{
+	struct netlink_diag_msg m;
+	attr_iter_t ai;
+	const uint8_t *data;
+	size_t dlen;
+	uint16_t type;
+	uint32_t groups = 0;
+	int r;
+
+	if (len < sizeof (m))
+		return (EBADMSG);
+	(void) memcpy(&m, p, sizeof (m));
+	if (m.ndiag_family != AF_NETLINK)
+		return (EPROTO);
+	ds->ds_family = AF_NETLINK;
+	ds->ds_type = m.ndiag_type;
+	ds->ds_protocol = m.ndiag_protocol;
+	ds->ds_state = m.ndiag_state;
+	ds->ds_ino = m.ndiag_ino;
+
+	ai.ai_p = p + ALIGN4(sizeof (m));
+	ai.ai_left = len - ALIGN4(sizeof (m));
+	while ((r = attr_next(&ai, &type, &data, &dlen)) == 1) {
+		switch (type) {
+		case NETLINK_DIAG_GROUPS: {
+			/*
+			 * A bitmap of unsigned longs; getsockname gives the
+			 * low 32 bits of the first.
+			 */
+			unsigned long w = 0;
+
+			(void) memcpy(&w, data,
+			    dlen < sizeof (w) ? dlen : sizeof (w));
+			groups = (uint32_t)w;
+			break;
+		}
+		case NETLINK_DIAG_MEMINFO:
+			if (dlen < MEMINFO_MINLEN)
+				return (EBADMSG);
+			take_meminfo(ds, data);
+			break;
+		default:
+			break;
+		}
+	}
+	if (r < 0)
+		return (EBADMSG);
+
+	netlink_addr(m.ndiag_portid, groups, &ds->ds_name, &ds->ds_namelen);
+	netlink_addr(m.ndiag_dst_portid,
+	    m.ndiag_dst_group >= 1 && m.ndiag_dst_group <= 32 ?
+	    1U << (m.ndiag_dst_group - 1) : 0, &ds->ds_peer, &ds->ds_peerlen);
+	ds->ds_have |= DS_NAME | DS_PEER;
+	return (0);
+}
+
+static int
+parse_packet(const uint8_t *p, size_t len, diag_sock_t *ds)
+{
+	struct packet_diag_msg m;
+	attr_iter_t ai;
+	const uint8_t *data;
+	size_t dlen;
+	uint16_t type;
+	int r;
+
+	if (len < sizeof (m))
+		return (EBADMSG);
+	(void) memcpy(&m, p, sizeof (m));
+	if (m.pdiag_family != AF_PACKET)
+		return (EPROTO);
+	ds->ds_family = AF_PACKET;
+	ds->ds_type = m.pdiag_type;
+	ds->ds_protocol = m.pdiag_num;
+	ds->ds_state = 0;
+	ds->ds_ino = m.pdiag_ino;
+	family_only(AF_PACKET, &ds->ds_name, &ds->ds_namelen);
+	ds->ds_have |= DS_NAME;
+
+	ai.ai_p = p + ALIGN4(sizeof (m));
+	ai.ai_left = len - ALIGN4(sizeof (m));
+	while ((r = attr_next(&ai, &type, &data, &dlen)) == 1) {
+		switch (type) {
+		case PACKET_DIAG_UID:
+			if (dlen < sizeof (uint32_t))
+				return (EBADMSG);
+			ds->ds_uid = rd_u32(data);
+			ds->ds_have |= DS_UID;
+			break;
+		case PACKET_DIAG_MEMINFO:
+			if (dlen < MEMINFO_MINLEN)
+				return (EBADMSG);
+			take_meminfo(ds, data);
+			break;
+		default:
+			break;
+		}
+	}
+	return (r < 0 ? EBADMSG : 0);
+}
+
+/* One SOCK_DIAG_BY_FAMILY message's payload into ds: 0 or an errno. */
+static int
+parse_record(const uint8_t *p, size_t len, const diag_req_t *req,
+    diag_sock_t *ds)
+{
+	(void) memset(ds, 0, sizeof (*ds));
+	switch (req->dr_family) {
+	case AF_INET:
+	case AF_INET6:
+		return (parse_inet(p, len, req, ds));
+	case AF_UNIX:
+		return (parse_unix(p, len, ds));
+	case AF_NETLINK:
+		return (parse_netlink(p, len, ds));
+	default:
+		return (parse_packet(p, len, ds));
+	}
+}
+
+/* The errno of a negative error number from the kernel; EPROTO if none. */
+static int
+kernel_errno(int32_t e)
+{
+	if (e >= 0 || e == INT32_MIN)
+		return (EPROTO);
+	return (-e);
+}
+
+int
+diag_parse(const void *buf, size_t len, uint32_t from_pid, uint32_t seq,
+    const diag_req_t *req, diag_sock_cb_t *cb, void *arg, int *errp)
+{
+	const uint8_t *p = buf;
+	size_t off = 0, left, step, plen;
+	struct nlmsghdr nh;
+	diag_sock_t ds;
+	int32_t e;
+	int err;
+
+	if (!diag_req_valid(req)) {
+		*errp = EINVAL;
+		return (DIAG_ERROR);
+	}
+	if (from_pid != 0) {
+		*errp = EPROTO;
+		return (DIAG_ERROR);
+	}
+	if (len > 0 && p == NULL) {
+		*errp = EINVAL;
+		return (DIAG_ERROR);
+	}
+
+	while (off < len) {
+		left = len - off;
+		if (left < HDRLEN) {
+			*errp = EBADMSG;
+			return (DIAG_ERROR);
+		}
+		(void) memcpy(&nh, p + off, sizeof (nh));
+		if (nh.nlmsg_len < HDRLEN || nh.nlmsg_len > left) {
+			*errp = EBADMSG;
+			return (DIAG_ERROR);
+		}
+		if (nh.nlmsg_seq != seq) {
+			*errp = EPROTO;
+			return (DIAG_ERROR);
+		}
+		if (nh.nlmsg_flags & NLM_F_DUMP_INTR) {
+			*errp = EINTR;
+			return (DIAG_ERROR);
+		}
+		plen = nh.nlmsg_len - HDRLEN;
+		step = ALIGN4(nh.nlmsg_len);
+		if (step > left)
+			step = left;
+
+		switch (nh.nlmsg_type) {
+		case NLMSG_ERROR:
+			if (plen < sizeof (e)) {
+				*errp = EBADMSG;
+				return (DIAG_ERROR);
+			}
+			(void) memcpy(&e, p + off + HDRLEN, sizeof (e));
+			*errp = kernel_errno(e);
+			return (DIAG_ERROR);
+		case NLMSG_DONE:
+			/* A payload, when there is one, is the error. */
+			if (plen >= sizeof (e)) {
+				(void) memcpy(&e, p + off + HDRLEN, sizeof (e));
+				if (e < 0) {
+					*errp = kernel_errno(e);
+					return (DIAG_ERROR);
+				}
+			}
+			if (off + step != len) {
+				*errp = EBADMSG;
+				return (DIAG_ERROR);
+			}
+			return (DIAG_DONE);
+		case SOCK_DIAG_BY_FAMILY:
+			if ((err = parse_record(p + off + HDRLEN, plen, req,
+			    &ds)) != 0) {
+				*errp = err;
+				return (DIAG_ERROR);
+			}
+			if (cb != NULL && (err = cb(&ds, arg)) != 0) {
+				*errp = err > 0 ? err : (err == INT_MIN ?
+				    ECANCELED : -err);
+				return (DIAG_ERROR);
+			}
+			break;
+		default:
+			*errp = EPROTO;
+			return (DIAG_ERROR);
+		}
+		off += step;
+	}
+	return (DIAG_MORE);
+}
+
+void
+diag_unix_peer(const diag_sock_t *peer_rec, diag_sock_t *ds)
+{
+	if (ds == NULL || ds->ds_family != AF_UNIX ||
+	    !(ds->ds_have & DS_PEER_INO))
+		return;
+	if (peer_rec == NULL || ds->ds_peer_ino == 0 ||
+	    peer_rec->ds_family != AF_UNIX ||
+	    peer_rec->ds_ino != ds->ds_peer_ino ||
+	    !(peer_rec->ds_have & DS_NAME) ||
+	    peer_rec->ds_namelen > sizeof (ds->ds_peer)) {
+		ds->ds_have &= ~(uint32_t)DS_PEER;
+		ds->ds_have |= DS_PEER_UNKNOWN;
+		return;
+	}
+	ds->ds_peer = peer_rec->ds_name;
+	ds->ds_peerlen = peer_rec->ds_namelen;
+	ds->ds_have &= ~(uint32_t)DS_PEER_UNKNOWN;
+	ds->ds_have |= DS_PEER;
+}

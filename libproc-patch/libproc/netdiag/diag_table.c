@@ -1,0 +1,612 @@
+/*
+ * diag_table.c: dumps of the kernel's socket tables (NETLINK_SOCK_DIAG)
+ * of the target's network namespace, kept in memory: compact records in
+ * one array, their names in an arena, a hash by inode, and at first use
+ * a second hash by addresses and ports for inet sockets.
+ *
+ * A dump describes the namespace of the netlink socket that asks: where
+ * the target's network namespace is not ours, the socket is made in a
+ * short-lived thread that enters the target's namespace (setns), so that
+ * pfiles itself does not move; where that is not allowed, the table says
+ * why (dt_nserr) and holds nothing.  The records are parsed by
+ * diag_parse.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "netdiag/diag_parse.h"
+#include "netdiag/diag_table.h"
+
+#define	DIAG_RCVBUF	65536		/* one datagram of a dump */
+#define	DIAG_WAIT_S	2		/* bound of one receive */
+#define	DIAG_INTR_TRIES	3		/* dumps the kernel said changed */
+
+/*
+ * The dumps, in groups, in the order they are made when an inode is
+ * missing: a group is the dumps that may hold a socket of one kind.  An
+ * MPTCP socket's subflows are listed by the TCP dump under its inode:
+ * the MPTCP dump, made with it, comes after and wins.  The indices are
+ * the DT_* of diag_table.h.
+ */
+static const diag_req_t diag_groups[DT_NGROUPS][2] = {
+	{ { AF_INET, IPPROTO_TCP }, { AF_INET, IPPROTO_MPTCP } },
+	{ { AF_INET6, IPPROTO_TCP }, { AF_INET6, IPPROTO_MPTCP } },
+	{ { AF_UNIX, 0 }, { 0, 0 } },
+	{ { AF_INET, IPPROTO_UDP }, { AF_INET6, IPPROTO_UDP } },
+	{ { AF_NETLINK, 0 }, { 0, 0 } },
+	{ { AF_PACKET, 0 }, { 0, 0 } },
+	{ { AF_INET, IPPROTO_UDPLITE }, { AF_INET6, IPPROTO_UDPLITE } },
+	{ { AF_INET, IPPROTO_RAW }, { AF_INET6, IPPROTO_RAW } },
+};
+
+
+/* ------------------------------------------------------------------ */
+/* The table. */
+
+static size_t
+hash_of(uint64_t ino, size_t n)
+{
+	return ((size_t)((ino * 0x9e3779b97f4a7c15ULL) >> 20) & (n - 1));
+}
+
+const dent_t *
+diag_table_lookup(const diag_table_t *dt, uint64_t ino)
+{
+	if (dt->dt_nhash == 0)
+		return (NULL);
+	for (uint32_t i = dt->dt_hash[hash_of(ino, dt->dt_nhash)]; i != 0;
+	    i = dt->dt_ent[i - 1].de_next) {
+		if (dt->dt_ent[i - 1].de_ino == ino)
+			return (&dt->dt_ent[i - 1]);
+	}
+	return (NULL);
+}
+
+static int
+grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap == 0 ? 1024 : *cap;
+	void *q;
+
+	while (n < need)
+		n *= 2;
+	if (n == *cap)
+		return (0);
+	if ((q = realloc(*p, n * size)) == NULL)
+		return (ENOMEM);
+	*p = q;
+	*cap = n;
+	return (0);
+}
+
+/*
+ * Put the entries of a dump that is complete into the hash; a later one
+ * of an inode already there wins (MPTCP over its subflows, a netlink
+ * socket listed twice), so the chains are rebuilt when the table grows.
+ */
+static int
+commit(diag_table_t *dt)
+{
+	size_t want = 1024;
+
+	while (want < dt->dt_nent * 2)
+		want *= 2;
+	if (want != dt->dt_nhash) {
+		uint32_t *h = calloc(want, sizeof (*h));
+
+		if (h == NULL)
+			return (ENOMEM);
+		free(dt->dt_hash);
+		dt->dt_hash = h;
+		dt->dt_nhash = want;
+		dt->dt_hashed = 0;
+	}
+	for (size_t i = dt->dt_hashed; i < dt->dt_nent; i++) {
+		dent_t *e = &dt->dt_ent[i];
+		uint32_t *head = &dt->dt_hash[hash_of(e->de_ino, dt->dt_nhash)];
+
+		/* A later record of the same inode hides the earlier. */
+		e->de_next = *head;
+		*head = (uint32_t)(i + 1);
+	}
+	dt->dt_hashed = dt->dt_nent;
+	return (0);
+}
+
+/* diag_parse's callback: one record into the table (not yet hashed). */
+static int
+take_record(const diag_sock_t *ds, void *arg)
+{
+	diag_table_t *dt = arg;
+	size_t nl = 0, pl = 0;
+	dent_t *e;
+
+	if (ds->ds_ino == 0)		/* TIME_WAIT, a request: no fd */
+		return (0);
+	if (ds->ds_have & DS_NAME)
+		nl = ds->ds_namelen;
+	if (ds->ds_have & DS_PEER)
+		pl = ds->ds_peerlen;
+	if (nl > sizeof (ds->ds_name) || pl > sizeof (ds->ds_peer) ||
+	    nl > UINT8_MAX || pl > UINT8_MAX)
+		return (EBADMSG);
+	if (grow((void **)&dt->dt_ent, &dt->dt_capent, dt->dt_nent + 1,
+	    sizeof (dent_t)) != 0 || grow((void **)&dt->dt_arena,
+	    &dt->dt_caparena, dt->dt_narena + nl + pl, 1) != 0 ||
+	    dt->dt_narena + nl + pl > UINT32_MAX || dt->dt_nent >= UINT32_MAX)
+		return (dt->dt_err = ENOMEM);
+	e = &dt->dt_ent[dt->dt_nent++];
+	memset(e, 0, sizeof (*e));
+	e->de_ino = ds->ds_ino;
+	e->de_peer_ino = ds->ds_peer_ino;
+	e->de_sndbuf = ds->ds_sndbuf;
+	e->de_rcvbuf = ds->ds_rcvbuf;
+	e->de_have = (uint16_t)(ds->ds_have & (DS_NAME | DS_PEER |
+	    DS_PEER_INO | DS_MEM));
+	e->de_protocol = (uint16_t)ds->ds_protocol;
+	e->de_family = (uint8_t)ds->ds_family;
+	e->de_type = (uint8_t)ds->ds_type;
+	e->de_state = (uint8_t)ds->ds_state;
+	e->de_namelen = (uint8_t)nl;
+	e->de_peerlen = (uint8_t)pl;
+	e->de_names = (uint32_t)dt->dt_narena;
+	memcpy(dt->dt_arena + dt->dt_narena, &ds->ds_name, nl);
+	memcpy(dt->dt_arena + dt->dt_narena + nl, &ds->ds_peer, pl);
+	dt->dt_narena += nl + pl;
+	return (0);
+}
+
+/* A name of the arena into ss. */
+static void
+arena_name(const diag_table_t *dt, uint32_t off, uint8_t len,
+    struct sockaddr_storage *ss, socklen_t *lenp)
+{
+	memset(ss, 0, sizeof (*ss));
+	memcpy(ss, dt->dt_arena + off, len);
+	*lenp = len;
+}
+
+void
+diag_table_name(const diag_table_t *dt, const dent_t *e,
+    struct sockaddr_storage *ss, socklen_t *lenp)
+{
+	arena_name(dt, e->de_names, e->de_namelen, ss, lenp);
+}
+
+void
+diag_table_peer(const diag_table_t *dt, const dent_t *e,
+    struct sockaddr_storage *ss, socklen_t *lenp)
+{
+	arena_name(dt, e->de_names + e->de_namelen, e->de_peerlen, ss, lenp);
+}
+
+/* ------------------------------------------------------------------ */
+/* By addresses and ports. */
+
+/* One end of an inet connection: an IPv6 address (v4 mapped) and port. */
+typedef struct inend {
+	uint8_t		ie_addr[16];
+	uint16_t	ie_port;	/* network order, as the sockaddr's */
+} inend_t;
+
+/* An inet sockaddr of len bytes as an end: 0, or -1. */
+static int
+to_end(const uint8_t *sa, size_t len, inend_t *ie)
+{
+	sa_family_t fam;
+
+	memset(ie, 0, sizeof (*ie));
+	if (len < sizeof (fam))
+		return (-1);
+	memcpy(&fam, sa, sizeof (fam));
+	if (fam == AF_INET && len >= sizeof (struct sockaddr_in)) {
+		struct sockaddr_in sin;
+
+		memcpy(&sin, sa, sizeof (sin));
+		ie->ie_addr[10] = ie->ie_addr[11] = 0xff;
+		memcpy(&ie->ie_addr[12], &sin.sin_addr, 4);
+		ie->ie_port = sin.sin_port;
+		return (0);
+	}
+	if (fam == AF_INET6 && len >= sizeof (struct sockaddr_in6)) {
+		struct sockaddr_in6 sin6;
+
+		memcpy(&sin6, sa, sizeof (sin6));
+		memcpy(ie->ie_addr, &sin6.sin6_addr, 16);
+		ie->ie_port = sin6.sin6_port;
+		return (0);
+	}
+	return (-1);
+}
+
+/*
+ * The transport of an inet record, as a class: the other end of a TCP
+ * socket may be listed by the MPTCP dump (and the reverse).
+ */
+static int
+transport_of(const dent_t *e)
+{
+	return (e->de_protocol == IPPROTO_MPTCP ? IPPROTO_TCP :
+	    e->de_protocol);
+}
+
+/* e's own end and its peer's: 0, or -1 when e is no connected inet. */
+static int
+ends_of(const diag_table_t *dt, const dent_t *e, inend_t *own,
+    inend_t *peer)
+{
+	if ((e->de_family != AF_INET && e->de_family != AF_INET6) ||
+	    (e->de_have & (DS_NAME | DS_PEER)) != (DS_NAME | DS_PEER))
+		return (-1);
+	if (to_end(dt->dt_arena + e->de_names, e->de_namelen, own) != 0 ||
+	    to_end(dt->dt_arena + e->de_names + e->de_namelen, e->de_peerlen,
+	    peer) != 0)
+		return (-1);
+	return (0);
+}
+
+/* The hash of a connection as seen from the end whose own end is a. */
+static size_t
+tuple_hash(const inend_t *a, const inend_t *b, int proto, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const uint8_t *p[2] = { (const uint8_t *)a, (const uint8_t *)b };
+
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < 16; i++)
+			h = (h ^ p[k][i]) * 0x100000001b3ULL;
+		h = (h ^ (uint8_t)(k == 0 ? a->ie_port : b->ie_port)) *
+		    0x100000001b3ULL;
+		h = (h ^ (uint8_t)((k == 0 ? a->ie_port : b->ie_port) >> 8)) *
+		    0x100000001b3ULL;
+	}
+	h = (h ^ (uint64_t)proto) * 0x100000001b3ULL;
+	return ((size_t)(h >> 16) & (n - 1));
+}
+
+static int
+same_end(const inend_t *a, const inend_t *b)
+{
+	return (a->ie_port == b->ie_port &&
+	    memcmp(a->ie_addr, b->ie_addr, 16) == 0);
+}
+
+/* The hash by addresses and ports of every connected inet entry. */
+static int
+tuple_index(diag_table_t *dt)
+{
+	size_t want = 1024;
+	inend_t own, peer;
+	uint32_t *h, *nx;
+
+	if (dt->dt_thash != NULL && dt->dt_tfor == dt->dt_nent)
+		return (0);
+	while (want < dt->dt_nent * 2)
+		want *= 2;
+	if ((h = calloc(want, sizeof (*h))) == NULL ||
+	    (nx = calloc(dt->dt_nent + 1, sizeof (*nx))) == NULL) {
+		free(h);
+		return (ENOMEM);
+	}
+	for (size_t i = 0; i < dt->dt_nent; i++) {
+		const dent_t *e = &dt->dt_ent[i];
+		size_t b;
+
+		if (ends_of(dt, e, &own, &peer) != 0)
+			continue;
+		b = tuple_hash(&own, &peer, transport_of(e), want);
+		nx[i] = h[b];
+		h[b] = (uint32_t)(i + 1);
+	}
+	free(dt->dt_thash);
+	free(dt->dt_tnext);
+	dt->dt_thash = h;
+	dt->dt_tnext = nx;
+	dt->dt_nthash = want;
+	dt->dt_tfor = dt->dt_nent;
+	return (0);
+}
+
+uint64_t
+diag_table_reverse(diag_table_t *dt, const dent_t *e, int *errp)
+{
+	inend_t own, peer, o2, p2;
+	uint64_t found = 0;
+	int proto = transport_of(e);
+
+	*errp = 0;
+	if (ends_of(dt, e, &own, &peer) != 0)
+		return (0);
+	if ((*errp = tuple_index(dt)) != 0)
+		return (0);
+	/* The other end's own end is our peer, its peer us. */
+	for (uint32_t i = dt->dt_thash[tuple_hash(&peer, &own, proto,
+	    dt->dt_nthash)]; i != 0; i = dt->dt_tnext[i - 1]) {
+		const dent_t *c = &dt->dt_ent[i - 1];
+
+		if (transport_of(c) != proto || c->de_ino == e->de_ino ||
+		    ends_of(dt, c, &o2, &p2) != 0 || !same_end(&o2, &peer) ||
+		    !same_end(&p2, &own))
+			continue;
+		if (found != 0 && found != c->de_ino)
+			return (0);	/* two would do: not a guess */
+		found = c->de_ino;
+	}
+	return (found);
+}
+
+/* ------------------------------------------------------------------ */
+/* The dumps. */
+
+/* One dump, whole, into the table: 0, or an errno (nothing is kept). */
+static int
+dump_once(diag_table_t *dt, const diag_req_t *req)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	uint8_t msg[DIAG_REQ_MAX];
+	size_t nent = dt->dt_nent, narena = dt->dt_narena, len;
+	uint32_t seq = ++dt->dt_seq;
+	int r = DIAG_MORE, err = 0;
+
+	if ((len = diag_build_req(req, seq, msg, sizeof (msg))) == 0)
+		return (EINVAL);
+	if (sendto(dt->dt_sock, msg, len, 0, (struct sockaddr *)&kernel,
+	    sizeof (kernel)) != (ssize_t)len)
+		return (errno != 0 ? errno : EIO);
+	while (r == DIAG_MORE) {
+		struct sockaddr_nl from;
+		struct iovec iov = { dt->dt_buf, DIAG_RCVBUF };
+		struct msghdr mh = {
+			.msg_name = &from, .msg_namelen = sizeof (from),
+			.msg_iov = &iov, .msg_iovlen = 1
+		};
+		ssize_t n = recvmsg(dt->dt_sock, &mh, MSG_TRUNC);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = errno == EAGAIN ? ETIMEDOUT : errno;
+			break;
+		}
+		if ((size_t)n > DIAG_RCVBUF || (mh.msg_flags & MSG_TRUNC) ||
+		    mh.msg_namelen < sizeof (from)) {
+			err = EBADMSG;
+			break;
+		}
+		dt->dt_err = 0;
+		r = diag_parse(dt->dt_buf, (size_t)n, from.nl_pid, seq, req,
+		    take_record, dt, &err);
+	}
+	if (r == DIAG_DONE && (err = commit(dt)) == 0)
+		return (0);
+	/*
+	 * Discard the whole dump; a dump cut short leaves datagrams of its
+	 * own behind, which the next dump's sequence number tells apart.
+	 */
+	dt->dt_nent = nent;
+	dt->dt_narena = narena;
+	return (err != 0 ? err : EIO);
+}
+
+static const char *
+req_name(const diag_req_t *req)
+{
+	switch (req->dr_family) {
+	case AF_UNIX:
+		return ("unix");
+	case AF_NETLINK:
+		return ("netlink");
+	case AF_PACKET:
+		return ("packet");
+	default:
+		break;
+	}
+	switch (req->dr_protocol) {
+	case IPPROTO_TCP:
+		return (req->dr_family == AF_INET ? "tcp" : "tcp6");
+	case IPPROTO_UDP:
+		return (req->dr_family == AF_INET ? "udp" : "udp6");
+	case IPPROTO_UDPLITE:
+		return (req->dr_family == AF_INET ? "udplite" : "udplite6");
+	case IPPROTO_MPTCP:
+		return (req->dr_family == AF_INET ? "mptcp" : "mptcp6");
+	default:
+		return (req->dr_family == AF_INET ? "raw" : "raw6");
+	}
+}
+
+/*
+ * Group g's dumps.  A dump the kernel cannot make (ENOENT: no module for
+ * it) is named in dt_nodump, and any other failure remembered, as the
+ * reason a socket may then not be found.
+ */
+void
+diag_table_dump(struct ps_prochandle *P, diag_table_t *dt, int g)
+{
+	const diag_req_t *req;
+
+	if (g < 0 || g >= DT_NGROUPS || (dt->dt_dumped & (1U << g)) ||
+	    dt->dt_sock < 0)
+		return;
+	dt->dt_dumped |= 1U << g;
+	req = diag_groups[g];
+	for (int k = 0; k < 2 && req[k].dr_family != 0; k++) {
+		int err;
+
+		for (int t = 0; (err = dump_once(dt, &req[k])) == EINTR &&
+		    t < DIAG_INTR_TRIES; t++)
+			continue;
+		PDEBUG(P, "diag: %s dump: %s, %zu sockets known",
+		    req_name(&req[k]), err == 0 ? "done" : strerror(err),
+		    dt->dt_nent);
+		if (err == ENOENT) {
+			size_t n = strlen(dt->dt_nodump);
+
+			(void) snprintf(dt->dt_nodump + n,
+			    sizeof (dt->dt_nodump) - n, "%s%s",
+			    n > 0 ? ", " : "", req_name(&req[k]));
+		} else if (err != 0 && dt->dt_dumperr[0] == '\0') {
+			(void) snprintf(dt->dt_dumperr, sizeof (dt->dt_dumperr),
+			    "the %s dump failed: %s", req_name(&req[k]),
+			    strerror(err));
+		}
+	}
+}
+
+int
+diag_table_next(struct ps_prochandle *P, diag_table_t *dt)
+{
+	for (int g = 0; g < DT_NGROUPS; g++) {
+		if (!(dt->dt_dumped & (1U << g))) {
+			diag_table_dump(P, dt, g);
+			return (1);
+		}
+	}
+	return (0);
+}
+
+int
+diag_table_dumped(const diag_table_t *dt, int g)
+{
+	return (g >= 0 && g < DT_NGROUPS && (dt->dt_dumped & (1U << g)));
+}
+
+/* ------------------------------------------------------------------ */
+/* The netlink socket, in the target's network namespace. */
+
+typedef struct ns_task {
+	int	nt_nsfd;
+	int	nt_sock;
+	int	nt_err;
+} ns_task_t;
+
+static int
+diag_socket(void)
+{
+	struct timeval tv = { DIAG_WAIT_S, 0 };
+	int s;
+
+	if ((s = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+	    NETLINK_SOCK_DIAG)) < 0)
+		return (-1);
+	if (setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof (tv)) != 0) {
+		int e = errno;
+
+		(void) close(s);
+		errno = e;
+		return (-1);
+	}
+	return (s);
+}
+
+/* A thread of ours enters the namespace, makes the socket, and ends. */
+static void *
+ns_thread(void *arg)
+{
+	ns_task_t *nt = arg;
+
+	if (setns(nt->nt_nsfd, CLONE_NEWNET) != 0)
+		nt->nt_err = errno;
+	else if ((nt->nt_sock = diag_socket()) < 0)
+		nt->nt_err = errno;
+	return (NULL);
+}
+
+/* Are a and b the same namespace file? */
+static int
+same_ns(const struct stat *a, const struct stat *b)
+{
+	return (a->st_dev == b->st_dev && a->st_ino == b->st_ino);
+}
+
+/* dt_sock in the target's namespace, or dt_nserr why there is none. */
+static int
+open_in_netns(struct ps_prochandle *P, diag_table_t *dt)
+{
+	struct stat ours, theirs;
+	ns_task_t nt = { -1, -1, 0 };
+	pthread_t t;
+	int err;
+
+	if ((nt.nt_nsfd = openat(P->procfd, "ns/net", O_RDONLY |
+	    O_CLOEXEC)) < 0 || fstat(nt.nt_nsfd, &theirs) != 0) {
+		err = errno;
+		if (nt.nt_nsfd >= 0)
+			(void) close(nt.nt_nsfd);
+		if (Pexited(P))
+			return (Pseterr(P, ESRCH, "no such process"));
+		return (Pseterr(P, err, "its network namespace: %s",
+		    strerror(err)));
+	}
+	if (stat("/proc/thread-self/ns/net", &ours) == 0 &&
+	    same_ns(&ours, &theirs)) {
+		(void) close(nt.nt_nsfd);
+		if ((dt->dt_sock = diag_socket()) < 0)
+			return (Pseterr(P, errno, "NETLINK_SOCK_DIAG: %s",
+			    strerror(errno)));
+		return (0);
+	}
+	if ((err = pthread_create(&t, NULL, ns_thread, &nt)) == 0)
+		(void) pthread_join(t, NULL);
+	else
+		nt.nt_err = err;
+	(void) close(nt.nt_nsfd);
+	if (nt.nt_sock >= 0) {
+		dt->dt_sock = nt.nt_sock;
+		PDEBUG(P, "diag: dumps made in the process's network namespace");
+		return (0);
+	}
+	/* Said for every socket; the walk goes on. */
+	(void) snprintf(dt->dt_nserr, sizeof (dt->dt_nserr), "the process "
+	    "is in another network namespace, which pfiles may not enter "
+	    "(setns: %s)", strerror(nt.nt_err));
+	return (0);
+}
+
+void
+diag_table_free(diag_table_t *dt)
+{
+	if (dt == NULL)
+		return;
+	if (dt->dt_sock >= 0)
+		(void) close(dt->dt_sock);
+	free(dt->dt_buf);
+	free(dt->dt_ent);
+	free(dt->dt_arena);
+	free(dt->dt_hash);
+	free(dt->dt_thash);
+	free(dt->dt_tnext);
+	free(dt);
+}
+
+diag_table_t *
+diag_table_new(struct ps_prochandle *P)
+{
+	diag_table_t *dt;
+	int err;
+
+	if ((dt = calloc(1, sizeof (*dt))) == NULL ||
+	    (dt->dt_buf = malloc(DIAG_RCVBUF)) == NULL) {
+		free(dt);
+		(void) Pseterr(P, ENOMEM, "%s", strerror(ENOMEM));
+		return (NULL);
+	}
+	dt->dt_sock = -1;
+	if ((err = open_in_netns(P, dt)) != 0) {
+		diag_table_free(dt);
+		errno = err;
+		return (NULL);
+	}
+	return (dt);
+}

@@ -1,0 +1,126 @@
+/*
+ * diag_table.h: the kernel's socket tables (NETLINK_SOCK_DIAG) of one
+ * network namespace, dumped into memory and looked up by inode, and for
+ * inet sockets by their addresses and ports.  Not installed.
+ *
+ * The diag source of socket facts (sock_diag.c) and the resolver of the
+ * processes at the other end of a local socket (endpoint.c) both read
+ * the tables through this module; where the diag source serves a
+ * handle, both share its table, so that no dump is made twice.
+ *
+ * A dump is made group by group (diag_groups[] of diag_table.c: the
+ * dumps that may hold a socket of one kind), and only when asked for:
+ * diag_table_next() dumps the first group not dumped yet, in the order
+ * of the groups, and diag_table_dump() one named group.  A table is not
+ * thread-safe: its user serialises the calls (sock_diag.c holds its
+ * lock; endpoint.c runs before the walk's threads start).
+ */
+#ifndef	_DIAG_TABLE_H
+#define	_DIAG_TABLE_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "core/Pcontrol.h"
+
+/* The groups, by the index diag_table_dump() takes. */
+#define	DT_TCP4		0	/* TCP and MPTCP of AF_INET */
+#define	DT_TCP6		1	/* TCP and MPTCP of AF_INET6 */
+#define	DT_UNIX		2
+#define	DT_UDP		3	/* UDP of both families */
+#define	DT_NETLINK	4
+#define	DT_PACKET	5
+#define	DT_UDPLITE	6	/* UDP-Lite of both families */
+#define	DT_RAW		7	/* raw sockets of both families */
+#define	DT_NGROUPS	8
+
+/*
+ * One socket of a dump, compact: its names (getsockname's bytes, then
+ * getpeername's) are in the table's arena.  de_have holds the DS_* bits
+ * of diag_parse.h that are kept: DS_NAME, DS_PEER, DS_PEER_INO, DS_MEM.
+ */
+typedef struct dent {
+	uint64_t	de_ino;
+	uint64_t	de_peer_ino;
+	uint32_t	de_next;	/* in its hash chain: index + 1; 0 ends */
+	uint32_t	de_sndbuf, de_rcvbuf;
+	uint32_t	de_names;	/* arena offset: name, then peer */
+	uint16_t	de_have;
+	uint16_t	de_protocol;
+	uint8_t		de_family, de_type, de_state;
+	uint8_t		de_namelen, de_peerlen;
+} dent_t;
+
+typedef struct diag_table {
+	int		dt_sock;	/* NETLINK_SOCK_DIAG, in the namespace */
+	char		dt_nserr[PERRMSG_MAX];	/* why there is none */
+	uint32_t	dt_seq;
+	uint32_t	dt_dumped;	/* bit g: group g dumped */
+	char		dt_dumperr[PERRMSG_MAX];	/* a dump that failed */
+	char		dt_nodump[PERRMSG_MAX];	/* dumps the kernel has not */
+	uint8_t		*dt_buf;	/* one datagram of a dump */
+	dent_t		*dt_ent;
+	size_t		dt_nent, dt_capent;
+	uint8_t		*dt_arena;
+	size_t		dt_narena, dt_caparena;
+	uint32_t	*dt_hash;	/* by inode: index + 1 of a chain's first */
+	size_t		dt_nhash;	/* a power of 2 */
+	size_t		dt_hashed;	/* entries in the hash so far */
+	int		dt_err;		/* a callback's: ENOMEM */
+	/* By addresses and ports (inet), made at first use: */
+	uint32_t	*dt_thash;	/* index + 1 of a chain's first */
+	uint32_t	*dt_tnext;	/* per entry: the next in its chain */
+	size_t		dt_nthash;	/* a power of 2 */
+	size_t		dt_tfor;	/* dt_nent when it was made */
+} diag_table_t;
+
+/*
+ * A new table for the target's network namespace: its netlink socket is
+ * made there (by a short-lived thread that enters it, when it is not
+ * ours).  NULL with errno and the handle's message when the target or
+ * memory is missing; a table whose dt_nserr says why it cannot be
+ * dumped when the namespace may not be entered (it holds no socket).
+ */
+extern diag_table_t *diag_table_new(struct ps_prochandle *);
+extern void diag_table_free(diag_table_t *);
+
+/*
+ * Dump the first group not dumped yet: 1, or 0 when every group has
+ * been.  diag_table_dump() dumps group g unless it has been.  A dump
+ * that failed is remembered in dt_dumperr; one the kernel cannot make,
+ * for want of its module (ENOENT), is named in dt_nodump ("mptcp,
+ * raw6"): no failure, but the sockets of that kind cannot be found.
+ */
+extern int diag_table_next(struct ps_prochandle *, diag_table_t *);
+extern void diag_table_dump(struct ps_prochandle *, diag_table_t *, int);
+/* Has group g been dumped? */
+extern int diag_table_dumped(const diag_table_t *, int);
+
+/* The socket of inode ino (the latest record of it), or NULL. */
+extern const dent_t *diag_table_lookup(const diag_table_t *, uint64_t);
+
+/* e's name (getsockname) and peer name (getpeername), into ss. */
+extern void diag_table_name(const diag_table_t *, const dent_t *,
+    struct sockaddr_storage *, socklen_t *);
+extern void diag_table_peer(const diag_table_t *, const dent_t *,
+    struct sockaddr_storage *, socklen_t *);
+
+/*
+ * The inode of the other end of the connected inet socket e on this
+ * host: the socket of the same transport (TCP or MPTCP, UDP, UDP-Lite)
+ * whose own address and port are e's peer's and whose peer's are e's
+ * own, in the tables dumped so far (an AF_INET address and its
+ * v4-mapped AF_INET6 form are one).  0 when there is none, or when two
+ * sockets of different inodes would do (never a guess); ENOMEM in *errp
+ * when the index could not be made.
+ */
+extern uint64_t diag_table_reverse(diag_table_t *, const dent_t *, int *);
+
+/*
+ * The table of the diag source, when it serves the handle (sock_diag.c),
+ * else NULL: one who reads it while the walk's threads may run holds no
+ * lock of the source's, so only before they start.
+ */
+extern diag_table_t *sock_diag_table(struct ps_prochandle *);
+
+#endif	/* _DIAG_TABLE_H */

@@ -1,0 +1,125 @@
+/*
+ * socksrc.h: a source of socket facts, and the facts it finds.  Not
+ * installed.
+ *
+ * A source is an ops table (as illumos' ps_ops_t): each source file
+ * exports exactly one.  It finds facts and fills a sockfacts_t; it never
+ * formats, and never builds or orders record items: sockrec_add() turns
+ * the facts into the record's items, the same way for every source, so
+ * that every source prints the same bytes for every fact it knows.
+ */
+#ifndef	_SOCKSRC_H
+#define	_SOCKSRC_H
+
+#include <sys/socket.h>
+
+#include "core/Pcontrol.h"
+#include "sock/sockopts.h"
+
+/* sf_have: the facts that are known. */
+#define	SF_DOMAIN	0x0001
+#define	SF_TYPE		0x0002
+#define	SF_PROTOCOL	0x0004
+#define	SF_LINGER	0x0008
+#define	SF_SNDBUF	0x0010
+#define	SF_RCVBUF	0x0020
+#define	SF_NAME		0x0040
+#define	SF_PEER		0x0080
+#define	SF_CRED		0x0100
+
+typedef struct sockfacts {
+	uint_t		sf_have;	/* SF_* */
+	int		sf_domain;
+	int		sf_type;
+	int		sf_protocol;
+	prsockbool_t	sf_bools;	/* the booleans known, and set */
+	struct linger	sf_linger;
+	int		sf_sndbuf;
+	int		sf_rcvbuf;
+	struct sockaddr_storage sf_name;
+	socklen_t	sf_namelen;
+	struct sockaddr_storage sf_peer;
+	socklen_t	sf_peerlen;
+	struct ucred	sf_cred;	/* SO_PEERCRED */
+	char		sf_err[PERRMSG_MAX];	/* why facts are missing */
+	/*
+	 * A source that cannot find out some facts at all says why here (a
+	 * static string); sockrec_add() then lists the facts of this
+	 * socket that are not known (PR_SOCKGAPS).  sf_gaps: SF_PEER for a
+	 * peer that is connected but whose name is not known.
+	 */
+	const char	*sf_gapwhy;
+	uint_t		sf_gaps;
+} sockfacts_t;
+
+/*
+ * A source.  Each function returns an errno.
+ *  so_probe	can it serve this target?  0, or an errno with the reason
+ *		in the handle's message (Pseterr), without the source's name.
+ *  so_batch	(optional) the fds the walk is about to ask about, in
+ *		increasing order: a source may fetch ahead.
+ *  so_facts	the facts of fd, whose inode the walk saw as ino: 0 (the
+ *		facts found, and in sf_err why any are missing), ENOENT
+ *		(closed since), ESTALE (replaced since), ESRCH (target gone).
+ *  so_release	(optional) let go of P->src_data.
+ *  so_walk	(optional) the whole walk instead of the fd-by-fd one: a
+ *		source that finds every fact of every fd at once (bpf).
+ *		Called as Pfdinfo_iter_flags is, without PFDI_STATONLY;
+ *		returns as it does.  It builds records with fdwalk_build()
+ *		where it cannot stand behind its own facts.
+ *  so_inodes	(optional) the target's sockets, a psockid_t each
+ *		(sockid.h: the fd, the inode, and what it knows of the
+ *		other end) to cb, more cheaply than a readlink of every
+ *		fd (bpf): for the endpoints (endpoint.c), before the walk.
+ *		0 or -1.
+ *  so_parallel	so_facts may be called from several threads at once.
+ */
+typedef struct socksrc_ops {
+	psocksrc_t	so_id;
+	const char	*so_name;
+	int		(*so_probe)(struct ps_prochandle *);
+	void		(*so_batch)(struct ps_prochandle *, const int *,
+			    size_t);
+	int		(*so_facts)(struct ps_prochandle *, int, uint64_t,
+			    sockfacts_t *);
+	void		(*so_release)(struct ps_prochandle *);
+	int		(*so_walk)(struct ps_prochandle *, int, proc_fdinfo_f *,
+			    void *);
+	int		(*so_inodes)(struct ps_prochandle *, psockid_f *,
+			    void *);
+	int		so_parallel;
+} socksrc_ops_t;
+
+extern const socksrc_ops_t sock_pidfd_ops;
+extern const socksrc_ops_t sock_agent_ops;
+extern const socksrc_ops_t sock_diag_ops;
+extern const socksrc_ops_t sock_bpf_ops;
+
+/*
+ * The facts of a socket open in this process, which must be the one
+ * whose inode the walk saw (else ESTALE): sock_local.c, for the sources
+ * that bring the target's socket here (pidfd, the agent's passing).
+ */
+extern int sock_local_facts(int, uint64_t, sockfacts_t *);
+/*
+ * Does the kernel refuse option row of the table to every socket of the
+ * domain (SO_PASSCRED of inet sockets since Linux 6.16)?  Then it is
+ * never a fact a socket of that domain could have (sock_local.c).
+ */
+extern int sock_family_refuses(int, int);
+/*
+ * Close a duplicate of the target's socket, never waiting on it for
+ * SO_LINGER (sock_close.c); the facts, when known, say its linger.
+ */
+extern void sock_close(int, const sockfacts_t *);
+
+/* sockrec.c: facts in, record items out. */
+extern void sockfacts_init(sockfacts_t *);
+/* One option of the table, whose value val (of sockopt_size()) is known. */
+extern void sockfacts_set_opt(sockfacts_t *, const sockopt_t *,
+    const void *);
+extern void sockfacts_error(sockfacts_t *, const char *, ...)
+    __attribute__((__format__(__printf__, 2, 3)));
+extern void sockrec_add(fdrec_t *, const sockfacts_t *);
+
+#endif	/* _SOCKSRC_H */

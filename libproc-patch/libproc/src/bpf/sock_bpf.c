@@ -1,0 +1,332 @@
+/*
+ * sock_bpf.c: every fact of every fd in one pass through the kernel: the
+ * BPF task-file iterator (bpf/pfiles.bpf.c, loaded by bpf_load.c), one
+ * fixed record per fd, read in large reads.  The program is loaded once
+ * per process (a pfiles run), for all the pids it examines.
+ *
+ * This source replaces the walk (so_walk), not only the socket facts: the
+ * iterator lists the target's fds in order, and each record becomes the
+ * fd's libproc record -- its socket facts through the same builder as
+ * every source's (sockrec.c).  The kernel's in-memory view of a file is
+ * what fstat(2) shows only where the filesystem computes no attributes
+ * of its own: so the records of sockets, pipes and anonymous inodes
+ * (sockfs, pipefs, anon_inodefs) are taken as the iterator gives them,
+ * and every other fd -- a file on btrfs, overlayfs, NFS, FUSE, an
+ * id-mapped mount -- is built the way the other sources build it
+ * (fdwalk_build), from the stat of the fd.  A socket of a family whose
+ * names the program does not compute is asked through pidfd_getfd.
+ *
+ * The kernel makes no ptrace access check for this iterator: the walk
+ * has already opened /proc/PID/fd, which needs the permission to read
+ * the process's fds, and a process without it is refused before (Pgrab).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "src/bpf/bpf_load.h"
+#include "walk/fdwalk.h"
+#include "src/bpf/sock_bpf.h"
+
+/* The program, loaded at most once per process; why it could not be. */
+static pthread_mutex_t bpf_lock = PTHREAD_MUTEX_INITIALIZER;
+static bpf_pfiles_t *bpf_prog;
+static int bpf_tried;
+static int bpf_errno;
+static char bpf_why[PERRMSG_MAX];
+
+static int
+bpf_probe(struct ps_prochandle *P)
+{
+	unsigned int n;
+	int err;
+
+	/* The permission to read its fd table is pfiles' own. */
+	if (P->fddirfd < 0)
+		return (Pseterr(P, EACCES, "permission denied"));
+	/* Its main thread exited: the table shown is a live thread's. */
+	if (P->tid != 0 && P->tid != P->pid)
+		return (Pseterr(P, ENOTSUP, "the process's main thread has "
+		    "exited"));
+	(void) pthread_mutex_lock(&bpf_lock);
+	if (!bpf_tried) {
+		bpf_tried = 1;
+		if ((bpf_prog = bpf_pfiles_open(bpf_why,
+		    sizeof (bpf_why))) == NULL) {
+			bpf_errno = errno != 0 ? errno : ENOTSUP;
+		} else if (bpf_check_facts(bpf_prog, &n, bpf_why,
+		    sizeof (bpf_why)) != 0) {
+			bpf_errno = errno != 0 ? errno : EPROTO;
+			bpf_pfiles_close(bpf_prog);
+			bpf_prog = NULL;
+		} else {
+			PDEBUG(P, "bpf: the iterator is loaded; its records of "
+			    "%u files of pfiles' own are the kernel's calls'", n);
+		}
+	}
+	err = bpf_prog == NULL ? bpf_errno : 0;
+	(void) pthread_mutex_unlock(&bpf_lock);
+	if (err != 0)
+		return (Pseterr(P, err, "%s", bpf_why));
+	return (0);
+}
+
+/* What one walk carries from record to record. */
+typedef struct bpf_walk {
+	struct ps_prochandle *bw_P;
+	int		bw_flags;
+	proc_fdinfo_f	*bw_func;
+	void		*bw_cd;
+	fdrec_t		bw_rec;
+	fdscratch_t	*bw_fs;
+	unsigned	bw_hz;
+	int		bw_lastfd;	/* of the last record, or -1 */
+	int		bw_rv;		/* the caller's, or -1 */
+	int		bw_err;		/* errno of a failure */
+} bpf_walk_t;
+
+/* The socket facts of a record, for the one builder (sockrec.c). */
+void
+bpf_sockfacts(const bpfrec_t *br, unsigned int hz, sockfacts_t *sf)
+{
+	sockfacts_init(sf);
+	sf->sf_domain = br->br_family;
+	sf->sf_type = br->br_type;
+	sf->sf_have |= SF_DOMAIN | SF_TYPE;
+	/* As the other sources: SO_PROTOCOL only where it is shown. */
+	if (br->br_family == AF_NETLINK) {
+		sf->sf_protocol = br->br_protocol;
+		sf->sf_have |= SF_PROTOCOL;
+	}
+	sf->sf_bools.pr_known = br->br_bools_known;
+	sf->sf_bools.pr_set = br->br_bools & br->br_bools_known;
+	if (br->br_sock_have & BPFREC_S_LINGER) {
+		sf->sf_linger.l_onoff = br->br_linger_on;
+		sf->sf_linger.l_linger = bpfrec_linger_secs(br, hz);
+		sf->sf_have |= SF_LINGER;
+	}
+	if (br->br_sock_have & BPFREC_S_BUFS) {
+		sf->sf_sndbuf = br->br_sndbuf;
+		sf->sf_rcvbuf = br->br_rcvbuf;
+		sf->sf_have |= SF_SNDBUF | SF_RCVBUF;
+	}
+	if (br->br_sockname.ba_err == 0 &&
+	    br->br_sockname.ba_len <= sizeof (sf->sf_name)) {
+		memcpy(&sf->sf_name, br->br_sockname.ba_data,
+		    br->br_sockname.ba_len);
+		sf->sf_namelen = (socklen_t)br->br_sockname.ba_len;
+		sf->sf_have |= SF_NAME;
+	}
+	if (br->br_peername.ba_err == 0 &&
+	    br->br_peername.ba_len <= sizeof (sf->sf_peer)) {
+		memcpy(&sf->sf_peer, br->br_peername.ba_data,
+		    br->br_peername.ba_len);
+		sf->sf_peerlen = (socklen_t)br->br_peername.ba_len;
+		sf->sf_have |= SF_PEER;
+	}
+	if (br->br_sock_have & BPFREC_S_PEERPID) {
+		sf->sf_cred.pid = br->br_peer_pid;
+		sf->sf_cred.uid = (uid_t)-1;
+		sf->sf_cred.gid = (gid_t)-1;
+		sf->sf_have |= SF_CRED;
+	}
+}
+
+/*
+ * Is the record's view of this fd the one the other sources would give?
+ * A socket whose facts (names included) the program computed, a pipe, an
+ * anonymous inode: files of the kernel's own filesystems, whose stat is
+ * the inode's, with the locks read (on a kernel whose locks the program
+ * cannot read, fdinfo has them) and none held through it, or none whose
+ * pid is another namespace's.  An O_PATH fd is a path, built the other
+ * way.
+ */
+int
+bpf_taken_as_is(const bpfrec_t *br)
+{
+	mode_t fmt = br->br_mode & S_IFMT;
+
+	if (!(br->br_have & BPFREC_STAT) || !(br->br_have & BPFREC_FILE) ||
+	    !(br->br_have & BPFREC_LOCKS) || br->br_nlocks != 0 ||
+	    (br->br_have & (BPFREC_LOCKS_CUT | BPFREC_LOCKPID_GLOBAL)) ||
+	    (br->br_fflags & O_PATH) || br->br_path == NULL)
+		return (0);
+	if (fmt == S_IFSOCK)
+		return ((br->br_have & BPFREC_SOCK) &&
+		    (br->br_sock_have & BPFREC_S_SK) &&
+		    br->br_sockname.ba_err != BPFREC_ENOTCOMPUTED &&
+		    br->br_peername.ba_err != BPFREC_ENOTCOMPUTED);
+	if (fmt == S_IFIFO)
+		return (br->br_path_len > 6 &&
+		    memcmp(br->br_path, "pipe:[", 6) == 0);
+	return (fmt == 0 && br->br_anon != NULL);
+}
+
+/* The record of fd from the iterator's facts. */
+static int
+from_record(bpf_walk_t *bw, const bpfrec_t *br)
+{
+	fdrec_t *rec = &bw->bw_rec;
+	prfdinfo_t *info;
+	prfdlock_t lk[BPFREC_MAXLOCKS];
+	sockfacts_t sf;
+
+	if (fdrec_reset(rec, br->br_fd) != 0)
+		return (errno);
+	info = fdrec_info(rec);
+	info->pr_mode = br->br_mode;
+	info->pr_ino = br->br_ino;
+	info->pr_size = br->br_size;
+	info->pr_uid = br->br_uid;
+	info->pr_gid = br->br_gid;
+	info->pr_major = br->br_major;
+	info->pr_minor = br->br_minor;
+	info->pr_rmajor = br->br_rmajor;
+	info->pr_rminor = br->br_rminor;
+	info->pr_fileflags = (int)(br->br_fflags & ~(uint32_t)O_CLOEXEC);
+	info->pr_fdflags = (br->br_fflags & O_CLOEXEC) ? FD_CLOEXEC : 0;
+	info->pr_offset = br->br_pos;
+	info->pr_mnt_id = br->br_mnt_id;
+
+	/* br_path ends in its NUL (bpfrec_parse.h) */
+	(void) fdrec_add(rec, PR_PATHNAME, br->br_path, br->br_path_len + 1);
+	for (unsigned i = 0; i < br->br_nlocks && i < BPFREC_MAXLOCKS; i++) {
+		lk[i].pr_kind = (short)br->br_locks[i].bl_kind;
+		lk[i].pr_type = (short)br->br_locks[i].bl_type;
+		lk[i].pr_mandatory = 0;
+		lk[i].pr_pid = br->br_locks[i].bl_pid > 0 ?
+		    br->br_locks[i].bl_pid : 0;
+	}
+	if (br->br_nlocks > 0)
+		(void) fdrec_add(rec, PR_LOCKS, lk, br->br_nlocks *
+		    sizeof (lk[0]));
+	if (br->br_locks_more > 0)
+		(void) fdrec_add(rec, PR_LOCKS_DROPPED, &br->br_locks_more,
+		    sizeof (br->br_locks_more));
+	if ((br->br_mode & S_IFMT) == S_IFSOCK) {
+		bpf_sockfacts(br, bw->bw_hz, &sf);
+		sockrec_add(rec, &sf);
+	}
+	return (0);
+}
+
+/* bpf_pfiles_iter's callback: one fd's record, to the caller in order. */
+static int
+one_fd(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
+{
+	bpf_walk_t *bw = arg;
+	struct ps_prochandle *P = bw->bw_P;
+	int err;
+
+	if (br->br_tgid != P->pid) {
+		bw->bw_err = EIO;	/* not the process asked for */
+		return (-1);
+	}
+	/*
+	 * The iterator visits every thread's table; a thread that unshared
+	 * its own (CLONE_FILES) is not the table /proc/PID/fd shows, nor
+	 * what the other sources show.
+	 */
+	if (br->br_have & BPFREC_OWNTABLE)
+		return (0);
+	/*
+	 * The leader's table is walked once, in increasing fd order: a
+	 * record at or below the last one's fd is a table the kernel
+	 * visited twice, which the program must have skipped.  Refused,
+	 * never shown twice.
+	 */
+	if (br->br_fd <= bw->bw_lastfd) {
+		bw->bw_err = EPROTO;
+		(void) Pseterr(P, EPROTO, "bpf: the iterator gave fd %d "
+		    "again (after fd %d)", br->br_fd, bw->bw_lastfd);
+		return (-1);
+	}
+	bw->bw_lastfd = br->br_fd;
+	if (bpf_taken_as_is(br))
+		err = from_record(bw, br);
+	else
+		err = fdwalk_build(P, bw->bw_flags, bw->bw_fs, &bw->bw_rec,
+		    br->br_fd);
+	if (err == ENOENT)
+		return (0);		/* closed since: skip it */
+	if (err != 0) {
+		bw->bw_err = err;
+		return (-1);
+	}
+	if ((bw->bw_rv = bw->bw_func(bw->bw_cd,
+	    fdrec_info(&bw->bw_rec))) != 0)
+		return (1);
+	return (0);
+}
+
+static int
+bpf_walk(struct ps_prochandle *P, int flags, proc_fdinfo_f *func, void *cd)
+{
+	char why[PERRMSG_MAX];
+	bpf_walk_t bw;
+	int r;
+
+	memset(&bw, 0, sizeof (bw));
+	bw.bw_P = P;
+	bw.bw_flags = flags;
+	bw.bw_func = func;
+	bw.bw_cd = cd;
+	bw.bw_hz = bpf_pfiles_hz(bpf_prog);
+	bw.bw_lastfd = -1;
+	if ((bw.bw_fs = malloc(sizeof (*bw.bw_fs))) == NULL) {
+		errno = ENOMEM;
+		return (-1);
+	}
+	r = bpf_pfiles_iter(bpf_prog, P->pid, one_fd, &bw, why, sizeof (why));
+	fdrec_free(&bw.bw_rec);
+	free(bw.bw_fs);
+	if (bw.bw_rv != 0)
+		return (bw.bw_rv);		/* the caller stopped it */
+	if (r < 0 || bw.bw_err != 0) {
+		int err = bw.bw_err != 0 ? bw.bw_err : errno;
+
+		if (bw.bw_err == 0)
+			(void) Pseterr(P, err, "bpf: %s", why);
+		errno = err == ESRCH || Pexited(P) ? ESRCH : err;
+		return (-1);
+	}
+	return (0);
+}
+
+/*
+ * A socket the walk builds the other way (an fd on which the record
+ * could not be taken as it is): asked through pidfd_getfd.
+ */
+static int
+bpf_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
+{
+	return (sock_pidfd_ops.so_facts(P, fd, ino, sf));
+}
+
+static int
+bpf_inodes(struct ps_prochandle *P, psockid_f *cb,
+    void *arg)
+{
+	char why[PERRMSG_MAX];
+
+	if (bpf_pfiles_sock_inodes(bpf_prog, P->pid, cb, arg, why,
+	    sizeof (why)) != 0) {
+		PDEBUG(P, "bpf: the sockets' inodes: %s", why);
+		return (-1);
+	}
+	return (0);
+}
+
+const socksrc_ops_t sock_bpf_ops = {
+	.so_id = PSOCK_BPF,
+	.so_name = "bpf",
+	.so_probe = bpf_probe,
+	.so_facts = bpf_facts,
+	.so_walk = bpf_walk,
+	.so_inodes = bpf_inodes,
+	.so_parallel = 1,
+};

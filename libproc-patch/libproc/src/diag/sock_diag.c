@@ -1,0 +1,195 @@
+/*
+ * sock_diag.c: socket facts from the kernel's socket tables
+ * (NETLINK_SOCK_DIAG), for when pfiles may not touch the target: no
+ * ptrace permission is needed, the target's sockets are neither
+ * duplicated nor asked anything, and no thread of it is stopped.
+ *
+ * The walk gives each socket's inode; the facts come from dumps of the
+ * tables of the target's network namespace, kept in memory and looked up
+ * by inode (a hash).  A dump is made only when a socket's inode is not in
+ * the dumps made so far, family group by family group (diag_table.c), so
+ * that a process is served by at most one dump per family and protocol
+ * and by none of the families it has no socket of (but a socket in no
+ * dump -- made after its family's dump, or of a family the tables do not
+ * cover -- has every group not yet dumped dumped).  Per socket there is
+ * no system call beyond the walk's own.
+ *
+ * A dump describes the namespace of the netlink socket that asks: where
+ * the target's network namespace is not ours, the socket is made in a
+ * short-lived thread that enters the target's namespace (setns), so that
+ * pfiles itself does not move; where that is not allowed, every socket
+ * says why it has no facts.
+ *
+ * The tables hold the type, the state (SO_ACCEPTCONN), the send and
+ * receive buffers, and the names; not the other options, SO_LINGER or a
+ * unix peer's credentials: each record says so (sf_gapwhy), and pfiles
+ * names them once per process.  The dumps and the table are
+ * diag_table.c's, which the resolver of endpoints (endpoint.c) shares
+ * when this source serves the handle (sock_diag_table()).
+ */
+#include <errno.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netdiag/diag_parse.h"
+#include "netdiag/diag_table.h"
+#include "sock/socksrc.h"
+
+/* Why a record lacks the facts the tables do not hold. */
+static const char diag_gapwhy[] =
+    "diag: the kernel's socket tables do not hold them";
+
+/*
+ * The walk's threads share the table: lookups under the read lock, which
+ * none waits for once the dumps the process needs are made; a dump under
+ * the write lock.
+ */
+typedef struct diag_state {
+	pthread_rwlock_t dg_lock;
+	diag_table_t	*dg_table;	/* diag_table.c */
+} diag_state_t;
+
+/* ------------------------------------------------------------------ */
+/* The source. */
+
+static void
+diag_release(struct ps_prochandle *P)
+{
+	diag_state_t *dg = P->src_data;
+
+	if (dg == NULL)
+		return;
+	diag_table_free(dg->dg_table);
+	(void) pthread_rwlock_destroy(&dg->dg_lock);
+	free(dg);
+	P->src_data = NULL;
+}
+
+static int
+diag_probe(struct ps_prochandle *P)
+{
+	diag_state_t *dg;
+
+	if ((dg = calloc(1, sizeof (*dg))) == NULL)
+		return (Pseterr(P, ENOMEM, "%s", strerror(ENOMEM)));
+	if ((dg->dg_table = diag_table_new(P)) == NULL) {
+		int err = errno;
+
+		free(dg);
+		return (err);
+	}
+	(void) pthread_rwlock_init(&dg->dg_lock, NULL);
+	P->src_data = dg;
+	return (0);
+}
+
+diag_table_t *
+sock_diag_table(struct ps_prochandle *P)
+{
+	diag_state_t *dg;
+
+	if (P->src_state != SRC_CHOSEN || P->src != &sock_diag_ops ||
+	    (dg = P->src_data) == NULL)
+		return (NULL);
+	return (dg->dg_table);
+}
+
+/* The facts of entry e, as the tables give them. */
+static void
+fill(const diag_table_t *dt, const dent_t *e, sockfacts_t *sf)
+{
+	const sockopt_t *opts = sockopt_table();
+
+	sf->sf_domain = e->de_family;
+	sf->sf_type = e->de_type;
+	sf->sf_have |= SF_DOMAIN | SF_TYPE;
+	if (e->de_family == AF_NETLINK) {
+		sf->sf_protocol = e->de_protocol;
+		sf->sf_have |= SF_PROTOCOL;
+	}
+	for (int row = 0; row < SOCKOPT_N; row++) {
+		const sockopt_t *o = &opts[row];
+		int v;
+
+		if (o->so_kind == SOK_BOOL && o->so_bit == PR_SO_ACCEPTCONN)
+			v = e->de_state == TCP_LISTEN;
+		else if (o->so_kind == SOK_INT && (e->de_have & DS_MEM))
+			v = (int)(o->so_item == PR_SOCKOPT_SNDBUF ?
+			    e->de_sndbuf : e->de_rcvbuf);
+		else
+			continue;
+		sockfacts_set_opt(sf, o, &v);
+	}
+	if (e->de_have & DS_NAME) {
+		diag_table_name(dt, e, &sf->sf_name, &sf->sf_namelen);
+		sf->sf_have |= SF_NAME;
+	}
+	if (e->de_have & DS_PEER) {
+		diag_table_peer(dt, e, &sf->sf_peer, &sf->sf_peerlen);
+		sf->sf_have |= SF_PEER;
+	} else if (e->de_have & DS_PEER_INO) {
+		/* A unix peer: its name is its own record's. */
+		const dent_t *p = e->de_peer_ino != 0 ?
+		    diag_table_lookup(dt, e->de_peer_ino) : NULL;
+
+		if (p != NULL && p->de_family == AF_UNIX &&
+		    (p->de_have & DS_NAME)) {
+			diag_table_name(dt, p, &sf->sf_peer, &sf->sf_peerlen);
+			sf->sf_have |= SF_PEER;
+		} else {
+			sf->sf_gaps |= SF_PEER;	/* connected, name unknown */
+		}
+	}
+	sf->sf_gapwhy = diag_gapwhy;
+}
+
+static int
+diag_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
+{
+	diag_state_t *dg = P->src_data;
+	diag_table_t *dt = dg->dg_table;
+	const dent_t *e;
+
+	if (dt->dt_nserr[0] != '\0') {
+		sockfacts_error(sf, "diag: %s", dt->dt_nserr);
+		return (0);
+	}
+	(void) pthread_rwlock_rdlock(&dg->dg_lock);
+	if ((e = diag_table_lookup(dt, ino)) == NULL) {
+		/* Not in the dumps made so far: the next groups', if any. */
+		(void) pthread_rwlock_unlock(&dg->dg_lock);
+		(void) pthread_rwlock_wrlock(&dg->dg_lock);
+		while ((e = diag_table_lookup(dt, ino)) == NULL &&
+		    diag_table_next(P, dt))
+			continue;
+	}
+	/*
+	 * A socket in no dump: of a family the tables do not cover, or made
+	 * after its family's dump (at most one dump per family and protocol
+	 * is made per process); or of a kind this kernel has no dump of.
+	 */
+	if (e != NULL)
+		fill(dt, e, sf);
+	else if (dt->dt_dumperr[0] != '\0')
+		sockfacts_error(sf, "diag: not in the kernel's socket tables "
+		    "(%s)", dt->dt_dumperr);
+	else if (dt->dt_nodump[0] != '\0')
+		sockfacts_error(sf, "diag: not in the kernel's socket tables "
+		    "(this kernel gives no %s dump: its diag module is not "
+		    "loaded)", dt->dt_nodump);
+	else
+		sockfacts_error(sf, "diag: not in the kernel's socket tables");
+	(void) pthread_rwlock_unlock(&dg->dg_lock);
+	return (0);
+}
+
+const socksrc_ops_t sock_diag_ops = {
+	.so_id = PSOCK_DIAG,
+	.so_name = "diag",
+	.so_probe = diag_probe,
+	.so_facts = diag_facts,
+	.so_release = diag_release,
+	.so_parallel = 1,
+};

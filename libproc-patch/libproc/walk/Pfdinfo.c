@@ -1,0 +1,566 @@
+/*
+ * Pfdinfo.c: the walk over a process's open files.
+ *
+ * The fds come from getdents64(2) on /proc/PID/fd, which the kernel lists
+ * in increasing fd order, so the walk streams: a batch of fd numbers at a
+ * time, one record per fd in a buffer reused from fd to fd, whatever the
+ * number of fds.  Per fd the walk makes one stat and (but for sockets) one
+ * readlink of /proc/PID/fd/N and, unless the caller asked for stat only,
+ * one open+read+close of /proc/PID/fdinfo/N; sockets get their facts from
+ * the chosen source (socksrc.c).  Nothing else of /proc is read per fd.
+ *
+ * When the machine has more than one CPU and the source of socket facts
+ * can be used from several threads (pidfd, or none), records are built
+ * by worker threads ahead of the caller (fdpipe.c); the caller's function
+ * is still called in fd order, on the caller's thread.
+ *
+ * Unless the caller asked for stat only, the walk first learns who holds
+ * the other end of each of the target's sockets whose other end is on
+ * this host (endpoint.c), and adds it to their records (PR_ENDPOINTS).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "endpoint/endpoint.h"
+#include "walk/fdwalk.h"
+
+#define	DENTS_BUFSZ	32768
+#define	BATCH_MAX	(DENTS_BUFSZ / 24)	/* fds one getdents can give */
+#define	FD_RETRIES	8	/* an fd replaced while being read, again */
+
+static int
+open_fdinfo_dir(struct ps_prochandle *P)
+{
+	if (P->fdinfofd >= 0)
+		return (0);
+	P->fdinfofd = Pprocopen(P, "fdinfo", O_RDONLY | O_DIRECTORY);
+	return (P->fdinfofd < 0 ? -1 : 0);
+}
+
+/*
+ * Read and parse /proc/PID/fdinfo/N.  fdinfo is one seq_file record, so a
+ * read that returns less than was asked for has reached the end, and
+ * usually one read(2) is all it takes; reading stops, too, once the lines
+ * of the file's own type begin (an epoll fd's list of every fd it
+ * watches is not needed).
+ */
+static int
+read_fdinfo(struct ps_prochandle *P, const char *name, fdscratch_t *fs)
+{
+	fdinfo_parser_t fp;
+	ssize_t n;
+	int fd, err = 0;
+
+	if ((fd = openat(P->fdinfofd, name, O_RDONLY | O_CLOEXEC)) < 0)
+		return (errno);
+	fdinfo_parse_init(&fp, &fs->fs_fdinfo);
+	for (;;) {
+		n = read(fd, fs->fs_readbuf, sizeof (fs->fs_readbuf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = errno;
+		if (n <= 0)
+			break;
+		fdinfo_parse_feed(&fp, fs->fs_readbuf, (size_t)n);
+		if ((size_t)n < sizeof (fs->fs_readbuf) ||
+		    fdinfo_parse_done(&fp))
+			break;
+	}
+	fdinfo_parse_end(&fp);
+	(void) close(fd);
+	return (err);
+}
+
+/*
+ * The stat of what fd N holds.  AT_STATX_DONT_SYNC: the kernel answers
+ * from what it has, and never waits on the file's filesystem (a FUSE or
+ * NFS server that does not answer would hang us in an uninterruptible
+ * sleep).  0 or an errno.
+ */
+static int
+stat_at(int dirfd, const char *name, int flags, struct statx *stx)
+{
+	if (statx(dirfd, name, flags | AT_STATX_DONT_SYNC, STATX_BASIC_STATS,
+	    stx) != 0)
+		return (errno);
+	return (0);
+}
+
+/* Do two stats name the same file? */
+static int
+same_file(const struct statx *a, const struct statx *b)
+{
+	return (a->stx_ino == b->stx_ino && a->stx_dev_major ==
+	    b->stx_dev_major && a->stx_dev_minor == b->stx_dev_minor &&
+	    (a->stx_mode & S_IFMT) == (b->stx_mode & S_IFMT));
+}
+
+static void
+fill_stat(prfdinfo_t *info, const struct statx *stx)
+{
+	info->pr_mode = stx->stx_mode;
+	info->pr_ino = stx->stx_ino;
+	info->pr_size = (int64_t)stx->stx_size;
+	info->pr_uid = stx->stx_uid;
+	info->pr_gid = stx->stx_gid;
+	info->pr_major = stx->stx_dev_major;
+	info->pr_minor = stx->stx_dev_minor;
+	info->pr_rmajor = stx->stx_rdev_major;
+	info->pr_rminor = stx->stx_rdev_minor;
+}
+
+static void
+fill_fdinfo(fdrec_t *rec, const fdinfo_t *fi)
+{
+	prfdinfo_t *info = fdrec_info(rec);
+
+	if (fi->fi_have & FDI_FLAGS) {
+		info->pr_fileflags = (int)(fi->fi_flags & ~(uint32_t)O_CLOEXEC);
+		info->pr_fdflags = (fi->fi_flags & O_CLOEXEC) ? FD_CLOEXEC : 0;
+	}
+	if (fi->fi_have & FDI_POS)
+		info->pr_offset = fi->fi_pos;
+	if (fi->fi_have & FDI_MNT_ID)
+		info->pr_mnt_id = fi->fi_mnt_id;
+	if (fi->fi_nlocks > 0)
+		(void) fdrec_add(rec, PR_LOCKS, fi->fi_locks,
+		    fi->fi_nlocks * sizeof (fi->fi_locks[0]));
+	if (fi->fi_locks_dropped > 0)
+		(void) fdrec_add(rec, PR_LOCKS_DROPPED, &fi->fi_locks_dropped,
+		    sizeof (fi->fi_locks_dropped));
+}
+
+/*
+ * The path of fd N, from the very file whose stat is stx: fd N's link is
+ * opened (O_PATH: the file's own path, no open of the file itself, no
+ * call to its filesystem), and the stat and the link of OUR descriptor
+ * are of one file by construction.  A fd switched to another file meanwhile
+ * is ESTALE.  A link that cannot be read (a path longer than PATH_MAX) is
+ * a note in the record, not an error of the walk.  0 or an errno.
+ */
+static int
+add_path(struct ps_prochandle *P, const char *name, const struct statx *stx,
+    fdscratch_t *fs, fdrec_t *rec)
+{
+	struct statx mine;
+	char me[16];
+	ssize_t n;
+	int f, err;
+
+	if ((f = openat(P->fddirfd, name, O_PATH | O_CLOEXEC)) < 0)
+		return (errno);
+	(void) snprintf(me, sizeof (me), "%d", f);
+	if ((err = stat_at(f, "", AT_EMPTY_PATH, &mine)) == 0 &&
+	    !same_file(&mine, stx))
+		err = ESTALE;
+	if (err == 0 && P->selffdfd < 0 && (P->selffdfd = open("/proc/self/fd",
+	    O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		err = errno;
+	if (err == 0) {
+		n = readlinkat(P->selffdfd, me, fs->fs_path,
+		    sizeof (fs->fs_path) - 1);
+		if (n >= 0) {
+			fs->fs_path[n] = '\0';
+			(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path,
+			    (size_t)n + 1);
+		} else {
+			const char *why = errno == ENAMETOOLONG ?
+			    "file name too long" : strerror(errno);
+
+			(void) fdrec_add(rec, PR_PATHERR, why,
+			    strlen(why) + 1);
+		}
+	}
+	(void) close(f);
+	return (err);
+}
+
+/*
+ * A pipe's link, "pipe:[INO]", is made from its inode: when it names the
+ * inode of the stat, the two are of one pipe, and no second look is
+ * needed.  1 when the path was added so; 0 when add_path must look.
+ */
+static int
+link_names_inode(struct ps_prochandle *P, const char *name,
+    const struct statx *stx, fdscratch_t *fs, fdrec_t *rec)
+{
+	char want[40];
+	ssize_t n;
+	int len;
+
+	if (!S_ISFIFO(stx->stx_mode))
+		return (0);
+	len = snprintf(want, sizeof (want), "pipe:[%llu]",
+	    (unsigned long long)stx->stx_ino);
+	n = readlinkat(P->fddirfd, name, fs->fs_path, sizeof (fs->fs_path) - 1);
+	if (n != len || memcmp(fs->fs_path, want, (size_t)len) != 0)
+		return (0);
+	fs->fs_path[n] = '\0';
+	(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
+	return (1);
+}
+
+/*
+ * The path of fd N for a walk that must open nothing of the target's
+ * (PFDI_STATONLY): its link, read between two stats that must agree.
+ */
+static int
+add_path_statonly(struct ps_prochandle *P, const char *name,
+    const struct statx *stx, fdscratch_t *fs, fdrec_t *rec)
+{
+	struct statx again;
+	ssize_t n;
+	int err;
+
+	n = readlinkat(P->fddirfd, name, fs->fs_path, sizeof (fs->fs_path) - 1);
+	if (n < 0 && errno != ENAMETOOLONG)
+		return (errno);
+	if ((err = stat_at(P->fddirfd, name, 0, &again)) != 0)
+		return (err);
+	if (!same_file(&again, stx))
+		return (ESTALE);
+	if (n >= 0) {
+		fs->fs_path[n] = '\0';
+		(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
+	}
+	return (0);
+}
+
+/*
+ * A new record for fd with its stat fields; name (16 bytes) gets fd's
+ * name in /proc/PID/fd.  0 or an errno.
+ */
+static int
+build_stat(struct ps_prochandle *P, fdrec_t *rec, int fd, char *name,
+    struct statx *stx)
+{
+	int err;
+
+	(void) snprintf(name, 16, "%d", fd);
+	if (fdrec_reset(rec, fd) != 0)
+		return (errno);
+	if ((err = stat_at(P->fddirfd, name, 0, stx)) != 0)
+		return (err);
+	fill_stat(fdrec_info(rec), stx);
+	return (0);
+}
+
+/*
+ * One attempt at the record of fd; ESTALE when the fd was replaced while
+ * being read.  Every fact of the record must come from one open file:
+ * the stat, the path (add_path), fdinfo (its ino: must be the stat's)
+ * and the socket facts (each source checks the inode of what it asks).
+ *
+ * A socket's link says only "socket:[INO]", which the stat already
+ * tells, so it is not read.  An O_PATH descriptor of a socket file is a
+ * path, not a socket endpoint: fdinfo's flags say which.
+ */
+static int
+build_once(struct ps_prochandle *P, int flags, fdscratch_t *fs,
+    fdrec_t *rec, int fd)
+{
+	char name[16];
+	struct statx stx;
+	int err, endpoint;
+
+	if ((err = build_stat(P, rec, fd, name, &stx)) != 0)
+		return (err);
+	if (flags & PFDI_STATONLY) {
+		if (S_ISSOCK(stx.stx_mode))
+			return (0);
+		return (add_path_statonly(P, name, &stx, fs, rec));
+	}
+
+	if ((err = read_fdinfo(P, name, fs)) != 0)
+		return (err);
+	if ((fs->fs_fdinfo.fi_have & FDI_INO) &&
+	    fs->fs_fdinfo.fi_ino != (uint64_t)stx.stx_ino)
+		return (ESTALE);
+	endpoint = S_ISSOCK(stx.stx_mode) &&
+	    !((fs->fs_fdinfo.fi_have & FDI_FLAGS) &&
+	    (fs->fs_fdinfo.fi_flags & O_PATH));
+	if (endpoint) {
+		int n = snprintf(fs->fs_path, sizeof (fs->fs_path),
+		    "socket:[%llu]", (unsigned long long)stx.stx_ino);
+
+		(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
+		if ((err = Psockfacts(P, fd, (uint64_t)stx.stx_ino, rec)) != 0)
+			return (err);
+	} else if (!link_names_inode(P, name, &stx, fs, rec) &&
+	    (err = add_path(P, name, &stx, fs, rec)) != 0) {
+		return (err);
+	}
+	fill_fdinfo(rec, &fs->fs_fdinfo);
+	return (0);
+}
+
+static int
+build_changed(struct ps_prochandle *P, fdrec_t *rec, int fd)
+{
+	struct statx stx;
+	char name[16];
+	int err;
+
+	if ((err = build_stat(P, rec, fd, name, &stx)) != 0)
+		return (err);
+	(void) fdrec_add(rec, PR_CHANGED, NULL, 0);
+	return (0);
+}
+
+int
+fdwalk_build(struct ps_prochandle *P, int flags, fdscratch_t *fs,
+    fdrec_t *rec, int fd)
+{
+	int err = ESTALE;
+
+	for (int i = 0; i < FD_RETRIES && err == ESTALE; i++)
+		err = build_once(P, flags, fs, rec, fd);
+	/*
+	 * It never held still: what it holds is changing all the time.  It
+	 * is shown, with the stat of one moment and nothing that would need
+	 * a second look to be sure of, and marked so.
+	 */
+	if (err == ESTALE)
+		err = build_changed(P, rec, fd);
+	switch (err) {
+	case 0:
+		return (0);
+	case ENOENT:
+	case EBADF:
+		return (ENOENT);	/* closed: skip it */
+	default:
+		return (err == ESRCH || Pexited(P) ? ESRCH : err);
+	}
+}
+
+/* The fd a directory entry names, or -1 for "." and "..". */
+static int
+dirent_fd(const char *name)
+{
+	long v = 0;
+
+	if (*name == '\0')
+		return (-1);
+	for (; *name != '\0'; name++) {
+		if (*name < '0' || *name > '9' || v > (INT_MAX - 9) / 10)
+			return (-1);
+		v = v * 10 + (*name - '0');
+	}
+	return ((int)v);
+}
+
+/* The next batch of fd numbers; their count, 0 at the end, or -1. */
+static long
+next_batch(struct ps_prochandle *P, char *dents, int *fds)
+{
+	long n, count = 0;
+	int fd;
+
+	/* Gone for a moment while an exec hands the pid over: again. */
+	for (int i = 0; (n = syscall(SYS_getdents64, P->fddirfd, dents,
+	    DENTS_BUFSZ)) < 0 && errno == ENOENT && i < EXEC_SETTLE_MS &&
+	    !Pexiting(P); i++)
+		(void) usleep(1000);
+	if (n < 0) {
+		errno = ESRCH;	/* gone: Pexiting has said so, or never left */
+		return (-1);
+	}
+	for (long off = 0; off < n; ) {
+		struct dirent64 *d = (struct dirent64 *)(void *)(dents + off);
+
+		if (d->d_reclen == 0 || d->d_reclen > n - off ||
+		    count == BATCH_MAX) {
+			errno = EPROTO;
+			return (-1);
+		}
+		off += d->d_reclen;
+		if ((fd = dirent_fd(d->d_name)) >= 0)
+			fds[count++] = fd;
+	}
+	return (count == 0 && n > 0 ? next_batch(P, dents, fds) : count);
+}
+
+static int
+serial_walk(struct ps_prochandle *P, int flags, fdscratch_t *fs,
+    fdrec_t *rec, const int *fds, size_t nfds, proc_fdinfo_f *func, void *cd)
+{
+	int err, rv;
+
+	for (size_t i = 0; i < nfds; i++) {
+		if ((err = fdwalk_build(P, flags, fs, rec, fds[i])) == ENOENT)
+			continue;
+		if (err != 0) {
+			errno = err;
+			return (-1);
+		}
+		if ((rv = func(cd, fdrec_info(rec))) != 0)
+			return (rv);
+	}
+	return (0);
+}
+
+/*
+ * The walk's records on their way to the caller, when some socket of the
+ * target has its other end on this host: a socket's record gets
+ * PR_ENDPOINTS here, on the caller's thread and whatever the source or
+ * the walk (serial, pipelined, a source's own), from endpoint.c's
+ * answers, which cost no system call.  Such a record is copied first:
+ * the walk's own buffer is not ours to grow.
+ */
+typedef struct epwalk {
+	endpoints_t	*ew_ep;
+	proc_fdinfo_f	*ew_func;
+	void		*ew_cd;
+	fdrec_t		ew_rec;
+} epwalk_t;
+
+/* A copy of info in rec, room for more items; 0, or -1 (ENOMEM). */
+static int
+copy_record(fdrec_t *rec, const prfdinfo_t *info)
+{
+	size_t need = sizeof (prfdinfo_t) + info->pr_misc_size;
+
+	if (rec->cap < need) {
+		uint8_t *nbuf = realloc(rec->buf, need);
+
+		if (nbuf == NULL)
+			return (-1);
+		rec->buf = nbuf;
+		rec->cap = need;
+	}
+	memcpy(rec->buf, info, need);
+	return (0);
+}
+
+static int
+with_endpoints(void *arg, const prfdinfo_t *info)
+{
+	epwalk_t *ew = arg;
+	uint8_t ends[ENDPOINTS_BUFSZ];
+	size_t len;
+
+	if (!S_ISSOCK(info->pr_mode) || (info->pr_fileflags & O_PATH) ||
+	    proc_fdinfo_misc(info, PR_CHANGED, NULL) != NULL ||
+	    (len = endpoints_of(ew->ew_ep, info->pr_ino, ends,
+	    sizeof (ends))) == 0 || copy_record(&ew->ew_rec, info) != 0 ||
+	    fdrec_add(&ew->ew_rec, PR_ENDPOINTS, ends, len) != 0)
+		return (ew->ew_func(ew->ew_cd, info));
+	return (ew->ew_func(ew->ew_cd, fdrec_info(&ew->ew_rec)));
+}
+
+/* May records be built on several threads?  Not through ptrace. */
+static int
+parallel_ok(struct ps_prochandle *P, int flags)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return (0);
+	return ((flags & PFDI_STATONLY) || Psock_parallel_ok(P));
+}
+
+/* Get ready what the builders share, before any thread starts. */
+static void
+prepare(struct ps_prochandle *P, int flags)
+{
+	if (flags & PFDI_STATONLY)
+		return;
+	(void) open_fdinfo_dir(P);
+	if (P->src_state == SRC_UNSET)
+		(void) Psetsocksrc(P, PSOCK_AUTO);
+}
+
+int
+Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
+    void *cd)
+{
+	fdscratch_t *fs;
+	char *dents;
+	int *fds;
+	fdrec_t rec = { NULL, 0 };
+	epwalk_t ew = { NULL, func, cd, { NULL, 0 } };
+	int rv = -1, e = ENOMEM, par, used;
+	long nfds;
+
+	/* Refused before the walk, or a source, is begun. */
+	if (P == NULL || func == NULL || (flags & ~PFDI_STATONLY) != 0) {
+		errno = EINVAL;
+		return (-1);
+	}
+	fs = malloc(sizeof (*fs));
+	dents = malloc(DENTS_BUFSZ);
+	fds = malloc(BATCH_MAX * sizeof (int));
+	if (fs == NULL || dents == NULL || fds == NULL)
+		goto out;
+	prepare(P, flags);
+	/*
+	 * Who holds the other ends of the target's local sockets: learnt
+	 * before the first record, as the walk streams in fd order.
+	 */
+	if (!(flags & PFDI_STATONLY) &&
+	    (ew.ew_ep = endpoints_resolve(P)) != NULL) {
+		func = with_endpoints;
+		cd = &ew;
+	}
+	/* A source that finds every fact of every fd at once (bpf). */
+	rv = Psock_walk(P, flags, func, cd, &used);
+	if (used) {
+		e = errno;
+		nfds = 0;
+		goto done;
+	}
+	par = parallel_ok(P, flags);
+	if (lseek(P->fddirfd, 0, SEEK_SET) != 0) {
+		e = errno;
+		goto out;
+	}
+	rv = 0;			/* a process may have no fds at all */
+	while ((nfds = next_batch(P, dents, fds)) > 0) {
+		used = 0;
+		if (!(flags & PFDI_STATONLY))
+			Psockbatch(P, fds, (size_t)nfds);
+		if (par)
+			rv = fdpipe_walk(P, flags, fds, (size_t)nfds, func, cd,
+			    &used);
+		if (!used)
+			rv = serial_walk(P, flags, fs, &rec, fds, (size_t)nfds,
+			    func, cd);
+		if (rv != 0)
+			break;
+	}
+	e = errno;
+	if (nfds < 0)
+		rv = -1;
+done:
+	/*
+	 * A target that exited part-way is not a complete walk: its fds
+	 * vanish one by one before its pidfd says so, which looks like fds
+	 * being closed.  Whether it is exiting is asked after the walk, so
+	 * that every fd it closed while exiting was already gone.
+	 */
+	if (rv == 0 && Pexiting(P)) {
+		rv = -1;
+		e = ESRCH;
+	}
+out:
+	endpoints_free(ew.ew_ep);
+	fdrec_free(&ew.ew_rec);
+	fdrec_free(&rec);
+	free(fs);
+	free(dents);
+	free(fds);
+	errno = e;
+	return (rv);
+}
+
+int
+Pfdinfo_iter(struct ps_prochandle *P, proc_fdinfo_f *func, void *cd)
+{
+	return (Pfdinfo_iter_flags(P, 0, func, cd));
+}
