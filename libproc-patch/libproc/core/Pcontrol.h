@@ -69,7 +69,7 @@ struct ps_prochandle {
 	int		pidns;		/* 0 unknown, 1 ours, 2 another */
 	srcstate_t	src_state;
 	const struct socksrc_ops *src;	/* when SRC_CHOSEN */
-	void		*src_data;	/* the source's; so_release frees it */
+	void		*src_data;	/* the source's; sc_release frees it */
 	/* why each source refused at the last Psetsocksrc, "" when not */
 	char		src_why[PSOCK_NSRC][PERRMSG_MAX];
 	struct agent	*agent;		/* Pcreate_agent() */
@@ -225,7 +225,8 @@ extern int Psock_walk(struct ps_prochandle *, int, proc_fdinfo_f *, void *,
     int *);
 /*
  * The target's sockets, a psockid_t each (sockid.h), from a source that
- * knows them cheaply (bpf): 0, or -1 (ENOTSUP when the source cannot).
+ * knows them cheaply (bpf): returns an errno, ENOTSUP when the source
+ * cannot.
  */
 extern int Psock_inodes(struct ps_prochandle *, psockid_f *, void *);
 /* May records be built on several threads?  Only if the source says so. */

@@ -1,6 +1,6 @@
 /*
  * sockid.h: one of the target's sockets as a source lists them before
- * the walk (socksrc_ops_t.so_inodes, Psock_inodes()), for the endpoints
+ * the walk (socksrc_ops_t.sc_inodes, Psock_inodes()), for the endpoints
  * (endpoint.c): its fd and inode, and what the source knows of where its
  * other end is.  Facts only: endpoint.c alone decides what they mean.
  */

@@ -37,7 +37,7 @@ static const socksrc_ops_t *
 source_of(psocksrc_t src)
 {
 	for (size_t i = 0; i < NSOURCES; i++) {
-		if (sources[i]->so_id == src)
+		if (sources[i]->sc_id == src)
 			return (sources[i]);
 	}
 	return (NULL);
@@ -50,14 +50,14 @@ Psocksrc_name(psocksrc_t src)
 
 	if (src == PSOCK_AUTO)
 		return ("auto");
-	return ((ops = source_of(src)) != NULL ? ops->so_name : "?");
+	return ((ops = source_of(src)) != NULL ? ops->sc_name : "?");
 }
 
 void
 Psockrelease(struct ps_prochandle *P)
 {
-	if (P->src_state == SRC_CHOSEN && P->src->so_release != NULL)
-		P->src->so_release(P);
+	if (P->src_state == SRC_CHOSEN && P->src->sc_release != NULL)
+		P->src->sc_release(P);
 	P->src_data = NULL;
 	P->src_state = SRC_UNSET;
 	P->src = NULL;
@@ -74,16 +74,16 @@ probe(struct ps_prochandle *P, const socksrc_ops_t *ops)
 	int err;
 
 	P->errmsg[0] = '\0';
-	if ((err = ops->so_probe(P)) == 0) {
+	if ((err = ops->sc_probe(P)) == 0) {
 		P->src = ops;
 		P->src_state = SRC_CHOSEN;
-		PDEBUG(P, "socket facts: %s serves", ops->so_name);
+		PDEBUG(P, "socket facts: %s serves", ops->sc_name);
 		return (0);
 	}
 	(void) snprintf(reason, sizeof (reason), "%s", P->errmsg[0] != '\0' ?
 	    P->errmsg : strerror(err));
-	(void) memcpy(P->src_why[ops->so_id], reason, sizeof (reason));
-	(void) Pseterr(P, err, "%s: %s", ops->so_name, reason);
+	(void) memcpy(P->src_why[ops->sc_id], reason, sizeof (reason));
+	(void) Pseterr(P, err, "%s: %s", ops->sc_name, reason);
 	return (-1);
 }
 
@@ -215,7 +215,7 @@ Psocksrc(struct ps_prochandle *P)
 		errno = EINVAL;
 		return (PSOCK_AUTO);
 	}
-	return (P->src_state == SRC_CHOSEN ? P->src->so_id : PSOCK_AUTO);
+	return (P->src_state == SRC_CHOSEN ? P->src->sc_id : PSOCK_AUTO);
 }
 
 int
@@ -224,34 +224,32 @@ Psock_walk(struct ps_prochandle *P, int flags, proc_fdinfo_f *func, void *cd,
 {
 	*used = 0;
 	if ((flags & PFDI_STATONLY) || P->src_state != SRC_CHOSEN ||
-	    P->src->so_walk == NULL)
+	    P->src->sc_walk == NULL)
 		return (0);
 	*used = 1;
-	return (P->src->so_walk(P, flags, func, cd));
+	return (P->src->sc_walk(P, flags, func, cd));
 }
 
 int
 Psock_inodes(struct ps_prochandle *P, psockid_f *cb,
     void *arg)
 {
-	if (P->src_state != SRC_CHOSEN || P->src->so_inodes == NULL) {
-		errno = ENOTSUP;
-		return (-1);
-	}
-	return (P->src->so_inodes(P, cb, arg));
+	if (P->src_state != SRC_CHOSEN || P->src->sc_inodes == NULL)
+		return (ENOTSUP);
+	return (P->src->sc_inodes(P, cb, arg));
 }
 
 int
 Psock_parallel_ok(struct ps_prochandle *P)
 {
-	return (P->src_state == SRC_CHOSEN && P->src->so_parallel);
+	return (P->src_state == SRC_CHOSEN && P->src->sc_parallel);
 }
 
 void
 Psockbatch(struct ps_prochandle *P, const int *fds, size_t nfds)
 {
-	if (P->src_state == SRC_CHOSEN && P->src->so_batch != NULL)
-		P->src->so_batch(P, fds, nfds);
+	if (P->src_state == SRC_CHOSEN && P->src->sc_batch != NULL)
+		P->src->sc_batch(P, fds, nfds);
 }
 
 int
@@ -267,7 +265,7 @@ Psockfacts(struct ps_prochandle *P, int fd, uint64_t ino, fdrec_t *rec)
 	if (P->src_state == SRC_NONE) {
 		sockfacts_error(&sf, "%s", P->errmsg);
 		err = 0;
-	} else if ((err = P->src->so_facts(P, fd, ino, &sf)) != 0) {
+	} else if ((err = P->src->sc_facts(P, fd, ino, &sf)) != 0) {
 		return (err);
 	}
 	sockrec_add(rec, &sf);

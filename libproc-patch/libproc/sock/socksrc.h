@@ -53,41 +53,44 @@ typedef struct sockfacts {
 } sockfacts_t;
 
 /*
- * A source.  Each function returns an errno.
- *  so_probe	can it serve this target?  0, or an errno with the reason
+ * A source: its ops table.  Every function of it returns an errno: 0, or
+ * a positive errno value (Pcontrol.h), but sc_walk, which returns as
+ * Pfdinfo_iter_flags does (it is the walk).
+ *  sc_id	which source (psocksrc_t); sc_name, its name in messages
+ *  sc_probe	can it serve this target?  0, or an errno with the reason
  *		in the handle's message (Pseterr), without the source's name.
- *  so_batch	(optional) the fds the walk is about to ask about, in
- *		increasing order: a source may fetch ahead.
- *  so_facts	the facts of fd, whose inode the walk saw as ino: 0 (the
+ *  sc_batch	(optional) the fds the walk is about to ask about, in
+ *		increasing order: a source may fetch ahead.  Returns nothing.
+ *  sc_facts	the facts of fd, whose inode the walk saw as ino: 0 (the
  *		facts found, and in sf_err why any are missing), ENOENT
  *		(closed since), ESTALE (replaced since), ESRCH (target gone).
- *  so_release	(optional) let go of P->src_data.
- *  so_walk	(optional) the whole walk instead of the fd-by-fd one: a
+ *  sc_release	(optional) let go of P->src_data.  Returns nothing.
+ *  sc_walk	(optional) the whole walk instead of the fd-by-fd one: a
  *		source that finds every fact of every fd at once (bpf).
  *		Called as Pfdinfo_iter_flags is, without PFDI_STATONLY;
  *		returns as it does.  It builds records with fdwalk_build()
  *		where it cannot stand behind its own facts.
- *  so_inodes	(optional) the target's sockets, a psockid_t each
+ *  sc_inodes	(optional) the target's sockets, a psockid_t each
  *		(sockid.h: the fd, the inode, and what it knows of the
  *		other end) to cb, more cheaply than a readlink of every
  *		fd (bpf): for the endpoints (endpoint.c), before the walk.
- *		0 or -1.
- *  so_parallel	so_facts may be called from several threads at once.
+ *		0, or an errno (the sockets given so far are not all).
+ *  sc_parallel	sc_facts may be called from several threads at once.
  */
 typedef struct socksrc_ops {
-	psocksrc_t	so_id;
-	const char	*so_name;
-	int		(*so_probe)(struct ps_prochandle *);
-	void		(*so_batch)(struct ps_prochandle *, const int *,
+	psocksrc_t	sc_id;
+	const char	*sc_name;
+	int		(*sc_probe)(struct ps_prochandle *);
+	void		(*sc_batch)(struct ps_prochandle *, const int *,
 			    size_t);
-	int		(*so_facts)(struct ps_prochandle *, int, uint64_t,
+	int		(*sc_facts)(struct ps_prochandle *, int, uint64_t,
 			    sockfacts_t *);
-	void		(*so_release)(struct ps_prochandle *);
-	int		(*so_walk)(struct ps_prochandle *, int, proc_fdinfo_f *,
+	void		(*sc_release)(struct ps_prochandle *);
+	int		(*sc_walk)(struct ps_prochandle *, int, proc_fdinfo_f *,
 			    void *);
-	int		(*so_inodes)(struct ps_prochandle *, psockid_f *,
+	int		(*sc_inodes)(struct ps_prochandle *, psockid_f *,
 			    void *);
-	int		so_parallel;
+	int		sc_parallel;
 } socksrc_ops_t;
 
 extern const socksrc_ops_t sock_pidfd_ops;

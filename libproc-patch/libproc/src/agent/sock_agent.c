@@ -421,10 +421,10 @@ agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 }
 
 const socksrc_ops_t sock_agent_ops = {
-	.so_id = PSOCK_AGENT,
-	.so_name = "agent",
-	.so_probe = agent_probe,
-	.so_batch = sock_pass_batch,
-	.so_facts = agent_facts,
-	.so_release = sock_pass_release,
+	.sc_id = PSOCK_AGENT,
+	.sc_name = "agent",
+	.sc_probe = agent_probe,
+	.sc_batch = sock_pass_batch,
+	.sc_facts = agent_facts,
+	.sc_release = sock_pass_release,
 };

@@ -52,7 +52,7 @@
  * made no larger.
  *
  * Which fds: the sockets of the walk's batch (the agent source's
- * so_batch; a stat that asks no filesystem says which), from the socket
+ * sc_batch; a stat that asks no filesystem says which), from the socket
  * the walk asks about on.  Only sockets: closing our duplicate of a file
  * would tell its filesystem (NFS, FUSE flush on close), and a server that
  * no longer answers would keep us, and the target's thread, waiting.  An

@@ -4,7 +4,7 @@
  * fixed record per fd, read in large reads.  The program is loaded once
  * per process (a pfiles run), for all the pids it examines.
  *
- * This source replaces the walk (so_walk), not only the socket facts: the
+ * This source replaces the walk (sc_walk), not only the socket facts: the
  * iterator lists the target's fds in order, and each record becomes the
  * fd's libproc record -- its socket facts through the same builder as
  * every source's (sockrec.c).  The kernel's in-memory view of a file is
@@ -304,7 +304,7 @@ bpf_walk(struct ps_prochandle *P, int flags, proc_fdinfo_f *func, void *cd)
 static int
 bpf_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 {
-	return (sock_pidfd_ops.so_facts(P, fd, ino, sf));
+	return (sock_pidfd_ops.sc_facts(P, fd, ino, sf));
 }
 
 static int
@@ -312,21 +312,23 @@ bpf_inodes(struct ps_prochandle *P, psockid_f *cb,
     void *arg)
 {
 	char why[PERRMSG_MAX];
+	int r;
 
-	if (bpf_pfiles_sock_inodes(bpf_prog, P->pid, cb, arg, why,
-	    sizeof (why)) != 0) {
+	/* The callback's stop is its errno; else the iterator's failure. */
+	if ((r = bpf_pfiles_sock_inodes(bpf_prog, P->pid, cb, arg, why,
+	    sizeof (why))) < 0) {
+		r = errno != 0 ? errno : EIO;
 		PDEBUG(P, "bpf: the sockets' inodes: %s", why);
-		return (-1);
 	}
-	return (0);
+	return (r);
 }
 
 const socksrc_ops_t sock_bpf_ops = {
-	.so_id = PSOCK_BPF,
-	.so_name = "bpf",
-	.so_probe = bpf_probe,
-	.so_facts = bpf_facts,
-	.so_walk = bpf_walk,
-	.so_inodes = bpf_inodes,
-	.so_parallel = 1,
+	.sc_id = PSOCK_BPF,
+	.sc_name = "bpf",
+	.sc_probe = bpf_probe,
+	.sc_facts = bpf_facts,
+	.sc_walk = bpf_walk,
+	.sc_inodes = bpf_inodes,
+	.sc_parallel = 1,
 };

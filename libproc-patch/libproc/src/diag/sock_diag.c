@@ -186,10 +186,10 @@ diag_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 }
 
 const socksrc_ops_t sock_diag_ops = {
-	.so_id = PSOCK_DIAG,
-	.so_name = "diag",
-	.so_probe = diag_probe,
-	.so_facts = diag_facts,
-	.so_release = diag_release,
-	.so_parallel = 1,
+	.sc_id = PSOCK_DIAG,
+	.sc_name = "diag",
+	.sc_probe = diag_probe,
+	.sc_facts = diag_facts,
+	.sc_release = diag_release,
+	.sc_parallel = 1,
 };

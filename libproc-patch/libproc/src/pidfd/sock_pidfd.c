@@ -89,9 +89,9 @@ pidfd_facts(struct ps_prochandle *P, int fd, uint64_t ino,
 }
 
 const socksrc_ops_t sock_pidfd_ops = {
-	.so_id = PSOCK_PIDFD,
-	.so_name = "pidfd",
-	.so_probe = pidfd_probe,
-	.so_facts = pidfd_facts,
-	.so_parallel = 1,
+	.sc_id = PSOCK_PIDFD,
+	.sc_name = "pidfd",
+	.sc_probe = pidfd_probe,
+	.sc_facts = pidfd_facts,
+	.sc_parallel = 1,
 };
