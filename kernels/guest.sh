@@ -62,22 +62,44 @@ mnt tmpfs /dev/shm mode=1777,nosuid,nodev
 [ -e /dev/stdin ] || $bb ln -s /proc/self/fd/0 /dev/stdin
 [ -e /dev/stdout ] || $bb ln -s /proc/self/fd/1 /dev/stdout
 [ -e /dev/stderr ] || $bb ln -s /proc/self/fd/2 /dev/stderr
-# The init mounted the out share at its host path; if that is inside one
-# of the directories that get a fresh tmpfs here (mktemp -d gives /tmp/...),
-# park the share in /dev meanwhile and put it back on top afterwards.
-park=
-case $OUT/ in
-/run/*|/tmp/*|/var/tmp/*|/root/*)
-	park=/dev/.kernels-out
-	mkdir -p $park && $bb mount --move "$OUT" $park
-	;;
-esac
+# The repository is the parent of this script's folder.
+repo=${0%/*}
+repo=${repo%/*}
+
+# under_tmpfs PATH: is PATH inside a directory that gets a fresh tmpfs
+# below, and so would be hidden by it?
+under_tmpfs() {
+	case $1/ in
+	/run/*|/tmp/*|/var/tmp/*|/root/*) return 0 ;;
+	esac
+	return 1
+}
+
+# The init mounted the out share at its host path, and the repository is
+# where the host has it; either may be inside a directory that gets a
+# fresh tmpfs here (a clone in /tmp, mktemp -d's /tmp/...): park them in
+# /dev meanwhile (the share moved, the repository bound, a folder of the
+# 9p root) and put them back on top afterwards, the share last.
+park_out= park_repo=
+if under_tmpfs "$OUT"; then
+	park_out=/dev/.kernels-out
+	mkdir -p $park_out && $bb mount --move "$OUT" $park_out
+fi
+if under_tmpfs "$repo"; then
+	park_repo=/dev/.kernels-repo
+	mkdir -p $park_repo && $bb mount --bind "$repo" $park_repo
+fi
 mnt tmpfs /run mode=755,nosuid,nodev
 mnt tmpfs /tmp mode=1777,nosuid,nodev
 mnt tmpfs /var/tmp mode=1777,nosuid,nodev
 mnt tmpfs /root mode=700
-if [ -n "$park" ]; then
-	mkdir -p "$OUT" && $bb mount --move $park "$OUT" && rmdir $park
+if [ -n "$park_repo" ]; then
+	mkdir -p "$repo" && $bb mount --move $park_repo "$repo" &&
+	    rmdir $park_repo
+fi
+if [ -n "$park_out" ]; then
+	mkdir -p "$OUT" 2>/dev/null
+	$bb mount --move $park_out "$OUT" && rmdir $park_out
 fi
 mnt cgroup2 /sys/fs/cgroup nosuid,nodev,noexec
 [ -d /sys/fs/bpf ] && mnt bpf /sys/fs/bpf mode=700
@@ -92,10 +114,6 @@ else
 	busybox ip link set lo up
 fi
 ulimit -n 20000
-
-# The repository is the parent of this script's folder.
-repo=${0%/*}
-repo=${repo%/*}
 
 poweroff_now() {
 	sync
