@@ -4,7 +4,8 @@
  *	bpfdump [-q] [-v] [-i COUNT] [-r FILE] pid
  *
  * Loads the iterator (bpf_load.c), walks the fds of pid and prints each
- * record's facts through pfiles' own formatting (pf_file()), so that the
+ * record's facts, translated as the bpf source translates them
+ * (bpf_record()), through pfiles' own formatting (pf_file()), so that the
  * lines compare byte for byte with those of `pfiles --via=pidfd pid'
  * (less its header and its endpoint: lines, which come from other
  * processes).  Facts the iterator did not compute are said on stderr.
@@ -79,119 +80,28 @@ comm_of(void *arg, pid_t pid)
 	return (d->d_comm);
 }
 
-static void
-add_int(fdrec_t *rec, uint_t item, int v)
-{
-	(void) fdrec_add(rec, item, &v, sizeof (v));
-}
-
-static void
-add_sock(dump_t *d, const bpfrec_t *br)
-{
-	fdrec_t *rec = &d->d_rec;
-	prsockbool_t b;
-	struct linger l;
-	struct ucred uc;
-
-	if (!(br->br_sock_have & BPFREC_S_SK))
-		return;
-	if (br->br_sockname.ba_err == 0)
-		(void) fdrec_add(rec, PR_SOCKETNAME, br->br_sockname.ba_data,
-		    br->br_sockname.ba_len);
-	if (br->br_peername.ba_err == 0)
-		(void) fdrec_add(rec, PR_PEERSOCKNAME,
-		    br->br_peername.ba_data, br->br_peername.ba_len);
-	if (br->br_sockname.ba_err == BPFREC_ENOTCOMPUTED ||
-	    br->br_peername.ba_err == BPFREC_ENOTCOMPUTED)
-		d->d_notcomputed++;
-	b.pr_known = br->br_bools_known;
-	b.pr_set = br->br_bools;
-	if (b.pr_known != 0)
-		(void) fdrec_add(rec, PR_SOCKOPTS_BOOL_OPTS, &b, sizeof (b));
-	if (br->br_sock_have & BPFREC_S_LINGER) {
-		l.l_onoff = br->br_linger_on;
-		l.l_linger = bpfrec_linger_secs(br, d->d_hz);
-		(void) fdrec_add(rec, PR_SOCKOPT_LINGER, &l, sizeof (l));
-	}
-	if (br->br_sock_have & BPFREC_S_BUFS) {
-		add_int(rec, PR_SOCKOPT_SNDBUF, br->br_sndbuf);
-		add_int(rec, PR_SOCKOPT_RCVBUF, br->br_rcvbuf);
-	}
-	add_int(rec, PR_SOCKOPT_TYPE, br->br_type);
-	add_int(rec, PR_SOCKOPT_PROTOCOL, br->br_protocol);
-	add_int(rec, PR_SOCKOPT_DOMAIN, br->br_family);
-	if (br->br_sock_have & BPFREC_S_PEERPID) {
-		uc.pid = br->br_peer_pid;
-		uc.uid = (uid_t)-1;
-		uc.gid = (gid_t)-1;
-		(void) fdrec_add(rec, PR_PEERCRED, &uc, sizeof (uc));
-	}
-}
-
 static int
 one_rec(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 {
 	dump_t *d = arg;
-	fdrec_t *rec = &d->d_rec;
-	prfdinfo_t *info;
-	prfdlock_t lk[BPFREC_MAXLOCKS];
-	const char *why;
 
 	d->d_nrec++;
 	if (d->d_raw != NULL)
 		(void) fwrite(raw, 1, rawlen, d->d_raw);
-	if (d->d_quiet)
-		return (0);
-	if (fdrec_reset(rec, br->br_fd) != 0)
-		return (-1);
-	info = fdrec_info(rec);
-	info->pr_mode = br->br_mode;
-	info->pr_ino = br->br_ino;
-	info->pr_size = br->br_size;
-	info->pr_uid = br->br_uid;
-	info->pr_gid = br->br_gid;
-	info->pr_major = br->br_major;
-	info->pr_minor = br->br_minor;
-	info->pr_rmajor = br->br_rmajor;
-	info->pr_rminor = br->br_rminor;
-	info->pr_fileflags = (int)(br->br_fflags & ~(uint32_t)O_CLOEXEC);
-	info->pr_fdflags = (br->br_fflags & O_CLOEXEC) ? FD_CLOEXEC : 0;
-	info->pr_offset = br->br_pos;
-	info->pr_mnt_id = br->br_mnt_id;
-
+	if ((br->br_have & BPFREC_SOCK) &&
+	    (br->br_sockname.ba_err == BPFREC_ENOTCOMPUTED ||
+	    br->br_peername.ba_err == BPFREC_ENOTCOMPUTED))
+		d->d_notcomputed++;
 	if (br->br_have & BPFREC_LOCKPID_GLOBAL)
 		d->d_lockglobal++;
 	if (br->br_have & BPFREC_LOCKS_CUT)
 		d->d_lockcut++;
-	for (unsigned int i = 0; i < br->br_nlocks; i++) {
-		lk[i].pr_kind = (short)br->br_locks[i].bl_kind;
-		lk[i].pr_type = (short)br->br_locks[i].bl_type;
-		lk[i].pr_mandatory = 0;
-		lk[i].pr_pid = br->br_locks[i].bl_pid > 0 ?
-		    br->br_locks[i].bl_pid : 0;
-	}
-	if (br->br_nlocks > 0)
-		(void) fdrec_add(rec, PR_LOCKS, lk, br->br_nlocks *
-		    sizeof (lk[0]));
-	if (br->br_locks_more > 0)
-		(void) fdrec_add(rec, PR_LOCKS_DROPPED, &br->br_locks_more,
-		    sizeof (br->br_locks_more));
-
-	if (br->br_path != NULL) {
-		char path[4096];
-
-		memcpy(path, br->br_path, br->br_path_len);
-		path[br->br_path_len] = '\0';
-		(void) fdrec_add(rec, PR_PATHNAME, path, br->br_path_len + 1);
-	} else {
-		why = br->br_path_err == ENAMETOOLONG ? "file name too long" :
-		    strerror(br->br_path_err);
-		(void) fdrec_add(rec, PR_PATHERR, why, strlen(why) + 1);
-	}
-	if (br->br_have & BPFREC_SOCK)
-		add_sock(d, br);
-	info = fdrec_info(rec);
-	return (pf_file(&d->d_ctx, info) < 0 ? -1 : 0);
+	if (d->d_quiet)
+		return (0);
+	/* The record as the source translates it (sock_bpf.c). */
+	if (bpf_record(br, d->d_hz, &d->d_rec) != 0)
+		return (-1);
+	return (pf_file(&d->d_ctx, fdrec_info(&d->d_rec)) < 0 ? -1 : 0);
 }
 
 static void

@@ -164,6 +164,19 @@ fdrec_add(fdrec_t *rec, uint_t type, const void *data, size_t len)
 }
 
 /*
+ * The item that says why a record has no path (PR_PATHERR): err in the
+ * words pfiles prints, "file name too long" for ENAMETOOLONG.
+ */
+static inline void
+fdrec_add_patherr(fdrec_t *rec, int err)
+{
+	const char *why = err == ENAMETOOLONG ? "file name too long" :
+	    strerror(err);
+
+	(void) fdrec_add(rec, PR_PATHERR, why, strlen(why) + 1);
+}
+
+/*
  * Small files of /proc (procfile.c): the whole of dirfd's name into buf,
  * NUL-ended (at most bufsz - 1 bytes); its length, or -1 with errno.
  */

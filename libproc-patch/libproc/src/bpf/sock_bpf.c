@@ -166,11 +166,9 @@ bpf_taken_as_is(const bpfrec_t *br)
 	return (fmt == 0 && br->br_anon != NULL);
 }
 
-/* The record of fd from the iterator's facts. */
-static int
-from_record(bpf_walk_t *bw, const bpfrec_t *br)
+int
+bpf_record(const bpfrec_t *br, unsigned int hz, fdrec_t *rec)
 {
-	fdrec_t *rec = &bw->bw_rec;
 	prfdinfo_t *info;
 	prfdlock_t lk[BPFREC_MAXLOCKS];
 	sockfacts_t sf;
@@ -193,7 +191,11 @@ from_record(bpf_walk_t *bw, const bpfrec_t *br)
 	info->pr_mnt_id = br->br_mnt_id;
 
 	/* br_path ends in its NUL (bpfrec_parse.h) */
-	(void) fdrec_add(rec, PR_PATHNAME, br->br_path, br->br_path_len + 1);
+	if (br->br_path != NULL)
+		(void) fdrec_add(rec, PR_PATHNAME, br->br_path,
+		    br->br_path_len + 1);
+	else
+		fdrec_add_patherr(rec, br->br_path_err);
 	for (unsigned i = 0; i < br->br_nlocks && i < BPFREC_MAXLOCKS; i++) {
 		lk[i].pr_kind = (short)br->br_locks[i].bl_kind;
 		lk[i].pr_type = (short)br->br_locks[i].bl_type;
@@ -208,7 +210,7 @@ from_record(bpf_walk_t *bw, const bpfrec_t *br)
 		(void) fdrec_add(rec, PR_LOCKS_DROPPED, &br->br_locks_more,
 		    sizeof (br->br_locks_more));
 	if ((br->br_mode & S_IFMT) == S_IFSOCK) {
-		bpf_sockfacts(br, bw->bw_hz, &sf);
+		bpf_sockfacts(br, hz, &sf);
 		sockrec_add(rec, &sf);
 	}
 	return (0);
@@ -247,7 +249,7 @@ one_fd(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 	}
 	bw->bw_lastfd = br->br_fd;
 	if (bpf_taken_as_is(br))
-		err = from_record(bw, br);
+		err = bpf_record(br, bw->bw_hz, &bw->bw_rec);
 	else
 		err = fdwalk_build(P, bw->bw_flags, bw->bw_fs, &bw->bw_rec,
 		    br->br_fd);

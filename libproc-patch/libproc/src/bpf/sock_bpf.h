@@ -14,6 +14,15 @@
  */
 extern void bpf_sockfacts(const bpfrec_t *, unsigned int, sockfacts_t *);
 /*
+ * The one translation of an iterator's record into libproc's record of
+ * its fd (rec, reset to it): the stat fields, flags, offset, path (or why
+ * there is none), locks and, for a socket, its items through the one
+ * builder (sockrec.c).  hz is the kernel's.  Used by the walk for the
+ * records it takes as they are, and by bpfdump for every record.
+ * Returns an errno.
+ */
+extern int bpf_record(const bpfrec_t *, unsigned int, fdrec_t *);
+/*
  * Does the record show its fd as the other sources would, so that it is
  * taken as it is?  Else the walk builds that fd the other sources' way.
  */
