@@ -1,8 +1,10 @@
 /*
  * expect.c: pfiles' expected text from a sockfix manifest (see expect.h).
  *
- * Written from the contract (pfiles-format.md) alone.  Every rule below
- * cites the part of the contract it implements.
+ * Written from the contract alone: the manual page pfiles(1),
+ * libproc-patch/pfiles/pfiles.1 (DESCRIPTION's subsections, "Header" to
+ * "Order within a block", and "Sources of socket details" for diag).
+ * Every rule below cites the part of the contract it implements.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -420,7 +422,7 @@ gen_fail(gen_t *g, const char *fmt, ...)
 }
 
 /* ---------------------------------------------------------------------
- * Text from the target ("Text that comes from the target"): one rule for
+ * Text from the target (pfiles.1, "Text from the target"): one rule for
  * the command line, comm, paths, unix socket names and anonymous inode
  * names.  Written apart from pfiles' own pf_escape.c, and built the
  * other way round: each character is decoded to its code point first,

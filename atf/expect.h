@@ -1,7 +1,8 @@
 /*
  * expect.h: the pfiles text a sockfix process must produce, computed from
  * sockfix's manifest (its own view of its fds, see fixtures/sockfix.c) by
- * the rules of the output contract (pfiles-format.md).
+ * the rules of the output contract, the manual page pfiles(1)
+ * (libproc-patch/pfiles/pfiles.1).
  *
  * This is an independent reading of the contract: it shares no code with
  * pfiles, so that a test compares two implementations, not one with
@@ -90,7 +91,7 @@ const mf_fd_t	*mf_find_kind(const manifest_t *, const char *kind);
 int		mf_skipped(const manifest_t *, const char *name);
 
 /*
- * Text from the target through the contract's rule ("Text that comes
+ * Text from the target through the contract's rule (pfiles.1, "Text
  * from the target"), written apart from pfiles' own: the n bytes at src,
  * cut at width bytes (SIZE_MAX: no cut) where a unit ends.  Returns a
  * malloc'd NUL-terminated string, its length in *lenp (when not NULL);
@@ -132,7 +133,7 @@ char		*expect_diag_gaps(const manifest_t *);
 char		*expect_diag_stderr(const manifest_t *, const char *arg);
 
 /*
- * The endpoint lines of a socket (pfiles-format.md, "Socket lines" 5):
+ * The endpoint lines of a socket (pfiles.1, "Socket lines" 5):
  * the manifest's "pair" lines say which of the fixture's fds are the
  * two ends of each connection it made, and nothing else holds them; the
  * holders of a socket's other end are the fixture's fds on the other

@@ -1,6 +1,6 @@
 /*
  * pc_victim: a program with known numbers of each counted call, for
- * t_preadcount.  It is built four ways (see atf/preadcount.mk): plainly,
+ * t_preadcount.  It is built four ways (see atf/Makefile.inc): plainly,
  * with -O2 -D_FORTIFY_SOURCE=2 (read and pread become __read_chk and
  * __pread_chk), with -D_FILE_OFFSET_BITS=64 (pread64, preadv64, ...), and
  * with both (__pread64_chk).  Every read below is into a local array with

@@ -1,9 +1,10 @@
 /*
- * t_agent_life: the agent's life (libproc-patch/libproc/agent.c): a
- * thread of the target borrowed and given back, Psyscall and its
- * batches, and what becomes of the borrowed thread when the target is
- * stopped, traced by another, killed in the middle of a batch or blocked
- * in a system call, or when the controlling process is killed.
+ * t_agent_life: the agent's life (libproc-patch/libproc/agent/agent.c,
+ * Psyscall.c): a thread of the target borrowed and given back, Psyscall
+ * and its batches, and what becomes of the borrowed thread when the
+ * target is stopped, traced by another, killed in the middle of a batch
+ * or blocked in a system call, or when the controlling process is
+ * killed.
  *
  * The target, fixtures/agent_target, tells its own view of itself, and
  * the tests check that it is the same after the agent is gone.  Blocking

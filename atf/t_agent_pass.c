@@ -1,6 +1,6 @@
 /*
  * t_agent_pass: pfiles --via=agent, where the target passes its sockets
- * to pfiles over SCM_RIGHTS (libproc-patch/libproc/sock_pass.c),
+ * to pfiles over SCM_RIGHTS (libproc-patch/libproc/src/agent/sock_pass.c),
  * and the per-socket batch serves where passing cannot (another network
  * namespace, no fd left to the target, pfiles short of fds, an fd that
  * cannot be passed).  Either way pfiles must print what --via=pidfd

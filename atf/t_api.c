@@ -494,6 +494,35 @@ ATF_TC_BODY(proc_fdinfo_misc_invalid, tc)
 	ATF_CHECK(proc_fdinfo_misc(&r.r_info, PR_PATHNAME, &len) == NULL);
 }
 
+/* proc_fdinfowalk's func: counts its calls in *arg; 7 for a NULL arg. */
+static int
+walk_count(uint_t type, const void *data, size_t len, void *arg)
+{
+	if (arg == NULL)
+		return (7);
+	(*(int *)arg)++;
+	return (0);
+}
+
+ATF_TC_WITHOUT_HEAD(proc_fdinfowalk_invalid);
+ATF_TC_BODY(proc_fdinfowalk_invalid, tc)
+{
+	int n = 0;
+	rec_t r;
+
+	/* Refused before anything is done: func is never called. */
+	make_record(&r);
+	CHECK_FAIL(proc_fdinfowalk(NULL, walk_count, &n), EINVAL);
+	CHECK_FAIL(proc_fdinfowalk(&r.r_info, NULL, &n), EINVAL);
+	CHECK_FAIL(proc_fdinfowalk(NULL, NULL, NULL), EINVAL);
+	ATF_CHECK_EQ(n, 0);
+
+	ATF_CHECK_EQ(proc_fdinfowalk(&r.r_info, walk_count, &n), 0);
+	ATF_CHECK_EQ(n, 1);
+	/* arg may be NULL: handed to func as it is. */
+	ATF_CHECK_EQ(proc_fdinfowalk(&r.r_info, walk_count, NULL), 7);
+}
+
 ATF_TC_WITHOUT_HEAD(Psocksrc_invalid);
 ATF_TC_BODY(Psocksrc_invalid, tc)
 {
@@ -863,6 +892,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, Pread_Pwrite_invalid);
 	ATF_TP_ADD_TC(tp, Pfdinfo_iter_invalid);
 	ATF_TP_ADD_TC(tp, proc_fdinfo_misc_invalid);
+	ATF_TP_ADD_TC(tp, proc_fdinfowalk_invalid);
 	ATF_TP_ADD_TC(tp, Psocksrc_invalid);
 	ATF_TP_ADD_TC(tp, agent_invalid);
 	ATF_TP_ADD_TC(tp, Psyscall_invalid);

@@ -310,34 +310,6 @@ compare_vias(const char *what, const char *const pids[], size_t npids)
 	return (text);
 }
 
-/* sockfix with fd set `set'; skips when the set cannot exist here. */
-static void
-fixture_start(fixture_t *fx, const char *set)
-{
-	const char *const argv[] = { TU_SOCKFIX, "-t", FIXTURE_SECONDS,
-	    "-s", set, NULL };
-	int skipped;
-
-	fx_start(fx, argv);
-	if ((skipped = mf_skipped(fx->fx_manifest, set)) != 0) {
-		(void) tu_stop(&fx->fx_child, TU_TIMEOUT_MS);
-		atf_tc_skip("sockfix could not open set %s here: %s", set,
-		    strerror(skipped));
-	}
-}
-
-static void
-fixture_stop(fixture_t *fx)
-{
-	int status = tu_stop(&fx->fx_child, TU_TIMEOUT_MS);
-
-	mf_free(fx->fx_manifest);
-	fx->fx_manifest = NULL;
-	ATF_REQUIRE_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	    "sockfix did not exit cleanly: wait status 0x%x",
-	    (unsigned)status);
-}
-
 /* Every fd of the manifest has its block in text. */
 static void
 require_every_fd(const fixture_t *fx, const char *text)
@@ -361,53 +333,32 @@ check_set(const char *set)
 	char *text;
 
 	tu_require_bpf();
-	fixture_start(&fx, set);
+	fx_start_set(&fx, set, NULL, NULL);
+	fx_require_kinds(&fx, set);
 	pids[0] = fx.fx_pid;
 	text = compare_vias(set, pids, 1);
 	require_every_fd(&fx, text);
 	free(text);
-	fixture_stop(&fx);
+	fx_stop(&fx);
 }
 
-#define	SET_TC(name, set)						\
-	ATF_TC(name);							\
-	ATF_TC_HEAD(name, tc)						\
+/* One case per set of fixture.h's list, the hostile one too. */
+#define	SET_TC(set, kinds, flags)					\
+	ATF_TC(set_ ## set);						\
+	ATF_TC_HEAD(set_ ## set, tc)					\
 	{								\
 		atf_tc_set_md_var(tc, "descr", "pfiles --via=bpf prints " \
 		    "exactly what --via=pidfd prints, text and -J, on "	\
-		    "sockfix's set '" set "'");				\
+		    "sockfix's set '" #set "'");			\
 		atf_tc_set_md_var(tc, "timeout", "120");		\
 	}								\
-	ATF_TC_BODY(name, tc)						\
+	ATF_TC_BODY(set_ ## set, tc)					\
 	{								\
-		check_set(set);						\
+		check_set(#set);					\
 	}
-
-SET_TC(set_min, "min")
-SET_TC(set_tcp, "tcp")
-SET_TC(set_udp4, "udp4")
-SET_TC(set_udp6, "udp6")
-SET_TC(set_unix, "unix")
-SET_TC(set_abstract, "abstract")
-SET_TC(set_unnamed, "unnamed")
-SET_TC(set_socketpair, "socketpair")
-SET_TC(set_netlink, "netlink")
-SET_TC(set_pipe, "pipe")
-SET_TC(set_file, "file")
-SET_TC(set_fileflags, "fileflags")
-SET_TC(set_devnull, "devnull")
-SET_TC(set_eventfd, "eventfd")
-SET_TC(set_epoll, "epoll")
-SET_TC(set_dir, "dir")
-SET_TC(set_deleted, "deleted")
-SET_TC(set_high, "high")
-SET_TC(set_opath, "opath")
-SET_TC(set_symlink, "symlink")
-SET_TC(set_memfd, "memfd")
-SET_TC(set_tmpfile, "tmpfile")
-SET_TC(set_blkdev, "blkdev")
-SET_TC(set_all, "all")
-SET_TC(set_hostile, "hostile")
+FX_SETS(SET_TC)
+FX_NAMED_SETS(SET_TC)
+#undef	SET_TC
 
 /*
  * node on sockets.js with n connections: bpf against pidfd, text and -J;
@@ -762,7 +713,7 @@ ATF_TC_BODY(unpriv_root_target, tc)
 	char *want;
 
 	tu_require_bpf();
-	fixture_start(&fx, "tcp,unix,pipe");
+	fx_start_set(&fx, "tcp,unix,pipe", NULL, NULL);
 	pids[0] = fx.fx_pid;
 	want = tu_asprintf("pfiles: cannot examine %s: permission denied\n",
 	    fx.fx_pid);
@@ -785,7 +736,7 @@ ATF_TC_BODY(unpriv_root_target, tc)
 
 	/* The refusal is the caller's: root's bpf serves the process. */
 	free(compare_vias("root-bpf", pids, 1));
-	fixture_stop(&fx);
+	fx_stop(&fx);
 }
 
 /*
@@ -963,17 +914,17 @@ ATF_TC_BODY(one_load, tc)
 	const char *pids[3];
 
 	tu_require_bpf();
-	fixture_start(&a, "tcp,unix");
-	fixture_start(&b, "all");
-	fixture_start(&c, "socketpair,pipe");
+	fx_start_set(&a, "tcp,unix", NULL, NULL);
+	fx_start_set(&b, "all", NULL, NULL);
+	fx_start_set(&c, "socketpair,pipe", NULL, NULL);
 	pids[0] = a.fx_pid;
 	pids[1] = b.fx_pid;
 	pids[2] = c.fx_pid;
 	/* compare_vias requires one load and one "bpf serves" per pid. */
 	free(compare_vias("three", pids, 3));
-	fixture_stop(&a);
-	fixture_stop(&b);
-	fixture_stop(&c);
+	fx_stop(&a);
+	fx_stop(&b);
+	fx_stop(&c);
 }
 
 ATF_TC(thread_own_table);
@@ -1254,33 +1205,13 @@ ATF_TC_BODY(check_names_the_fact, tc)
 	free(o);
 }
 
+/* The cases of SET_TC, in fixture.h's order. */
+#define	ADD_SET_TC(set, kinds, flags)	ATF_TP_ADD_TC(tp, set_ ## set);
+
 ATF_TP_ADD_TCS(tp)
 {
-	ATF_TP_ADD_TC(tp, set_min);
-	ATF_TP_ADD_TC(tp, set_tcp);
-	ATF_TP_ADD_TC(tp, set_udp4);
-	ATF_TP_ADD_TC(tp, set_udp6);
-	ATF_TP_ADD_TC(tp, set_unix);
-	ATF_TP_ADD_TC(tp, set_abstract);
-	ATF_TP_ADD_TC(tp, set_unnamed);
-	ATF_TP_ADD_TC(tp, set_socketpair);
-	ATF_TP_ADD_TC(tp, set_netlink);
-	ATF_TP_ADD_TC(tp, set_pipe);
-	ATF_TP_ADD_TC(tp, set_file);
-	ATF_TP_ADD_TC(tp, set_fileflags);
-	ATF_TP_ADD_TC(tp, set_devnull);
-	ATF_TP_ADD_TC(tp, set_eventfd);
-	ATF_TP_ADD_TC(tp, set_epoll);
-	ATF_TP_ADD_TC(tp, set_dir);
-	ATF_TP_ADD_TC(tp, set_deleted);
-	ATF_TP_ADD_TC(tp, set_high);
-	ATF_TP_ADD_TC(tp, set_opath);
-	ATF_TP_ADD_TC(tp, set_symlink);
-	ATF_TP_ADD_TC(tp, set_memfd);
-	ATF_TP_ADD_TC(tp, set_tmpfile);
-	ATF_TP_ADD_TC(tp, set_blkdev);
-	ATF_TP_ADD_TC(tp, set_all);
-	ATF_TP_ADD_TC(tp, set_hostile);
+	FX_SETS(ADD_SET_TC)
+	FX_NAMED_SETS(ADD_SET_TC)
 	ATF_TP_ADD_TC(tp, node_100);
 	ATF_TP_ADD_TC(tp, node_2000);
 	ATF_TP_ADD_TC(tp, netns_pidns);

@@ -50,7 +50,6 @@
 #include "testutil.h"
 
 #define	SECCOMP_DENY	BUILD_DIR "/atf/seccomp_deny"
-#define	FIXTURE_SECONDS	"120"
 #define	EPERM_TEXT	"Operation not permitted"
 
 static char *
@@ -91,15 +90,6 @@ fixture_end(fixture_t *fx)
 	ATF_REQUIRE_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	    "sockfix did not exit cleanly: wait status 0x%x",
 	    (unsigned)status);
-}
-
-static void
-start_sockfix(fixture_t *fx, const char *set)
-{
-	const char *const argv[] = { TU_SOCKFIX, "-t", FIXTURE_SECONDS,
-	    "-s", set, NULL };
-
-	fx_start(fx, argv);
 }
 
 /*
@@ -169,8 +159,8 @@ ATF_TC_BODY(seccomp_auto, tc)
 	    (int)SYS_pidfd_getfd);
 
 	/* Every kind of socket; and a second pid with fewer. */
-	start_sockfix(&a, "all");
-	start_sockfix(&b, "tcp,unix,socketpair,pipe");
+	fx_start_set(&a, "all", NULL, NULL);
+	fx_start_set(&b, "tcp,unix,socketpair,pipe", NULL, NULL);
 
 	/* The check of the check: the filter refuses both sources. */
 	{
@@ -339,7 +329,7 @@ ATF_TC_BODY(netns, tc)
 	/* Loopback is down in a new namespace: bring it up, then exec. */
 	const char *const argv[] = { "unshare", "-n", "sh", "-c",
 	    "ip link set lo up && exec \"$@\"", "sh", TU_SOCKFIX, "-t",
-	    FIXTURE_SECONDS, "-s", "all", NULL };
+	    FX_SECONDS, "-s", "all", NULL };
 	const char *const probe[] = { "unshare", "-n", "ip", "link", "set",
 	    "lo", "up", NULL };
 	fixture_t fx;

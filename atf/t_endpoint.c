@@ -1,6 +1,6 @@
 /*
- * t_endpoint: pfiles' endpoint lines (pfiles-format.md, "Socket lines"
- * 5) when the other end of a socket is held by other processes.
+ * t_endpoint: pfiles' endpoint lines (pfiles.1, "Socket lines" 5)
+ * when the other end of a socket is held by other processes.
  *
  * atf/endpoint_helper makes local connections, forks, and every process
  * says from its own view which fd it holds of which end of which

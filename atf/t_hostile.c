@@ -6,8 +6,8 @@
  * DEL, ESC sequences, ill-formed UTF-8, bidirectional and zero-width
  * characters and backslashes; the fixture's comm and command line carry
  * the same.  pfiles must write every such name through the contract's
- * rule for text from the target (pfiles-format.md, "Text that comes from
- * the target").  Each case checks three ways:
+ * rule for text from the target (pfiles.1, "Text from the target").
+ * Each case checks three ways:
  *
  *	- byte for byte against the text expect.c computes from the
  *	  fixture's manifest (its own escaping, written apart from pfiles');

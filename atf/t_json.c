@@ -65,7 +65,6 @@
 #define	PYTHON		"/usr/bin/python3"
 #define	CHECKER		SRC_DIR "/atf/json_check.py"
 #define	SCHEMA		SRC_DIR "/libproc-patch/pfiles/pfiles.schema.json"
-#define	FIXTURE_SECONDS	"120"
 #define	MAX_ARGS	48
 
 /* The hostile comm and arguments of t_hostile's fixture. */
@@ -111,7 +110,7 @@ fixture_start_as(fixture_t *fx, int link, const char *set,
 	}
 	argv[n++] = link ? "./f" : TU_SOCKFIX;
 	argv[n++] = "-t";
-	argv[n++] = FIXTURE_SECONDS;
+	argv[n++] = FX_SECONDS;
 	argv[n++] = "-s";
 	argv[n++] = set;
 	if (comm != NULL) {
@@ -150,18 +149,6 @@ fixture_start(fixture_t *fx, const char *set, const char *comm,
     const char *const extra[], const char *mfname)
 {
 	fixture_start_as(fx, 0, set, comm, extra, mfname);
-}
-
-static void
-fixture_stop(fixture_t *fx)
-{
-	int status = tu_stop(&fx->fx_child, TU_TIMEOUT_MS);
-
-	mf_free(fx->fx_manifest);
-	fx->fx_manifest = NULL;
-	ATF_REQUIRE_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	    "sockfix did not exit cleanly: wait status 0x%x",
-	    (unsigned)status);
 }
 
 /* The text expect.c computes from a manifest, into the file `name'. */
@@ -305,7 +292,7 @@ check_set(int link, const char *set, const char *comm,
 		free(expected);
 		free(what);
 	}
-	fixture_stop(&fx);
+	fx_stop(&fx);
 }
 
 
@@ -403,7 +390,7 @@ ATF_TC_BODY(nflag, tc)
 	require_agree("n", more);
 	run_both("n-diag", opts[1], args, 0);
 	require_agree("n-diag", more);
-	fixture_stop(&fx);
+	fx_stop(&fx);
 }
 
 ATF_TC(args_one_empty);
@@ -544,8 +531,8 @@ ATF_TC_BODY(several_pids, tc)
 	}
 	free(kinds);
 	free(procb);
-	fixture_stop(&a);
-	fixture_stop(&b);
+	fx_stop(&a);
+	fx_stop(&b);
 }
 
 ATF_TC(hostile_strings);
@@ -663,7 +650,7 @@ ATF_TC_BODY(checker_fails, tc)
 	args[0] = fx.fx_pid;
 	write_expected(&fx, 0, "ok.expected");
 	run_both("ok", opts, args, 0);
-	fixture_stop(&fx);
+	fx_stop(&fx);
 	require_agree("ok", more);
 	for (size_t i = 0; i < sizeof (wrong) / sizeof (wrong[0]); i++) {
 		char *name = tu_asprintf("wrong%zu.json", i);

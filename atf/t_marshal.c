@@ -1,8 +1,8 @@
 /*
  * t_marshal: unit tests of the argument marshalling of injected system
- * calls (libproc-patch/marshal.c): layout, alignment, bounds, rejection
- * of invalid descriptions, the round trip through a simulated target,
- * and the clamping of lengths that the target writes.
+ * calls (libproc-patch/libproc/agent/marshal.c): layout, alignment,
+ * bounds, rejection of invalid descriptions, the round trip through a
+ * simulated target, and the clamping of lengths that the target writes.
  */
 #include <atf-c.h>
 #include <errno.h>

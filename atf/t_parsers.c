@@ -864,6 +864,106 @@ ATF_TC_BODY(record_items, tc)
 	fdrec_free(&rec);
 }
 
+/* What proc_fdinfowalk() handed its func, call by call. */
+#define	WALKED_MAX	8
+
+typedef struct walked {
+	int		w_n;			/* calls */
+	int		w_stopat;		/* the call that returns w_rv */
+	int		w_rv;
+	uint_t		w_type[WALKED_MAX];
+	const void	*w_data[WALKED_MAX];
+	size_t		w_len[WALKED_MAX];
+} walked_t;
+
+static int
+walk_note(uint_t type, const void *data, size_t len, void *arg)
+{
+	walked_t *w = arg;
+
+	if (w->w_n < WALKED_MAX) {
+		w->w_type[w->w_n] = type;
+		w->w_data[w->w_n] = data;
+		w->w_len[w->w_n] = len;
+	}
+	return (++w->w_n == w->w_stopat ? w->w_rv : 0);
+}
+
+static int
+walk_rec(fdrec_t *rec, walked_t *w, int stopat, int rv)
+{
+	memset(w, 0, sizeof (*w));
+	w->w_stopat = stopat;
+	w->w_rv = rv;
+	return (proc_fdinfowalk(fdrec_info(rec), walk_note, w));
+}
+
+ATF_TC_WITHOUT_HEAD(record_walk);
+ATF_TC_BODY(record_walk, tc)
+{
+	fdrec_t rec = { NULL, 0 };
+	pr_misc_header_t hdr;
+	uint8_t *misc;
+	walked_t w;
+	int v = 212992;
+
+	/* An empty record: no call, 0. */
+	ATF_REQUIRE_EQ(fdrec_reset(&rec, 3), 0);
+	ATF_CHECK_EQ(walk_rec(&rec, &w, 0, 0), 0);
+	ATF_CHECK_EQ(w.w_n, 0);
+
+	/* Every item, in order, each payload at its 8-byte boundary. */
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_PATHNAME, "abc", 4), 0);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_SOCKOPT_SNDBUF, &v, sizeof (v)), 0);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_SOCKERR, "no", 3), 0);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_CHANGED, NULL, 0), 0);
+	misc = fdrec_info(&rec)->pr_misc;
+	ATF_CHECK_EQ(walk_rec(&rec, &w, 0, 0), 0);
+	ATF_REQUIRE_EQ(w.w_n, 4);
+	ATF_CHECK(w.w_type[0] == PR_PATHNAME && w.w_len[0] == 4 &&
+	    w.w_data[0] == misc + 8);
+	ATF_CHECK(w.w_type[1] == PR_SOCKOPT_SNDBUF &&
+	    w.w_len[1] == sizeof (v) && w.w_data[1] == misc + 24);
+	ATF_CHECK_EQ(memcmp(w.w_data[1], &v, sizeof (v)), 0);
+	ATF_CHECK(w.w_type[2] == PR_SOCKERR && w.w_len[2] == 3 &&
+	    w.w_data[2] == misc + 40);
+	ATF_CHECK_STREQ((const char *)w.w_data[2], "no");
+	ATF_CHECK(w.w_type[3] == PR_CHANGED && w.w_len[3] == 0);
+
+	/* A nonzero value from func ends the walk and is returned. */
+	ATF_CHECK_EQ(walk_rec(&rec, &w, 2, 42), 42);
+	ATF_CHECK_EQ(w.w_n, 2);
+	ATF_CHECK_EQ(walk_rec(&rec, &w, 1, -7), -7);
+	ATF_CHECK_EQ(w.w_n, 1);
+	ATF_CHECK_EQ(walk_rec(&rec, &w, 4, 1), 1);
+	ATF_CHECK_EQ(w.w_n, 4);
+
+	/*
+	 * A damaged header ends the walk, as after the last item: one
+	 * smaller than a header, one longer than what is left.
+	 */
+	memcpy(&hdr, misc + 16, sizeof (hdr));
+	hdr.pr_misc_size = sizeof (hdr) - 1;
+	memcpy(misc + 16, &hdr, sizeof (hdr));
+	ATF_CHECK_EQ(walk_rec(&rec, &w, 0, 0), 0);
+	ATF_CHECK(w.w_n == 1 && w.w_type[0] == PR_PATHNAME);
+	hdr.pr_misc_size = fdrec_info(&rec)->pr_misc_size - 16 + 1;
+	memcpy(misc + 16, &hdr, sizeof (hdr));
+	ATF_CHECK_EQ(walk_rec(&rec, &w, 0, 0), 0);
+	ATF_CHECK_EQ(w.w_n, 1);
+	/* Exactly what is left is no damage: that item is the last. */
+	hdr.pr_misc_size = fdrec_info(&rec)->pr_misc_size - 16;
+	memcpy(misc + 16, &hdr, sizeof (hdr));
+	ATF_CHECK_EQ(walk_rec(&rec, &w, 0, 0), 0);
+	ATF_CHECK(w.w_n == 2 && w.w_type[1] == PR_SOCKOPT_SNDBUF &&
+	    w.w_len[1] == fdrec_info(&rec)->pr_misc_size - 16 - sizeof (hdr));
+	/* A record cut inside a header: the items before the cut. */
+	fdrec_info(&rec)->pr_misc_size = 16 + sizeof (hdr) - 1;
+	ATF_CHECK_EQ(walk_rec(&rec, &w, 0, 0), 0);
+	ATF_CHECK_EQ(w.w_n, 1);
+	fdrec_free(&rec);
+}
+
 /* What f(out) prints, as a malloc'd string. */
 #define	CAPTURE(expr, bufp) do {					\
 	size_t sz_;							\
@@ -997,8 +1097,8 @@ ATF_TC_BODY(fmt_typeword, tc)
 }
 
 /*
- * pf_escape: the rule for text from the target (pfiles-format.md, "Text
- * that comes from the target"), and every field of pfiles_fmt.c that
+ * pf_escape: the rule for text from the target (pfiles.1, "Text from
+ * the target"), and every field of pfiles_fmt.c that
  * goes through it.
  */
 
@@ -1619,6 +1719,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, maps_overlong);
 	ATF_TP_ADD_TC(tp, maps_malformed_and_unterminated);
 	ATF_TP_ADD_TC(tp, record_items);
+	ATF_TP_ADD_TC(tp, record_walk);
 	ATF_TP_ADD_TC(tp, fmt_fileflags);
 	ATF_TP_ADD_TC(tp, fmt_sockaddr);
 	ATF_TP_ADD_TC(tp, fmt_typeword);

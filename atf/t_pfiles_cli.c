@@ -1,6 +1,6 @@
 /*
  * t_pfiles_cli: pfiles' command line, checked exactly against the
- * contract (../shared/pfiles-format.md, "Synopsis" and "Header"):
+ * contract (pfiles.1: SYNOPSIS, "Header", EXIT STATUS, DIAGNOSTICS):
  * usage errors, exit statuses and messages for pids that cannot be
  * examined (gone, not a number, a zombie, permission denied), kernel
  * threads, several pids in one run, -n, the header lines, and --via.

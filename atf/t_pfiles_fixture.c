@@ -26,42 +26,8 @@
 #include "fixture.h"
 #include "testutil.h"
 
-#define	FIXTURE_SECONDS	"120"
 #define	MAX_ARGS	32
 
-
-/*
- * Start sockfix with fd set `set', and optionally a comm and extra
- * arguments (NULL-ended), and read its manifest.  Skips the test when
- * the set cannot exist on this machine.
- */
-static void
-fixture_start(fixture_t *fx, const char *set, const char *comm,
-    const char *const extra[])
-{
-	const char *argv[MAX_ARGS];
-	int n = 0, skipped;
-
-	argv[n++] = TU_SOCKFIX;
-	argv[n++] = "-t";
-	argv[n++] = FIXTURE_SECONDS;
-	argv[n++] = "-s";
-	argv[n++] = set;
-	if (comm != NULL) {
-		argv[n++] = "-c";
-		argv[n++] = comm;
-	}
-	for (int i = 0; extra != NULL && extra[i] != NULL; i++) {
-		ATF_REQUIRE(n < MAX_ARGS - 1);
-		argv[n++] = extra[i];
-	}
-	argv[n] = NULL;
-
-	fx_start(fx, argv);
-	if ((skipped = mf_skipped(fx->fx_manifest, set)) != 0)
-		atf_tc_skip("sockfix could not open set %s here: %s", set,
-		    strerror(skipped));
-}
 
 /*
  * The fixture after pfiles ran: alive, not stopped or traced-stopped,
@@ -102,19 +68,6 @@ fixture_check_intact(const fixture_t *fx)
 	(void) closedir(d);
 	ATF_REQUIRE_EQ_MSG(nopen, m->m_nfds, "%zu fds open, %zu in the "
 	    "manifest", nopen, m->m_nfds);
-}
-
-/* Stop the fixture: it must exit 0 by itself once its stdin is closed. */
-static void
-fixture_stop(fixture_t *fx)
-{
-	int status = tu_stop(&fx->fx_child, TU_TIMEOUT_MS);
-
-	mf_free(fx->fx_manifest);
-	fx->fx_manifest = NULL;
-	ATF_REQUIRE_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	    "sockfix did not exit cleanly: wait status 0x%x",
-	    (unsigned)status);
 }
 
 static char *
@@ -178,20 +131,6 @@ run_and_compare(const char *what, const char *const opts[],
 	run_and_compare_err(what, opts, fxs, nfx, expected, NULL);
 }
 
-/* Fail unless every kind of the comma-separated list is in the manifest. */
-static void
-require_kinds(const fixture_t *fx, const char *kinds)
-{
-	char *copy = strdup(kinds), *save = NULL;
-
-	ATF_REQUIRE(copy != NULL);
-	for (char *k = strtok_r(copy, ",", &save); k != NULL;
-	    k = strtok_r(NULL, ",", &save))
-		ATF_REQUIRE_MSG(mf_find_kind(fx->fx_manifest, k) != NULL,
-		    "the manifest has no fd of kind %s", k);
-	free(copy);
-}
-
 /*
  * One set of fds: pfiles with no --via, and with --via=auto, pidfd and
  * agent, must each print exactly the expected text (so the agent's
@@ -201,7 +140,7 @@ require_kinds(const fixture_t *fx, const char *kinds)
  * fixture's sockets (nothing for a set without sockets).
  */
 static void
-check_set(const char *set, const char *kinds)
+check_set(const char *set)
 {
 	static const char *const via_auto[] = { "--via=auto", NULL };
 	static const char *const via_pidfd[] = { "--via=pidfd", NULL };
@@ -210,8 +149,8 @@ check_set(const char *set, const char *kinds)
 	fixture_t fx, *fxs[1] = { &fx };
 	char *expected, *experr, *what;
 
-	fixture_start(&fx, set, NULL, NULL);
-	require_kinds(&fx, kinds);
+	fx_start_set(&fx, set, NULL, NULL);
+	fx_require_kinds(&fx, set);
 	expected = expected_text(&fx, 0);
 	what = tu_asprintf("%s.default", set);
 	run_and_compare(what, NULL, fxs, 1, expected);
@@ -234,52 +173,38 @@ check_set(const char *set, const char *kinds)
 	free(what);
 	free(experr);
 	free(expected);
-	fixture_stop(&fx);
+	fx_stop(&fx);
 }
 
-#define	SET_TC(name, set, kinds)					\
-	ATF_TC(name);							\
-	ATF_TC_HEAD(name, tc)						\
-	{								\
-		atf_tc_set_md_var(tc, "descr", "pfiles prints the "	\
-		    "fixture's fds of set '" set "' (" kinds ") "	\
-		    "exactly as the contract says, with every --via "	\
-		    "that works (diag: its facts only, and the facts "	\
-		    "not shown named exactly on stderr)");		\
-	}								\
-	ATF_TC_BODY(name, tc)						\
-	{								\
-		check_set(set, kinds);					\
-	}
+/* A case's descr: the set's kinds of fd, as fixture.h lists them. */
+static void
+set_head(atf_tc_t *tc, const char *set)
+{
+	const char *kinds = fx_set(set)->fs_kinds;
 
-SET_TC(set_min, "min", "inherited")
-SET_TC(set_tcp, "tcp", "tcp-listen,tcp-client,tcp-accepted")
-SET_TC(set_udp4, "udp4", "udp4")
-SET_TC(set_udp6, "udp6", "udp6")
-SET_TC(set_unix, "unix", "unix-listen,unix-client,unix-accepted")
-SET_TC(set_abstract, "abstract", "unix-abstract")
-SET_TC(set_unnamed, "unnamed", "unix-unnamed")
-SET_TC(set_socketpair, "socketpair", "socketpair-a,socketpair-b")
-SET_TC(set_netlink, "netlink", "netlink-route")
-SET_TC(set_pipe, "pipe", "pipe-read,pipe-write")
-SET_TC(set_file, "file", "file-locked")
-SET_TC(set_fileflags, "fileflags", "file-flags")
-SET_TC(set_devnull, "devnull", "devnull")
-SET_TC(set_eventfd, "eventfd", "eventfd")
-SET_TC(set_epoll, "epoll", "epoll")
-SET_TC(set_dir, "dir", "dir")
-SET_TC(set_deleted, "deleted", "deleted")
-SET_TC(set_high, "high", "high")
-SET_TC(set_opath, "opath", "opath")
-SET_TC(set_symlink, "symlink", "symlink")
-SET_TC(set_memfd, "memfd", "memfd")
-SET_TC(set_tmpfile, "tmpfile", "tmpfile")
-SET_TC(set_blkdev, "blkdev", "blkdev")
-SET_TC(set_all, "all", "tcp-listen,tcp-client,tcp-accepted,udp4,"
-    "unix-listen,unix-client,unix-accepted,unix-abstract,unix-unnamed,"
-    "socketpair-a,socketpair-b,netlink-route,pipe-read,pipe-write,"
-    "file-locked,file-flags,devnull,eventfd,epoll,dir,deleted,opath,"
-    "symlink,memfd")
+	atf_tc_set_md_var(tc, "descr", "pfiles prints the fixture's fds of "
+	    "set '%s' (%s) exactly as the contract says, with every --via "
+	    "that works (diag: its facts only, and the facts not shown "
+	    "named exactly on stderr)", set, kinds != NULL ? kinds :
+	    "the kinds of every set it opens");
+}
+
+/*
+ * One case per set of fixture.h's list but the hostile one (t_hostile's
+ * subject, under a hostile comm and command line too).
+ */
+#define	SET_TC(set, kinds, flags)					\
+	ATF_TC(set_ ## set);						\
+	ATF_TC_HEAD(set_ ## set, tc)					\
+	{								\
+		set_head(tc, #set);					\
+	}								\
+	ATF_TC_BODY(set_ ## set, tc)					\
+	{								\
+		check_set(#set);					\
+	}
+FX_SETS(SET_TC)
+#undef	SET_TC
 
 
 static void
@@ -290,7 +215,7 @@ soft_limit_check(void)
 	char *expected;
 
 	ATF_REQUIRE(getrlimit(RLIMIT_NOFILE, &hard) == 0);
-	fixture_start(&fx, "pipe", NULL, NULL);
+	fx_start_set(&fx, "pipe", NULL, NULL);
 	/* The manifest holds the limits the test set, in their order. */
 	ATF_CHECK_EQ(fx.fx_manifest->m_rlim_cur, TU_SOFT_NOFILE);
 	ATF_CHECK_EQ(fx.fx_manifest->m_rlim_max, hard.rlim_max);
@@ -299,7 +224,7 @@ soft_limit_check(void)
 	    "descriptors\n") != NULL, "expected: %s", expected);
 	run_and_compare("soft-limit", NULL, fxs, 1, expected);
 	free(expected);
-	fixture_stop(&fx);
+	fx_stop(&fx);
 }
 
 ATF_TC(soft_limit);
@@ -326,12 +251,12 @@ ATF_TC_BODY(nflag, tc)
 	fixture_t fx, *fxs[1] = { &fx };
 	char *expected;
 
-	fixture_start(&fx, "all", NULL, NULL);
+	fx_start_set(&fx, "all", NULL, NULL);
 	expected = expected_text(&fx, EXP_NFLAG);
 	run_and_compare("all.n", n_default, fxs, 1, expected);
 	run_and_compare("all.n-via-pidfd", n_pidfd, fxs, 1, expected);
 	free(expected);
-	fixture_stop(&fx);
+	fx_stop(&fx);
 }
 
 /*
@@ -383,11 +308,11 @@ ATF_TC_BODY(nflag_opens_nothing, tc)
 	fixture_t fx;
 	int with_n, without_n;
 
-	fixture_start(&fx, "tcp,unix,file", NULL, NULL);
+	fx_start_set(&fx, "tcp,unix,file", NULL, NULL);
 	with_n = count_target_fd_opens(&fx, "-n");
 	without_n = count_target_fd_opens(&fx, "--via=pidfd");
 	fixture_check_intact(&fx);
-	fixture_stop(&fx);
+	fx_stop(&fx);
 	ATF_REQUIRE_EQ_MSG(with_n, 0, "pfiles -n opened %d fds of the target "
 	    "(see stderr)", with_n);
 	/* The check itself sees the duplicates that sockets need. */
@@ -425,9 +350,9 @@ ATF_TC_BODY(several_pids, tc)
 	fixture_t *order[4] = { &c, &a, &b, &a };
 	char *expected;
 
-	fixture_start(&a, "tcp,pipe", NULL, NULL);
-	fixture_start(&b, "unix,file", NULL, NULL);
-	fixture_start(&c, "min", NULL, NULL);
+	fx_start_set(&a, "tcp,pipe", NULL, NULL);
+	fx_start_set(&b, "unix,file", NULL, NULL);
+	fx_start_set(&c, "min", NULL, NULL);
 
 	/* Not in the order started, and one pid twice. */
 	expected = expected_concat(order, 4, 0);
@@ -437,9 +362,9 @@ ATF_TC_BODY(several_pids, tc)
 	run_and_compare("several.n", nflag, order, 3, expected);
 	free(expected);
 
-	fixture_stop(&a);
-	fixture_stop(&b);
-	fixture_stop(&c);
+	fx_stop(&a);
+	fx_stop(&b);
+	fx_stop(&c);
 }
 
 ATF_TC(header_cut);
@@ -457,14 +382,14 @@ ATF_TC_BODY(header_cut, tc)
 	fixture_t fx, *fxs[1] = { &fx };
 	char *expected;
 
-	fixture_start(&fx, "socketpair", "fix comm 1", extra);
+	fx_start_set(&fx, "socketpair", "fix comm 1", extra);
 	ATF_REQUIRE_MSG(fx.fx_manifest->m_cmdlen > 71,
 	    "the command line is only %zu bytes", fx.fx_manifest->m_cmdlen);
 	ATF_REQUIRE_STREQ(fx.fx_manifest->m_comm, "fix comm 1");
 	expected = expected_text(&fx, 0);
 	run_and_compare("header", NULL, fxs, 1, expected);
 	free(expected);
-	fixture_stop(&fx);
+	fx_stop(&fx);
 }
 
 ATF_TC(target_keeps_running);
@@ -483,7 +408,7 @@ ATF_TC_BODY(target_keeps_running, tc)
 	char *expected, *line;
 	int status;
 
-	fixture_start(&fx, "all", NULL, NULL);
+	fx_start_set(&fx, "all", NULL, NULL);
 	expected = expected_text(&fx, 0);
 	for (int i = 0; i < 4; i++) {
 		char *what = tu_asprintf("keeps-running.%d", i);
@@ -520,7 +445,7 @@ ATF_TC_BODY(fixture_times_out, tc)
 	char *line;
 	int status;
 
-	fixture_start(&fx, "dir,unix,file", NULL, extra);
+	fx_start_set(&fx, "dir,unix,file", NULL, extra);
 	dir = mf_find_kind(fx.fx_manifest, "dir");
 	ATF_REQUIRE(dir != NULL && dir->f_link != NULL);
 	ATF_REQUIRE_MSG(stat(dir->f_link, &st) == 0, "no %s", dir->f_link);
@@ -537,32 +462,12 @@ ATF_TC_BODY(fixture_times_out, tc)
 	mf_free(fx.fx_manifest);
 }
 
+/* The cases of SET_TC, in fixture.h's order. */
+#define	ADD_SET_TC(set, kinds, flags)	ATF_TP_ADD_TC(tp, set_ ## set);
+
 ATF_TP_ADD_TCS(tp)
 {
-	ATF_TP_ADD_TC(tp, set_min);
-	ATF_TP_ADD_TC(tp, set_tcp);
-	ATF_TP_ADD_TC(tp, set_udp4);
-	ATF_TP_ADD_TC(tp, set_udp6);
-	ATF_TP_ADD_TC(tp, set_unix);
-	ATF_TP_ADD_TC(tp, set_abstract);
-	ATF_TP_ADD_TC(tp, set_unnamed);
-	ATF_TP_ADD_TC(tp, set_socketpair);
-	ATF_TP_ADD_TC(tp, set_netlink);
-	ATF_TP_ADD_TC(tp, set_pipe);
-	ATF_TP_ADD_TC(tp, set_file);
-	ATF_TP_ADD_TC(tp, set_fileflags);
-	ATF_TP_ADD_TC(tp, set_devnull);
-	ATF_TP_ADD_TC(tp, set_eventfd);
-	ATF_TP_ADD_TC(tp, set_epoll);
-	ATF_TP_ADD_TC(tp, set_dir);
-	ATF_TP_ADD_TC(tp, set_deleted);
-	ATF_TP_ADD_TC(tp, set_high);
-	ATF_TP_ADD_TC(tp, set_opath);
-	ATF_TP_ADD_TC(tp, set_symlink);
-	ATF_TP_ADD_TC(tp, set_memfd);
-	ATF_TP_ADD_TC(tp, set_tmpfile);
-	ATF_TP_ADD_TC(tp, set_blkdev);
-	ATF_TP_ADD_TC(tp, set_all);
+	FX_SETS(ADD_SET_TC)
 	ATF_TP_ADD_TC(tp, nflag);
 	ATF_TP_ADD_TC(tp, soft_limit);
 	ATF_TP_ADD_TC(tp, nflag_opens_nothing);

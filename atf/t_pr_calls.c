@@ -1,6 +1,6 @@
 /*
  * t_pr_calls: the pr_* wrappers of the agent (libproc-patch/libproc/
- * agent.c), each call against the target's own view of its fds.
+ * agent/pr_calls.c), each call against the target's own view of its fds.
  *
  * The target, fixtures/agent_target, tells its own view of its fds (its
  * own fstat, fcntl, lseek, getsockopt, getsockname...) and the tests

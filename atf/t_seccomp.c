@@ -2,7 +2,7 @@
  * t_seccomp: the agent never injects a system call that the target's
  * seccomp filters have not been proven to allow.
  *
- * The checker (libproc-patch/libproc/seccomp_check.c), unit by unit:
+ * The checker (libproc-patch/libproc/agent/seccomp_check.c), unit by unit:
  *  run_instructions	each instruction, on values whose result the
  *			program's own construction gives
  *  run_faults		every fault of a run, and the steps bound

@@ -247,6 +247,13 @@ typedef int proc_fdinfo_f(void *, const prfdinfo_t *);
 
 extern int Pfdinfo_iter(struct ps_prochandle *, proc_fdinfo_f *, void *);
 extern const void *proc_fdinfo_misc(const prfdinfo_t *, uint_t, size_t *);
+/*
+ * The items of a record, in their order: func(type, payload, its length,
+ * arg) for each, until func returns nonzero, which is returned; 0 after
+ * the last.  A damaged header ends the walk as the last item would.
+ */
+extern int proc_fdinfowalk(const prfdinfo_t *,
+    int (*)(uint_t, const void *, size_t, void *), void *);
 
 /*
  * Linux extensions.  Pfdinfo_iter_flags(PFDI_STATONLY) gives records with

@@ -159,12 +159,12 @@ show_file(void *arg, const prfdinfo_t *info)
 
 		sh->sh_nchanged++;
 		if (json != NULL)
-			return (pfj_file(json, &sh->sh_ctx, info));
+			return (pfj_file(json, &sh->sh_ctx, &ix));
 		stat_only.pf_statonly = 1;
 		return (pf_file_items(&stat_only, &ix));
 	}
 	if (json != NULL)
-		return (pfj_file(json, &sh->sh_ctx, info));
+		return (pfj_file(json, &sh->sh_ctx, &ix));
 	return (pf_file_items(&sh->sh_ctx, &ix));
 }
 

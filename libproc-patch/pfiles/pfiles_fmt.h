@@ -2,11 +2,16 @@
  * pfiles_fmt.h: the formatting of pfiles(1), per the output contract
  * (pfiles.1).  No system calls: everything printed comes from the records
  * of Pfdinfo_iter() and the psinfo, and goes to a stdio stream.
+ *
+ * pfiles_fmt.c has the header, the stat and flags lines, a file's block
+ * and the item index; pf_sockfmt.c the socket lines and the names and
+ * addresses of the contract; pf_lbuf.c the line buffer they write to.
  */
 #ifndef	_PFILES_FMT_H
 #define	_PFILES_FMT_H
 
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 
 #include "libproc.h"
@@ -18,8 +23,10 @@
 typedef const char *pf_comm_f(void *, pid_t);
 
 /*
- * A record's items, found in one pass: the first of each type up to
- * PF_ITEM_MAX (proc_fdinfo_misc() walks the items at every lookup).
+ * A record's items, found in one walk (proc_fdinfowalk()): the first of
+ * each type up to PF_ITEM_MAX, where proc_fdinfo_misc() would walk the
+ * items again at every lookup.  Every function here that reads a record's
+ * items reads them through its index.
  */
 #define	PF_ITEM_MAX	PR_ENDPOINTS
 
@@ -30,8 +37,35 @@ typedef struct pf_items {
 } pf_items_t;
 
 extern void pf_items(const prfdinfo_t *, pf_items_t *);
-/* As proc_fdinfo_misc(): the first item of type, its length; or NULL. */
-extern const void *pf_item(const pf_items_t *, uint_t, size_t *);
+
+/*
+ * As proc_fdinfo_misc(): the first item of type, its length; or NULL.
+ * In line, as the next: the formatter's files ask some twenty a record.
+ */
+static inline const void *
+pf_item(const pf_items_t *ix, uint_t type, size_t *lenp)
+{
+	if (type > PF_ITEM_MAX)
+		return (proc_fdinfo_misc(ix->pi_info, type, lenp));
+	if (lenp != NULL)
+		*lenp = ix->pi_len[type];
+	return (ix->pi_p[type]);
+}
+
+/* An int item (PR_SOCKOPT_TYPE...), or def when the record has none. */
+static inline int
+pf_int_item(const pf_items_t *ix, uint_t type, int def)
+{
+	const void *p;
+	size_t len;
+	int v;
+
+	if ((p = pf_item(ix, type, &len)) == NULL ||
+	    len != sizeof (v))
+		return (def);
+	memcpy(&v, p, sizeof (v));
+	return (v);
+}
 
 typedef struct pf_ctx {
 	FILE		*pf_out;
@@ -60,9 +94,9 @@ typedef struct pf_shown {
 	int		ps_socket;	/* the socket lines are */
 	int		ps_offset;	/* the offset line is */
 } pf_shown_t;
-extern void pf_shown(const prfdinfo_t *, pf_shown_t *);
+extern void pf_shown(const pf_items_t *, pf_shown_t *);
 /* What pf_file adds up in ctx of a record (pfiles_json.c calls it too). */
-extern void pf_account(pf_ctx_t *, const prfdinfo_t *);
+extern void pf_account(pf_ctx_t *, const pf_items_t *);
 /*
  * The facts that the source could not find out for some socket of the
  * process (PR_SOCKGAPS), as a comma-separated list in the contract's
@@ -85,7 +119,7 @@ typedef enum {
 } pf_optkind_t;
 typedef void pf_opt_f(void *, const char *, pf_optkind_t, int);
 /* The options known of a socket, in the table's (the contract's) order. */
-extern void pf_sockopt_each(const prfdinfo_t *, pf_opt_f *, void *);
+extern void pf_sockopt_each(const pf_items_t *, pf_opt_f *, void *);
 
 /*
  * The endpoint lines of a socket (PR_ENDPOINTS): fn once per holder of
@@ -94,6 +128,9 @@ extern void pf_sockopt_each(const prfdinfo_t *, pf_opt_f *, void *);
  */
 typedef void pf_endpoint_f(void *, pid_t, int, uint_t);
 extern void pf_endpoint_each(const prfdinfo_t *, pf_endpoint_f *, void *);
+/* The same, of a record whose items the caller has found (pf_items). */
+extern void pf_endpoint_each_items(const pf_items_t *, pf_endpoint_f *,
+    void *);
 
 /* "SOCK_STREAM"...; NULL for a type with no name. */
 extern const char *pf_socktype_name(int);

@@ -1,7 +1,7 @@
 /*
  * pfiles_json.c: pfiles -J.  The facts are the text's, decided and named
- * by pfiles_fmt.c (the same lists, the same rules of what is shown); only
- * the layout differs.  One fd object per line, so that the document
+ * by the text's formatter (pfiles_fmt.h: the same item index, the same
+ * lists, the same rules of what is shown); only the layout differs.  One fd object per line, so that the document
  * streams and a reader can follow it line by line too.
  */
 #include <fcntl.h>
@@ -249,13 +249,13 @@ opt_member(void *arg, const char *name, pf_optkind_t kind, int value)
 }
 
 static void
-locks_member(FILE *out, int *n, const prfdinfo_t *info)
+locks_member(FILE *out, int *n, const pf_items_t *ix)
 {
 	const prfdlock_t *lk;
 	prfdlock_t l;
 	size_t len;
 
-	if ((lk = proc_fdinfo_misc(info, PR_LOCKS, &len)) == NULL)
+	if ((lk = pf_item(ix, PR_LOCKS, &len)) == NULL)
 		return;
 	key(out, n, "locks");
 	(void) fputc('[', out);
@@ -321,21 +321,6 @@ addr_member(FILE *out, int *n, const char *k, const void *sa, size_t len,
 	(void) fputc('}', out);
 }
 
-/* An int item, or def. */
-static int
-int_of(const prfdinfo_t *info, uint_t type, int def)
-{
-	const void *p;
-	size_t len;
-	int v;
-
-	if ((p = proc_fdinfo_misc(info, type, &len)) == NULL ||
-	    len != sizeof (v))
-		return (def);
-	memcpy(&v, p, sizeof (v));
-	return (v);
-}
-
 /* What endpoints_member() is writing. */
 typedef struct ends {
 	FILE		*e_out;
@@ -370,15 +355,15 @@ endpoint_member(void *arg, pid_t pid, int fd, uint_t more)
  * "endpoints", and "endpoints_more" when there are more than are listed.
  */
 static void
-endpoints_member(FILE *out, int *m, pf_ctx_t *ctx, const prfdinfo_t *info)
+endpoints_member(FILE *out, int *m, pf_ctx_t *ctx, const pf_items_t *ix)
 {
 	ends_t e = { out, ctx, 0, 0 };
 
-	if (proc_fdinfo_misc(info, PR_ENDPOINTS, NULL) == NULL)
+	if (pf_item(ix, PR_ENDPOINTS, NULL) == NULL)
 		return;
 	key(out, m, "endpoints");
 	(void) fputc('[', out);
-	pf_endpoint_each(info, endpoint_member, &e);
+	pf_endpoint_each_items(ix, endpoint_member, &e);
 	(void) fputc(']', out);
 	if (e.e_more > 0) {
 		key(out, m, "endpoints_more");
@@ -387,7 +372,7 @@ endpoints_member(FILE *out, int *m, pf_ctx_t *ctx, const prfdinfo_t *info)
 }
 
 static void
-socket_member(FILE *out, int *n, pf_ctx_t *ctx, const prfdinfo_t *info)
+socket_member(FILE *out, int *n, pf_ctx_t *ctx, const pf_items_t *ix)
 {
 	const void *p;
 	struct ucred cred;
@@ -398,8 +383,8 @@ socket_member(FILE *out, int *n, pf_ctx_t *ctx, const prfdinfo_t *info)
 
 	key(out, n, "socket");
 	(void) fputc('{', out);
-	if (proc_fdinfo_misc(info, PR_SOCKOPT_TYPE, NULL) != NULL) {
-		int type = int_of(info, PR_SOCKOPT_TYPE, -1);
+	if (pf_item(ix, PR_SOCKOPT_TYPE, NULL) != NULL) {
+		int type = pf_int_item(ix, PR_SOCKOPT_TYPE, -1);
 
 		key(out, &m, "type");
 		if ((name = pf_socktype_name(type)) != NULL)
@@ -409,17 +394,16 @@ socket_member(FILE *out, int *n, pf_ctx_t *ctx, const prfdinfo_t *info)
 	}
 	key(out, &m, "options");
 	(void) fputc('{', out);
-	pf_sockopt_each(info, opt_member, &l);
+	pf_sockopt_each(ix, opt_member, &l);
 	(void) fputc('}', out);
-	protocol = int_of(info, PR_SOCKOPT_PROTOCOL, -1);
-	if ((p = proc_fdinfo_misc(info, PR_SOCKETNAME, &len)) != NULL)
+	protocol = pf_int_item(ix, PR_SOCKOPT_PROTOCOL, -1);
+	if ((p = pf_item(ix, PR_SOCKETNAME, &len)) != NULL)
 		addr_member(out, &m, "sockname", p, len, protocol);
-	if ((peer = (p = proc_fdinfo_misc(info, PR_PEERSOCKNAME, &len)) !=
-	    NULL))
+	if ((peer = (p = pf_item(ix, PR_PEERSOCKNAME, &len)) != NULL))
 		addr_member(out, &m, "peername", p, len, protocol);
 	/* The peer's credentials, where the text has a "peer:" line. */
-	if (peer && int_of(info, PR_SOCKOPT_DOMAIN, -1) == AF_UNIX &&
-	    (p = proc_fdinfo_misc(info, PR_PEERCRED, &len)) != NULL &&
+	if (peer && pf_int_item(ix, PR_SOCKOPT_DOMAIN, -1) == AF_UNIX &&
+	    (p = pf_item(ix, PR_PEERCRED, &len)) != NULL &&
 	    len == sizeof (cred)) {
 		memcpy(&cred, p, sizeof (cred));
 		if (cred.pid != 0) {
@@ -435,8 +419,8 @@ socket_member(FILE *out, int *n, pf_ctx_t *ctx, const prfdinfo_t *info)
 			(void) fprintf(out, "\"pid\":%d}", (int)cred.pid);
 		}
 	}
-	endpoints_member(out, &m, ctx, info);
-	if ((p = proc_fdinfo_misc(info, PR_SOCKERR, &len)) != NULL) {
+	endpoints_member(out, &m, ctx, ix);
+	if ((p = pf_item(ix, PR_SOCKERR, &len)) != NULL) {
 		key(out, &m, "error");
 		target_string(out, p, strnlen(p, len));
 	}
@@ -444,8 +428,9 @@ socket_member(FILE *out, int *n, pf_ctx_t *ctx, const prfdinfo_t *info)
 }
 
 int
-pfj_file(pfj_t *j, pf_ctx_t *ctx, const prfdinfo_t *info)
+pfj_file(pfj_t *j, pf_ctx_t *ctx, const pf_items_t *ix)
 {
+	const prfdinfo_t *info = ix->pi_info;
 	FILE *out = j->j_out;
 	list_t l = { out, 0 };
 	pf_shown_t sh;
@@ -453,31 +438,31 @@ pfj_file(pfj_t *j, pf_ctx_t *ctx, const prfdinfo_t *info)
 	const char *why;
 	size_t len;
 
-	pf_shown(info, &sh);
+	pf_shown(ix, &sh);
 	(void) fputs(j->j_nfd++ > 0 ? ",\n{" : "\n{", out);
 	stat_members(out, &n, info, sh.ps_path);
-	if (!statonly && proc_fdinfo_misc(info, PR_CHANGED, NULL) != NULL) {
+	if (!statonly && pf_item(ix, PR_CHANGED, NULL) != NULL) {
 		/* Only its stat facts are sure, as in the text. */
 		key(out, &n, "changed");
 		(void) fputs("true", out);
 		statonly = 1;
 	}
 	if (!statonly)
-		pf_account(ctx, info);
+		pf_account(ctx, ix);
 	if (!statonly) {
 		key(out, &n, "flags");
 		(void) fputc('[', out);
 		pf_flag_each(info->pr_fileflags, info->pr_fdflags,
 		    flag_member, &l);
 		(void) fputc(']', out);
-		locks_member(out, &n, info);
+		locks_member(out, &n, ix);
 		if (sh.ps_socket)
-			socket_member(out, &n, ctx, info);
+			socket_member(out, &n, ctx, ix);
 		if (sh.ps_pathline) {
 			key(out, &n, "path");
 			target_string(out, sh.ps_path, strlen(sh.ps_path));
 		}
-		if ((why = proc_fdinfo_misc(info, PR_PATHERR, &len)) != NULL) {
+		if ((why = pf_item(ix, PR_PATHERR, &len)) != NULL) {
 			key(out, &n, "path_error");
 			target_string(out, why, strnlen(why, len));
 		}

@@ -38,7 +38,8 @@ extern void pfj_end(pfj_t *);
  */
 extern void pfj_proc_begin(pfj_t *, const psinfo_t *, const struct rlimit *,
     const char *, size_t);
-extern int pfj_file(pfj_t *, pf_ctx_t *, const prfdinfo_t *);
+/* One fd, of a record whose items the caller has found (pf_items). */
+extern int pfj_file(pfj_t *, pf_ctx_t *, const pf_items_t *);
 /* Ends it: what could not be found out, and the error that ended it. */
 extern void pfj_proc_end(pfj_t *, const char *const *, int, const char *);
 
