@@ -232,7 +232,13 @@ stop_sockfix(tu_child_t *c)
 static pid_t
 start_node(tu_child_t *c, const char *n)
 {
-	const char *argv[] = { "node", TU_SOCKETS_JS, n, "300", NULL };
+	/*
+	 * node with V8's background work off: its memory reducer gives
+	 * pages back some seconds after start (121 mappings, then 110), and
+	 * require_view() holds the target's mappings to their number before.
+	 */
+	const char *argv[] = { "node", "--single-threaded",
+	    "--no-memory-reducer", TU_SOCKETS_JS, n, "300", NULL };
 	char *l;
 	pid_t pid;
 

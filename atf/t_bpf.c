@@ -350,7 +350,7 @@ check_set(const char *set)
 		atf_tc_set_md_var(tc, "descr", "pfiles --via=bpf prints " \
 		    "exactly what --via=pidfd prints, text and -J, on "	\
 		    "sockfix's set '" #set "'");			\
-		atf_tc_set_md_var(tc, "timeout", "120");		\
+		tu_timeout(tc, 120);		\
 	}								\
 	ATF_TC_BODY(set_ ## set, tc)					\
 	{								\
@@ -450,7 +450,7 @@ ATF_TC_HEAD(node_100, tc)
 	    "what --via=pidfd prints, text and -J, on node with 100 "
 	    "loopback connections; auto (pidfd there) prints the same");
 	atf_tc_set_md_var(tc, "require.progs", "node");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(node_100, tc)
 {
@@ -465,7 +465,7 @@ ATF_TC_HEAD(node_2000, tc)
 	    "loopback connections; auto takes bpf there and prints the "
 	    "same");
 	atf_tc_set_md_var(tc, "require.progs", "node");
-	atf_tc_set_md_var(tc, "timeout", "180");
+	tu_timeout(tc, 180);
 }
 ATF_TC_BODY(node_2000, tc)
 {
@@ -597,7 +597,7 @@ ATF_TC_HEAD(netns_pidns, tc)
 	    "no socket is asked through pidfd_getfd");
 	atf_tc_set_md_var(tc, "require.user", "root");
 	atf_tc_set_md_var(tc, "require.progs", "unshare");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 
 ATF_TC_BODY(netns_pidns, tc)
@@ -700,7 +700,7 @@ ATF_TC_HEAD(unpriv_root_target, tc)
 	    "same process)");
 	atf_tc_set_md_var(tc, "require.user", "root");
 	atf_tc_set_md_var(tc, "require.progs", "setpriv");
-	atf_tc_set_md_var(tc, "timeout", "60");
+	tu_timeout(tc, 60);
 }
 ATF_TC_BODY(unpriv_root_target, tc)
 {
@@ -854,7 +854,7 @@ ATF_TC_HEAD(unpriv_own_process, tc)
 	    "available, with --via=bpf's reason");
 	atf_tc_set_md_var(tc, "require.user", "root");
 	atf_tc_set_md_var(tc, "require.progs", "setpriv");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(unpriv_own_process, tc)
 {
@@ -874,7 +874,7 @@ ATF_TC_HEAD(bpf_cap_only, tc)
 	    "the fast path is not available, with that reason");
 	atf_tc_set_md_var(tc, "require.user", "root");
 	atf_tc_set_md_var(tc, "require.progs", "setpriv");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(bpf_cap_only, tc)
 {
@@ -906,7 +906,7 @@ ATF_TC_HEAD(one_load, tc)
 	    "loads the program once (LIBPROC_DEBUG traces \"" TRACE_LOADED
 	    "\" exactly once), bpf serves each, and prints what "
 	    "--via=pidfd prints for the three");
-	atf_tc_set_md_var(tc, "timeout", "60");
+	tu_timeout(tc, 60);
 }
 ATF_TC_BODY(one_load, tc)
 {
@@ -934,7 +934,7 @@ ATF_TC_HEAD(thread_own_table, tc)
 	    "of whose threads has a descriptor table of its own (unshare "
 	    "CLONE_FILES) prints what --via=pidfd prints: the process's "
 	    "table, as /proc/PID/fd shows it, once");
-	atf_tc_set_md_var(tc, "timeout", "60");
+	tu_timeout(tc, 60);
 }
 ATF_TC_BODY(thread_own_table, tc)
 {
@@ -970,7 +970,7 @@ ATF_TC_HEAD(main_thread_exited, tc)
 	    "agent on a kernel without pidfds of threads, before 6.9): exit "
 	    "0, that source's output, the live thread's fds, and one line "
 	    "that the fast path is not available, and why");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(main_thread_exited, tc)
 {

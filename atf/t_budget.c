@@ -968,7 +968,7 @@ ATF_TC_HEAD(pidfd, tc)
 	atf_tc_set_md_var(tc, "descr", "pfiles --via=pidfd on node at N and "
 	    "4N connections: no read or write of the target's memory, at "
 	    "most one fdinfo read per socket, other /proc reads constant");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(pidfd, tc)
 {
@@ -982,7 +982,7 @@ ATF_TC_HEAD(agent, tc)
 	    "4N connections: at most one pread and one pwrite of "
 	    "/proc/PID/mem per socket, at most one fdinfo read per socket, "
 	    "other /proc reads constant");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(agent, tc)
 {
@@ -997,7 +997,7 @@ ATF_TC_HEAD(diag, tc)
 	    "netlink message sent per socket and 1 to 16 per process (one "
 	    "per dump), at most one fdinfo read per socket, other /proc "
 	    "reads constant");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(diag, tc)
 {
@@ -1013,7 +1013,7 @@ ATF_TC_HEAD(bpf, tc)
 	    "constant, no netlink message (skipped where bpf cannot "
 	    "serve)");
 	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(bpf, tc)
 {
@@ -1028,7 +1028,7 @@ ATF_TC_HEAD(seedlike_caught, tc)
 	    "seed's pattern (230 preads of /proc/self/mem and 50 of "
 	    "/proc/self/task/TID/status per socket) under every budget, "
 	    "naming the classes and their numbers");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(seedlike_caught, tc)
 {
@@ -1062,7 +1062,7 @@ ATF_TC_HEAD(checker_bounds, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "the budget checker passes counts at "
 	    "the budget and fails those one read per socket over it");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(checker_bounds, tc)
 {

@@ -140,7 +140,7 @@ ATF_TC_HEAD(seccomp_auto, tc)
 	    "filter refusing ptrace and pidfd_getfd with EPERM serves every "
 	    "pid through diag: names, ports, SO_ACCEPTCONN and buffer sizes "
 	    "exactly, why and what is not shown on stderr, exit 0");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(seccomp_auto, tc)
 {
@@ -322,7 +322,7 @@ ATF_TC_HEAD(netns, tc)
 	    "exactly, not those of decoys at the same addresses in ours");
 	atf_tc_set_md_var(tc, "require.user", "root");
 	atf_tc_set_md_var(tc, "require.progs", "unshare ip");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(netns, tc)
 {
@@ -487,7 +487,7 @@ ATF_TC_HEAD(unix_peer_gone, tc)
 	    "from the tables): --via=diag prints no peername line for it and "
 	    "says on stderr that peername is not shown; --via=pidfd prints "
 	    "its peername, and diag the peername of a live socketpair");
-	atf_tc_set_md_var(tc, "timeout", "60");
+	tu_timeout(tc, 60);
 }
 ATF_TC_BODY(unix_peer_gone, tc)
 {
@@ -616,7 +616,7 @@ ATF_TC_HEAD(many_names, tc)
 	    "its own with 500 unix sockets, each bound to an abstract name "
 	    "of its own: pfiles --via=diag shows each fd's own name");
 	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "60");
+	tu_timeout(tc, 60);
 }
 ATF_TC_BODY(many_names, tc)
 {

@@ -543,7 +543,7 @@ ATF_TC_HEAD(cross, tc)
 	    "endpoint line names the other process (comm escaped, pid, fd "
 	    "as it says), the peer: line the parent (SO_PEERCRED), through "
 	    "the default source, pidfd, agent and diag");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(cross, tc)
 {
@@ -565,7 +565,7 @@ ATF_TC_HEAD(cross_bpf, tc)
 	    "the same peer: and endpoint lines (skipped where bpf cannot "
 	    "serve)");
 	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(cross_bpf, tc)
 {
@@ -649,7 +649,7 @@ ATF_TC_HEAD(reuseport, tc)
 	    "third's other end, so its block has no endpoint line (no "
 	    "guess), while each of the two names the third's holder; "
 	    "through pidfd, diag and auto");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(reuseport, tc)
 {
@@ -670,7 +670,7 @@ ATF_TC_HEAD(reuseport_bpf, tc)
 	    "--via=bpf: the same endpoint lines (skipped where bpf cannot "
 	    "serve)");
 	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(reuseport_bpf, tc)
 {
@@ -693,7 +693,7 @@ ATF_TC_HEAD(zombie_holds_nothing, tc)
 	    "it -- a zombie holds nothing, so no \"and 1 more\"");
 	atf_tc_set_md_var(tc, "require.user", "root");
 	atf_tc_set_md_var(tc, "require.progs", "unshare nsenter setpriv");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(zombie_holds_nothing, tc)
 {
@@ -794,7 +794,7 @@ ATF_TC_HEAD(two_holders, tc)
 	atf_tc_set_md_var(tc, "descr", "the other end of a TCP connection "
 	    "held by two processes (forked after connect): two endpoint "
 	    "lines, by pid then fd, where fd order would be the reverse");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(two_holders, tc)
 {
@@ -843,7 +843,7 @@ ATF_TC_HEAD(more_than_8, tc)
 	    "by ten processes: 8 endpoint lines by pid, then \"endpoint: "
 	    "and 2 more\"; each holder's own block names the one holder of "
 	    "its other end");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(more_than_8, tc)
 {
@@ -895,7 +895,7 @@ ATF_TC_HEAD(unreadable, tc)
 	    "the holder named");
 	atf_tc_set_md_var(tc, "require.user", "root");
 	atf_tc_set_md_var(tc, "require.progs", "setpriv");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(unreadable, tc)
 {
@@ -999,7 +999,7 @@ ATF_TC_HEAD(nflag, tc)
 	    "and opens no other process's fd table, where pfiles without "
 	    "-n opens them (the child holds the other ends)");
 	atf_tc_set_md_var(tc, "require.progs", "strace");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(nflag, tc)
 {
@@ -1142,7 +1142,7 @@ ATF_TC_HEAD(json, tc)
 	    "(cross and more_than_8's processes, pidfd and diag); a wrong "
 	    "holder is refused");
 	atf_tc_set_md_var(tc, "require.progs", PYTHON);
-	atf_tc_set_md_var(tc, "timeout", "180");
+	tu_timeout(tc, 180);
 }
 ATF_TC_BODY(json, tc)
 {

@@ -180,7 +180,7 @@ ATF_TC_HEAD(installed_library_links, tc)
 	    "the libproc.so link; a program linked with -lproc against it "
 	    "starts and runs");
 	atf_tc_set_md_var(tc, "require.progs", "make readelf");
-	atf_tc_set_md_var(tc, "timeout", "300");
+	tu_timeout(tc, 300);
 }
 ATF_TC_BODY(installed_library_links, tc)
 {

@@ -93,7 +93,7 @@ replay(const char *target)
 		atf_tc_set_md_var(tc, "descr", "Every file of "		\
 		    "fuzz/corpus/" #target " passes the " #target	\
 		    " harness's checks under ASan and UBSan");		\
-		atf_tc_set_md_var(tc, "timeout", "300");		\
+		tu_timeout(tc, 300);		\
 	}								\
 	ATF_TC_BODY(target, tc)						\
 	{								\

@@ -175,7 +175,7 @@ ATF_TC_HEAD(no_signal_lost, tc)
 	atf_tc_set_md_var(tc, "descr", "Real-time signals queued at the "
 	    "borrowed thread without pause while pfiles --via=agent runs 100 "
 	    "times: every signal sent is received");
-	atf_tc_set_md_var(tc, "timeout", "300");
+	tu_timeout(tc, 300);
 }
 ATF_TC_BODY(no_signal_lost, tc)
 {
@@ -202,7 +202,7 @@ ATF_TC_HEAD(rseq_section_aborted, tc)
 	    "sections back to back, with 2000 sockets so that each walk "
 	    "holds it for a while, borrowed 10 times: no section commits "
 	    "after the thread was off the CPU; they abort");
-	atf_tc_set_md_var(tc, "timeout", "300");
+	tu_timeout(tc, 300);
 }
 ATF_TC_BODY(rseq_section_aborted, tc)
 {
@@ -255,7 +255,7 @@ ATF_TC_HEAD(exec_is_no_exit, tc)
 	    "execs itself every 30 ms from a second thread, examined 30 times "
 	    "with pidfd and 30 with the agent: every run exits 0 and has "
 	    "nothing to say on stderr (no 'exited', no lost agent)");
-	atf_tc_set_md_var(tc, "timeout", "300");
+	tu_timeout(tc, 300);
 }
 ATF_TC_BODY(exec_is_no_exit, tc)
 {
@@ -291,7 +291,7 @@ ATF_TC_HEAD(stress, tc)
 	    "under a real-time signal storm, with 2000 sockets and an fd "
 	    "switched between two files: every signal arrives, no section "
 	    "commits late, and the target goes on and exits cleanly");
-	atf_tc_set_md_var(tc, "timeout", "600");
+	tu_timeout(tc, 600);
 }
 ATF_TC_BODY(stress, tc)
 {
@@ -321,7 +321,7 @@ ATF_TC_HEAD(stop_bounded, tc)
 	    "3000 sockets whose output is left unread for 3 s mid-walk: the "
 	    "borrowed thread, which reads the clock flat out, is never kept "
 	    "from running for 1.5 s");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(stop_bounded, tc)
 {
@@ -419,7 +419,7 @@ ATF_TC_HEAD(facts_of_one_socket, tc)
 	    "namespace (the per-socket batch serves), examined 40 times with "
 	    "the agent: fd 10's socket lines are always wholly those of the "
 	    "socket its stat line names, never a mix");
-	atf_tc_set_md_var(tc, "timeout", "300");
+	tu_timeout(tc, 300);
 }
 ATF_TC_BODY(facts_of_one_socket, tc)
 {
@@ -500,7 +500,7 @@ ATF_TC_HEAD(linger_not_waited, tc)
 	    "dies (SIGKILL, by a close(2) wrapper preloaded in pfiles) while "
 	    "pfiles holds the last duplicate: pfiles, with pidfd and with "
 	    "the agent, finishes within 20 s instead of lingering");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(linger_not_waited, tc)
 {

@@ -666,7 +666,7 @@ ATF_TC_HEAD(node_100, tc)
 	atf_tc_set_md_var(tc, "descr", "pfiles on node with 100 loopback "
 	    "connections: every socket, the listener, and the client and "
 	    "accepted sockets paired one to one");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(node_100, tc)
 {
@@ -853,7 +853,7 @@ ATF_TC_HEAD(node_max_diag, tc)
 	    "pass every check of node_100, every socket's names agree fd "
 	    "by fd, and the texts are the same once the facts diag cannot "
 	    "know are parsed out of pidfd's");
-	atf_tc_set_md_var(tc, "timeout", "300");
+	tu_timeout(tc, 300);
 }
 ATF_TC_BODY(node_max_diag, tc)
 {
@@ -923,7 +923,7 @@ ATF_TC_HEAD(fixture_fd_limit, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "sockets.js fails loudly when "
 	    "RLIMIT_NOFILE cannot hold its sockets");
-	atf_tc_set_md_var(tc, "timeout", "60");
+	tu_timeout(tc, 60);
 }
 ATF_TC_BODY(fixture_fd_limit, tc)
 {

@@ -1052,7 +1052,7 @@ ATF_TC_HEAD(via_agent, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "--via=agent: examines the pid, or "
 	    "an error for that pid with exit 1");
-	atf_tc_set_md_var(tc, "timeout", "60");
+	tu_timeout(tc, 60);
 }
 ATF_TC_BODY(via_agent, tc)
 {
@@ -1064,7 +1064,7 @@ ATF_TC_HEAD(via_diag, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "--via=diag: examines the pid, or "
 	    "an error for that pid with exit 1");
-	atf_tc_set_md_var(tc, "timeout", "60");
+	tu_timeout(tc, 60);
 }
 ATF_TC_BODY(via_diag, tc)
 {
@@ -1076,7 +1076,7 @@ ATF_TC_HEAD(via_pidfd_auto, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "--via=pidfd and --via=auto examine "
 	    "a process with sockets: exit 0, nothing on stderr");
-	atf_tc_set_md_var(tc, "timeout", "60");
+	tu_timeout(tc, 60);
 }
 ATF_TC_BODY(via_pidfd_auto, tc)
 {
@@ -1111,7 +1111,7 @@ ATF_TC_HEAD(n_asks_no_source, tc)
 	    "asks no source of socket facts: under strace -f, no socket(2), "
 	    "pidfd_getfd, ptrace, bpf or process_vm_* call");
 	atf_tc_set_md_var(tc, "require.progs", "strace");
-	atf_tc_set_md_var(tc, "timeout", "60");
+	tu_timeout(tc, 60);
 }
 ATF_TC_BODY(n_asks_no_source, tc)
 {

@@ -125,7 +125,7 @@ ATF_TC_HEAD(killed_during_walk, tc)
 	atf_tc_set_md_var(tc, "descr", "A target with 4000 fds killed at a "
 	    "random moment of the walk: pfiles never exits 0 with a listing "
 	    "cut short; with -n and the agent too");
-	atf_tc_set_md_var(tc, "timeout", "600");
+	tu_timeout(tc, 600);
 }
 ATF_TC_BODY(killed_during_walk, tc)
 {
@@ -187,7 +187,7 @@ ATF_TC_HEAD(torn_records, tc)
 	atf_tc_set_md_var(tc, "descr", "fd 20 switched between two files by "
 	    "a thread: every printed block has the inode, flags and path of "
 	    "one and the same file");
-	atf_tc_set_md_var(tc, "timeout", "600");
+	tu_timeout(tc, 600);
 }
 ATF_TC_BODY(torn_records, tc)
 {
@@ -667,7 +667,7 @@ ATF_TC_HEAD(hung_fuse, tc)
 	    "pfiles --via=agent (which must not pass the file to itself and "
 	    "flush it on close) finish, and show the file");
 	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "timeout", "120");
+	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(hung_fuse, tc)
 {

@@ -108,8 +108,8 @@ now_ms(void)
  * everything takes several times as long, so that a bound made for a
  * real machine still bounds and does not fail a slow run.
  */
-static long long
-deadline_in(int timeout_ms)
+static int
+time_scale(void)
 {
 	static int scale;
 	const char *s;
@@ -119,7 +119,23 @@ deadline_in(int timeout_ms)
 		if (scale < 1 || scale > 100)
 			scale = 1;
 	}
-	return (now_ms() + (long long)timeout_ms * scale);
+	return (scale);
+}
+
+static long long
+deadline_in(int timeout_ms)
+{
+	return (now_ms() + (long long)timeout_ms * time_scale());
+}
+
+void
+tu_timeout(atf_tc_t *tc, int seconds)
+{
+	char v[24];
+
+	(void) snprintf(v, sizeof (v), "%lld", (long long)seconds *
+	    time_scale());
+	atf_tc_set_md_var(tc, "timeout", v);
 }
 
 static int

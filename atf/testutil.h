@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include <atf-c.h>
+
 #ifndef	BUILD_DIR
 #error	"BUILD_DIR must be defined (the absolute build directory)"
 #endif
@@ -184,6 +186,13 @@ char	*tu_fd_block(const char *out, int fd);
 
 /* The one child of pid (/proc/PID/task/PID/children); fails otherwise. */
 pid_t	tu_only_child(pid_t);
+
+/*
+ * Set the test case's timeout (kyua's bound on the whole case) to
+ * seconds, times TU_TIME_SCALE, as every wait of this file is scaled;
+ * for the head of a case (ATF_TC_HEAD).
+ */
+void	tu_timeout(atf_tc_t *, int seconds);
 
 /*
  * Has this kernel pidfds of threads (pidfd_open(2) with PIDFD_THREAD,
