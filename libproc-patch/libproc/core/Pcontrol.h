@@ -231,10 +231,12 @@ extern int Psockfacts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
 /* The walk's next batch of fds, told to the source before it is walked. */
 extern void Psockbatch(struct ps_prochandle *, const int *, size_t);
 /*
- * The whole walk by a source that finds every fact at once (bpf): *used
- * says whether it did; then it returns as Pfdinfo_iter_flags does.
+ * The whole walk (walk/fdwalk.h) by a source that finds every fact at
+ * once (bpf): *used says whether it did; then it returns as
+ * Pfdinfo_iter_flags does.
  */
-extern int Psock_walk(struct ps_prochandle *, int, proc_fdinfo_f *, void *,
+struct fdwalk;
+extern int Psock_walk(struct ps_prochandle *, int, const struct fdwalk *,
     int *);
 /*
  * The target's sockets, a psockid_t each (sockid.h), from a source that

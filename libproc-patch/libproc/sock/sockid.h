@@ -1,8 +1,9 @@
 /*
  * sockid.h: one of the target's sockets as a source lists them before
  * the walk (socksrc_ops_t.sc_inodes, Psock_inodes()), for the endpoints
- * (endpoint.c): its fd and inode, and what the source knows of where its
- * other end is.  Facts only: endpoint.c alone decides what they mean.
+ * (endpoint/): its fd and inode, and what the source knows of where its
+ * other end is.  Facts only: endpoint_settle.c alone decides what they
+ * mean.
  */
 #ifndef	_SOCKID_H
 #define	_SOCKID_H

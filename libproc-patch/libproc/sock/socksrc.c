@@ -219,7 +219,7 @@ Psocksrc(struct ps_prochandle *P)
 }
 
 int
-Psock_walk(struct ps_prochandle *P, int flags, proc_fdinfo_f *func, void *cd,
+Psock_walk(struct ps_prochandle *P, int flags, const struct fdwalk *fw,
     int *used)
 {
 	*used = 0;
@@ -227,7 +227,7 @@ Psock_walk(struct ps_prochandle *P, int flags, proc_fdinfo_f *func, void *cd,
 	    P->src->sc_walk == NULL)
 		return (0);
 	*used = 1;
-	return (P->src->sc_walk(P, flags, func, cd));
+	return (P->src->sc_walk(P, flags, fw));
 }
 
 int

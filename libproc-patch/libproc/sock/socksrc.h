@@ -67,9 +67,11 @@ typedef struct sockfacts {
  *  sc_release	(optional) let go of P->src_data.  Returns nothing.
  *  sc_walk	(optional) the whole walk instead of the fd-by-fd one: a
  *		source that finds every fact of every fd at once (bpf).
- *		Called as Pfdinfo_iter_flags is, without PFDI_STATONLY;
- *		returns as it does.  It builds records with fdwalk_build()
- *		where it cannot stand behind its own facts.
+ *		Called with the walk's flags (never PFDI_STATONLY) and the
+ *		walk (walk/fdwalk.h), to which it hands each record it
+ *		finishes (fdwalk_emit()); returns as Pfdinfo_iter_flags
+ *		does.  It builds records with fdwalk_build() where it
+ *		cannot stand behind its own facts.
  *  sc_inodes	(optional) the target's sockets, a psockid_t each
  *		(sockid.h: the fd, the inode, and what it knows of the
  *		other end) to cb, more cheaply than a readlink of every
@@ -86,8 +88,8 @@ typedef struct socksrc_ops {
 	int		(*sc_facts)(struct ps_prochandle *, int, uint64_t,
 			    sockfacts_t *);
 	void		(*sc_release)(struct ps_prochandle *);
-	int		(*sc_walk)(struct ps_prochandle *, int, proc_fdinfo_f *,
-			    void *);
+	int		(*sc_walk)(struct ps_prochandle *, int,
+			    const struct fdwalk *);
 	int		(*sc_inodes)(struct ps_prochandle *, psockid_f *,
 			    void *);
 	int		sc_parallel;

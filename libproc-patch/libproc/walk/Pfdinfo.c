@@ -16,7 +16,9 @@
  *
  * Unless the caller asked for stat only, the walk first learns who holds
  * the other end of each of the target's sockets whose other end is on
- * this host (endpoint.c), and adds it to their records (PR_ENDPOINTS).
+ * this host (endpoint.c), and adds it to their records (PR_ENDPOINTS) as
+ * each is handed to the caller (fdwalk_emit), in place, whichever walk
+ * built it: this one, the pipelined one or a source's own.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -390,7 +392,7 @@ next_batch(struct ps_prochandle *P, char *dents, int *fds)
 
 static int
 serial_walk(struct ps_prochandle *P, int flags, fdscratch_t *fs,
-    fdrec_t *rec, const int *fds, size_t nfds, proc_fdinfo_f *func, void *cd)
+    fdrec_t *rec, const int *fds, size_t nfds, const fdwalk_t *fw)
 {
 	int err, rv;
 
@@ -401,59 +403,38 @@ serial_walk(struct ps_prochandle *P, int flags, fdscratch_t *fs,
 			errno = err;
 			return (-1);
 		}
-		if ((rv = func(cd, fdrec_info(rec))) != 0)
+		if ((rv = fdwalk_emit(fw, rec)) != 0)
 			return (rv);
 	}
 	return (0);
 }
 
 /*
- * The walk's records on their way to the caller, when some socket of the
- * target has its other end on this host: a socket's record gets
- * PR_ENDPOINTS here, on the caller's thread and whatever the source or
- * the walk (serial, pipelined, a source's own), from endpoint.c's
- * answers, which cost no system call.  Such a record is copied first:
- * the walk's own buffer is not ours to grow.
+ * A socket's record gets PR_ENDPOINTS from endpoint.c's answers, which
+ * cost no system call.  Not an O_PATH descriptor of a socket file (a
+ * path, not an endpoint), nor a record of an fd that never held still
+ * (PR_CHANGED: its inode is of one moment).
  */
-typedef struct epwalk {
-	endpoints_t	*ew_ep;
-	proc_fdinfo_f	*ew_func;
-	void		*ew_cd;
-	fdrec_t		ew_rec;
-} epwalk_t;
-
-/* A copy of info in rec, room for more items; 0, or -1 (ENOMEM). */
-static int
-copy_record(fdrec_t *rec, const prfdinfo_t *info)
+static void
+add_endpoints(endpoints_t *ep, fdrec_t *rec)
 {
-	size_t need = sizeof (prfdinfo_t) + info->pr_misc_size;
-
-	if (rec->cap < need) {
-		uint8_t *nbuf = realloc(rec->buf, need);
-
-		if (nbuf == NULL)
-			return (-1);
-		rec->buf = nbuf;
-		rec->cap = need;
-	}
-	memcpy(rec->buf, info, need);
-	return (0);
-}
-
-static int
-with_endpoints(void *arg, const prfdinfo_t *info)
-{
-	epwalk_t *ew = arg;
+	const prfdinfo_t *info = fdrec_info(rec);
 	uint8_t ends[ENDPOINTS_BUFSZ];
 	size_t len;
 
-	if (!S_ISSOCK(info->pr_mode) || (info->pr_fileflags & O_PATH) ||
-	    proc_fdinfo_misc(info, PR_CHANGED, NULL) != NULL ||
-	    (len = endpoints_of(ew->ew_ep, info->pr_ino, ends,
-	    sizeof (ends))) == 0 || copy_record(&ew->ew_rec, info) != 0 ||
-	    fdrec_add(&ew->ew_rec, PR_ENDPOINTS, ends, len) != 0)
-		return (ew->ew_func(ew->ew_cd, info));
-	return (ew->ew_func(ew->ew_cd, fdrec_info(&ew->ew_rec)));
+	if (ep == NULL || !S_ISSOCK(info->pr_mode) ||
+	    (info->pr_fileflags & O_PATH) ||
+	    proc_fdinfo_misc(info, PR_CHANGED, NULL) != NULL)
+		return;
+	if ((len = endpoints_of(ep, info->pr_ino, ends, sizeof (ends))) > 0)
+		(void) fdrec_add(rec, PR_ENDPOINTS, ends, len);
+}
+
+int
+fdwalk_emit(const fdwalk_t *fw, fdrec_t *rec)
+{
+	add_endpoints(fw->fw_ep, rec);
+	return (fw->fw_func(fw->fw_cd, fdrec_info(rec)));
 }
 
 /* May records be built on several threads?  Not through ptrace. */
@@ -465,56 +446,46 @@ parallel_ok(struct ps_prochandle *P, int flags)
 	return ((flags & PFDI_STATONLY) || Psock_parallel_ok(P));
 }
 
-/* Get ready what the builders share, before any thread starts. */
+/*
+ * Get ready what the builders share, before any thread starts: fdinfo's
+ * directory, the source of socket facts, and who holds the other ends of
+ * the target's local sockets, learnt before the first record as the
+ * walk streams in fd order.  A walk of stat only opens nothing of the
+ * target's and asks no source.
+ */
 static void
-prepare(struct ps_prochandle *P, int flags)
+walk_begin(fdwalk_t *fw, struct ps_prochandle *P, int flags,
+    proc_fdinfo_f *func, void *cd)
 {
-	if (flags & PFDI_STATONLY)
-		return;
-	(void) open_fdinfo_dir(P);
-	if (P->src_state == SRC_UNSET)
-		(void) Psetsocksrc(P, PSOCK_AUTO);
+	int statonly = (flags & PFDI_STATONLY) != 0;
+
+	fw->fw_func = func;
+	fw->fw_cd = cd;
+	if (!statonly) {
+		(void) open_fdinfo_dir(P);
+		if (P->src_state == SRC_UNSET)
+			(void) Psetsocksrc(P, PSOCK_AUTO);
+	}
+	fw->fw_ep = statonly ? NULL : endpoints_resolve(P);
 }
 
-int
-Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
-    void *cd)
+/*
+ * The fd-by-fd walk: a batch of fd numbers at a time, told to the source,
+ * then built on worker threads ahead of the caller (fdpipe.c) where that
+ * is allowed, else here.  Returns as Pfdinfo_iter_flags does.
+ */
+static int
+walk_batches(struct ps_prochandle *P, int flags, fdwalk_t *fw)
 {
-	fdscratch_t *fs;
-	char *dents;
-	int *fds;
+	fdscratch_t *fs = malloc(sizeof (*fs));
+	char *dents = malloc(DENTS_BUFSZ);
+	int *fds = malloc(BATCH_MAX * sizeof (int));
 	fdrec_t rec = { NULL, 0 };
-	epwalk_t ew = { NULL, func, cd, { NULL, 0 } };
 	int rv = -1, e = ENOMEM, par, used;
 	long nfds;
 
-	/* Refused before the walk, or a source, is begun. */
-	if (P == NULL || func == NULL || (flags & ~PFDI_STATONLY) != 0) {
-		errno = EINVAL;
-		return (-1);
-	}
-	fs = malloc(sizeof (*fs));
-	dents = malloc(DENTS_BUFSZ);
-	fds = malloc(BATCH_MAX * sizeof (int));
 	if (fs == NULL || dents == NULL || fds == NULL)
 		goto out;
-	prepare(P, flags);
-	/*
-	 * Who holds the other ends of the target's local sockets: learnt
-	 * before the first record, as the walk streams in fd order.
-	 */
-	if (!(flags & PFDI_STATONLY) &&
-	    (ew.ew_ep = endpoints_resolve(P)) != NULL) {
-		func = with_endpoints;
-		cd = &ew;
-	}
-	/* A source that finds every fact of every fd at once (bpf). */
-	rv = Psock_walk(P, flags, func, cd, &used);
-	if (used) {
-		e = errno;
-		nfds = 0;
-		goto done;
-	}
 	par = parallel_ok(P, flags);
 	if (lseek(P->fddirfd, 0, SEEK_SET) != 0) {
 		e = errno;
@@ -526,37 +497,69 @@ Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
 		if (!(flags & PFDI_STATONLY))
 			Psockbatch(P, fds, (size_t)nfds);
 		if (par)
-			rv = fdpipe_walk(P, flags, fds, (size_t)nfds, func, cd,
+			rv = fdpipe_walk(P, flags, fds, (size_t)nfds, fw,
 			    &used);
 		if (!used)
 			rv = serial_walk(P, flags, fs, &rec, fds, (size_t)nfds,
-			    func, cd);
+			    fw);
 		if (rv != 0)
 			break;
 	}
 	e = errno;
 	if (nfds < 0)
 		rv = -1;
-done:
-	/*
-	 * A target that exited part-way is not a complete walk: its fds
-	 * vanish one by one before its pidfd says so, which looks like fds
-	 * being closed.  Whether it is exiting is asked after the walk, so
-	 * that every fd it closed while exiting was already gone.
-	 */
-	if (rv == 0 && Pexiting(P)) {
-		rv = -1;
-		e = ESRCH;
-	}
 out:
-	endpoints_free(ew.ew_ep);
-	fdrec_free(&ew.ew_rec);
 	fdrec_free(&rec);
 	free(fs);
 	free(dents);
 	free(fds);
 	errno = e;
 	return (rv);
+}
+
+/*
+ * The end of a walk that returned rv: what it holds let go, and rv, or
+ * -1 (ESRCH) for a target that exited part-way, which is not a complete
+ * walk: its fds vanish one by one before its pidfd says so, which looks
+ * like fds being closed.  Whether it is exiting is asked after the walk,
+ * so that every fd it closed while exiting was already gone.
+ */
+static int
+walk_end(struct ps_prochandle *P, fdwalk_t *fw, int rv)
+{
+	int e = errno;
+
+	if (rv == 0 && Pexiting(P)) {
+		rv = -1;
+		e = ESRCH;
+	}
+	endpoints_free(fw->fw_ep);
+	errno = e;
+	return (rv);
+}
+
+/*
+ * A source that finds every fact of every fd at once (bpf) walks by
+ * itself; else the walk is fd by fd.  Each hands its records over
+ * through fdwalk_emit(), which adds their endpoints.
+ */
+int
+Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
+    void *cd)
+{
+	fdwalk_t fw;
+	int rv, used;
+
+	/* Refused before the walk, or a source, is begun. */
+	if (P == NULL || func == NULL || (flags & ~PFDI_STATONLY) != 0) {
+		errno = EINVAL;
+		return (-1);
+	}
+	walk_begin(&fw, P, flags, func, cd);
+	rv = Psock_walk(P, flags, &fw, &used);
+	if (!used)
+		rv = walk_batches(P, flags, &fw);
+	return (walk_end(P, &fw, rv));
 }
 
 int

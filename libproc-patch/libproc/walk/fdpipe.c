@@ -6,8 +6,10 @@
  * once, while the caller's function (formatting, for pfiles) is cheap.  So
  * worker threads build the records of one batch of fds ahead of the
  * caller, into a ring of slots, and the caller takes them in fd order on
- * its own thread.  The ring bounds memory: a worker waits while it is
- * RING slots ahead of the caller.  Nobody is woken who does not wait, so
+ * its own thread: there each gets what the hand-over adds (fdwalk_emit:
+ * PR_ENDPOINTS, from an index that answers one caller at a time), in
+ * its slot.  The ring bounds memory: a worker waits while it is RING
+ * slots ahead of the caller.  Nobody is woken who does not wait, so
  * a walk that keeps the ring half full makes few futex calls.
  *
  * Only sources that are safe from several threads come here (pidfd, or
@@ -101,7 +103,7 @@ worker(void *arg)
 
 /* Hand the records to func in order; as Pfdinfo_iter returns. */
 static int
-consume(fdpipe_t *fp, proc_fdinfo_f *func, void *cd)
+consume(fdpipe_t *fp, const fdwalk_t *fw)
 {
 	int rv = 0, e = 0;
 
@@ -120,7 +122,7 @@ consume(fdpipe_t *fp, proc_fdinfo_f *func, void *cd)
 			e = sl->sl_err;
 			rv = -1;
 		} else if (sl->sl_err == 0) {
-			rv = func(cd, fdrec_info(&sl->sl_rec));
+			rv = fdwalk_emit(fw, &sl->sl_rec);
 		}
 
 		(void) pthread_mutex_lock(&fp->fp_lock);
@@ -154,7 +156,7 @@ start_workers(fdpipe_t *fp, pthread_t *tids, int n)
 
 int
 fdpipe_walk(struct ps_prochandle *P, int flags, const int *fds, size_t nfds,
-    proc_fdinfo_f *func, void *cd, int *used)
+    const fdwalk_t *fw, int *used)
 {
 	pthread_t tids[PIPE_WORKERS];
 	fdpipe_t *fp;
@@ -184,7 +186,7 @@ fdpipe_walk(struct ps_prochandle *P, int flags, const int *fds, size_t nfds,
 		return (0);
 	}
 	*used = 1;
-	rv = consume(fp, func, cd);
+	rv = consume(fp, fw);
 	e = errno;
 
 	(void) pthread_mutex_lock(&fp->fp_lock);

@@ -1,6 +1,8 @@
 /*
- * fdwalk.h: building the record of one fd (Pfdinfo.c), shared by the
- * serial walk and the pipelined one (fdpipe.c).  Not installed.
+ * fdwalk.h: building the record of one fd, and handing it to the walk's
+ * caller (Pfdinfo.c), shared by the serial walk, the pipelined one
+ * (fdpipe.c) and a source's own (sc_walk: the bpf source).  Not
+ * installed.
  */
 #ifndef	_FDWALK_H
 #define	_FDWALK_H
@@ -30,12 +32,32 @@ extern int fdwalk_build(struct ps_prochandle *, int, fdscratch_t *,
     fdrec_t *, int);
 
 /*
+ * One walk, as Pfdinfo_iter_flags gives it to whichever walk builds the
+ * records (the serial one, fdpipe.c's, a source's own: sc_walk): the
+ * caller's function and argument, and what the hand-over adds.
+ */
+typedef struct fdwalk {
+	proc_fdinfo_f	*fw_func;	/* the caller's */
+	void		*fw_cd;
+	struct endpoints *fw_ep;	/* endpoint.h; NULL: no PR_ENDPOINTS */
+} fdwalk_t;
+
+/*
+ * Hand a finished record to the walk's caller: every walk calls this for
+ * every record, on the thread that called Pfdinfo_iter_flags, in fd
+ * order.  A socket's record gets its PR_ENDPOINTS first, appended to rec
+ * in place: rec is the builder's own, and is not the caller's to keep.
+ * Returns what the caller's function does.
+ */
+extern int fdwalk_emit(const fdwalk_t *, fdrec_t *);
+
+/*
  * The pipelined walk over fds[0..nfds): records built by worker threads,
- * handed to func in order on the calling thread.  Returns as
+ * handed over (fdwalk_emit) in order on the calling thread.  Returns as
  * Pfdinfo_iter does; *used is 0 when it could not start its threads (the
  * caller then walks serially).
  */
 extern int fdpipe_walk(struct ps_prochandle *, int, const int *, size_t,
-    proc_fdinfo_f *, void *, int *);
+    const fdwalk_t *, int *);
 
 #endif	/* _FDWALK_H */

@@ -79,8 +79,7 @@ bpf_probe(struct ps_prochandle *P)
 typedef struct bpf_walk {
 	struct ps_prochandle *bw_P;
 	int		bw_flags;
-	proc_fdinfo_f	*bw_func;
-	void		*bw_cd;
+	const fdwalk_t	*bw_walk;	/* whose records these are */
 	fdrec_t		bw_rec;
 	fdscratch_t	*bw_fs;
 	unsigned	bw_hz;
@@ -259,14 +258,13 @@ one_fd(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 		bw->bw_err = err;
 		return (-1);
 	}
-	if ((bw->bw_rv = bw->bw_func(bw->bw_cd,
-	    fdrec_info(&bw->bw_rec))) != 0)
+	if ((bw->bw_rv = fdwalk_emit(bw->bw_walk, &bw->bw_rec)) != 0)
 		return (1);
 	return (0);
 }
 
 static int
-bpf_walk(struct ps_prochandle *P, int flags, proc_fdinfo_f *func, void *cd)
+bpf_walk(struct ps_prochandle *P, int flags, const fdwalk_t *fw)
 {
 	char why[PERRMSG_MAX];
 	bpf_walk_t bw;
@@ -275,8 +273,7 @@ bpf_walk(struct ps_prochandle *P, int flags, proc_fdinfo_f *func, void *cd)
 	memset(&bw, 0, sizeof (bw));
 	bw.bw_P = P;
 	bw.bw_flags = flags;
-	bw.bw_func = func;
-	bw.bw_cd = cd;
+	bw.bw_walk = fw;
 	bw.bw_hz = bpf_pfiles_hz(bpf_prog);
 	bw.bw_lastfd = -1;
 	if ((bw.bw_fs = malloc(sizeof (*bw.bw_fs))) == NULL) {

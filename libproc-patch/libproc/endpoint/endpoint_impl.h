@@ -1,0 +1,148 @@
+/*
+ * endpoint_impl.h: what the files of endpoint/ share, and nothing else
+ * includes.  Not installed.
+ *
+ * The work is in three parts, one file each, put together once per walk
+ * by endpoints_resolve() (endpoint.c):
+ *  - endpoint_scan.c reads fd tables: the target's own socket fds, and
+ *    the one pass over every other process's for the other ends the
+ *    target does not hold;
+ *  - endpoint_settle.c finds the other end of each of the target's
+ *    sockets: from the source's facts where they settle it, else from
+ *    the kernel's socket tables (netdiag/);
+ *  - endpoint_index.c keeps the answers by inode (the holders, sorted;
+ *    the index of the target's socket inodes) and answers from them
+ *    (endpoints_of()).
+ * Every function here returns an errno (Pcontrol.h) unless it says
+ * otherwise.
+ */
+#ifndef	_ENDPOINT_IMPL_H
+#define	_ENDPOINT_IMPL_H
+
+#include "endpoint/endpoint.h"
+#include "netdiag/diag_table.h"
+
+#define	EP_DENTS	32768		/* one getdents64 */
+
+/* A socket fd of a process: its inode, the pid and the fd. */
+typedef struct ephold {
+	uint64_t	eh_ino;
+	pid_t		eh_pid;
+	int		eh_fd;
+} ephold_t;
+
+/* A socket of the target and its other end. */
+typedef struct eppeer {
+	uint64_t	ep_ino;
+	uint64_t	ep_peer;
+} eppeer_t;
+
+/* A growable array of holders. */
+typedef struct holds {
+	ephold_t	*h_v;
+	size_t		h_n, h_cap;
+} holds_t;
+
+/* The source's facts of the target's sockets (sockid.h). */
+typedef struct ids {
+	psockid_t	*i_v;
+	size_t		i_n, i_cap;
+} ids_t;
+
+/*
+ * The index endpoints_of() answers from: the target's socket inodes,
+ * sorted and each once (en_own's), each with its first holder in en_own
+ * and where its other end is: the other end's first holder in en_own
+ * when the target holds it, else (IX_OTHER) the other end's entry in
+ * en_peers.  A lookup starts where one of the last two ended and gallops
+ * from there: the walk asks in fd order, and sockets made one after
+ * another have inodes and fds close together; where both ends of a
+ * connection are the target's, the lookups of the index's links go
+ * back and forth between two such runs, one finger on each.  So most
+ * lookups are a step or two in memory just read, and none is more than
+ * two binary searches of the index, whatever the order asked in.
+ */
+#define	IX_NONE		UINT32_MAX	/* no other end known */
+#define	IX_NEAR		64		/* inodes apart: the same run */
+#define	IX_OTHER	0x80000000U	/* | index in en_peers */
+
+typedef struct epindex {
+	uint64_t	ix_ino;
+	uint32_t	ix_own;		/* index in en_own */
+	uint32_t	ix_peer;	/* in en_own, IX_OTHER | in en_peers, */
+					/* or IX_NONE */
+} epindex_t;
+
+struct endpoints {
+	holds_t		en_own;		/* the target's socket fds */
+	ids_t		en_ids;		/* of each, when the source gave them */
+	holds_t		en_other;	/* of wanted inodes, elsewhere */
+	eppeer_t	*en_peers;	/* in the order found */
+	size_t		en_npeers;
+	epindex_t	*en_ix;		/* of en_own's inodes, sorted */
+	size_t		en_nix;
+	size_t		en_finger[2];	/* where the last lookups ended */
+	unsigned	en_lastf;	/* the finger moved last */
+	uint_t		en_unreadable;	/* fd tables pfiles may not read */
+	int		en_scanned;	/* the other processes were read */
+};
+
+/* endpoint_index.c: holders, and the index of the answers. */
+
+/* One holder more in h: 0, or ENOMEM. */
+extern int ep_holds_add(holds_t *, uint64_t, pid_t, int);
+/* qsort's order of holders: by inode, then pid, then fd. */
+extern int ep_hold_cmp(const void *, const void *);
+/* A process's own socket fds into ep_hold_cmp's order: 0, or ENOMEM. */
+extern int ep_sort_own(holds_t *);
+/* The index of en_own's inodes (sorted), no other ends yet. */
+extern int ep_ix_build(endpoints_t *);
+/*
+ * Where each other end of en_peers is, into *wherep (the caller frees
+ * it): the place of its first holder in en_own, or IX_OTHER | its entry
+ * in en_peers when the target does not hold it.
+ */
+extern int ep_ix_places(endpoints_t *, uint32_t **);
+/* The other ends, where ep_ix_places() found them, into the index. */
+extern void ep_ix_link(endpoints_t *, const uint32_t *);
+/*
+ * The other ends the target does not hold (IX_OTHER in where), sorted,
+ * each once, into *wantp (the caller frees it) and their number into
+ * *np.
+ */
+extern int ep_not_held(const endpoints_t *, const uint32_t *, uint64_t **,
+    size_t *);
+
+/* endpoint_scan.c: fd tables. */
+
+/*
+ * The target's socket fds into en_own (and the source's facts of them
+ * into en_ids, when it gives them), sorted by ep_hold_cmp; dents is a
+ * buffer of EP_DENTS bytes.
+ */
+extern int ep_read_own(struct ps_prochandle *, endpoints_t *, char *);
+/*
+ * The one pass over every other process's fd table: the holders of the
+ * given inodes (sorted) into en_other, sorted, and the count of tables
+ * pfiles may not read.
+ */
+extern int ep_scan_others(struct ps_prochandle *, endpoints_t *,
+    const uint64_t *, size_t, char *);
+
+/* endpoint_settle.c: the other ends. */
+
+/*
+ * The other ends that the source's facts (en_ids) settle, into
+ * en_peers; the sockets they do not, into the holds given (sorted), for
+ * the tables.
+ */
+extern int ep_settle_all(struct ps_prochandle *, endpoints_t *, holds_t *);
+/*
+ * The other end of each socket of the holds given (sorted, some of the
+ * target's) that has one in the tables, into en_peers after those found
+ * already.
+ */
+extern int ep_find_peers(struct ps_prochandle *, endpoints_t *,
+    diag_table_t *, const holds_t *);
+
+#endif	/* _ENDPOINT_IMPL_H */

@@ -1,0 +1,368 @@
+/*
+ * endpoint_scan.c: the fd tables endpoint/ reads: the target's, for its
+ * sockets and their inodes, and every other process's, for the holders
+ * of the other ends the target does not hold.
+ *
+ * A socket fd's link in /proc/PID/fd says "socket:[INO]": one readlink
+ * per fd tells which fds are sockets and which sockets they are, with
+ * no open of anything.  The target's own table is read before the walk
+ * (the walk streams in fd order, and a socket's other end may be an fd
+ * not walked yet), unless the source lists its sockets more cheaply;
+ * the other processes' tables are read in one pass, only when some
+ * other end is not the target's, and only for those.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "endpoint/endpoint_impl.h"
+
+#define	EP_LINK		64		/* "socket:[INO]" and more */
+#define	PF_KTHREAD_BIT	0x00200000	/* /proc/PID/stat flags: kthread */
+#define	EP_SPLIT_MIN	2048		/* fds: a second thread reads half */
+
+/* A decimal name: its value, or -1. */
+static long
+decimal(const char *s)
+{
+	long v = 0;
+
+	if (*s == '\0')
+		return (-1);
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9' || v > (INT32_MAX - 9) / 10)
+			return (-1);
+		v = v * 10 + (*s - '0');
+	}
+	return (v);
+}
+
+/* The inode of a link "socket:[INO]" of n bytes, or 0. */
+static uint64_t
+socket_ino(const char *link, ssize_t n)
+{
+	uint64_t v = 0;
+	ssize_t i = 8;
+
+	if (n < 10 || memcmp(link, "socket:[", 8) != 0 || link[n - 1] != ']')
+		return (0);
+	for (; i < n - 1; i++) {
+		if (link[i] < '0' || link[i] > '9' || v > UINT64_MAX / 10)
+			return (0);
+		v = v * 10 + (uint64_t)(link[i] - '0');
+	}
+	return (v);
+}
+
+/* ------------------------------------------------------------------ */
+/* The target's own table. */
+
+/* One share of the target's fds, read by one thread. */
+typedef struct share {
+	int		sh_dirfd;
+	pid_t		sh_pid;
+	const int	*sh_fds;
+	size_t		sh_nfds;
+	holds_t		sh_holds;
+	int		sh_err;
+} share_t;
+
+/* The socket fds among a share's fds. */
+static void *
+read_share(void *arg)
+{
+	share_t *sh = arg;
+	char name[16], link[EP_LINK];
+
+	for (size_t i = 0; i < sh->sh_nfds && sh->sh_err == 0; i++) {
+		ssize_t len;
+		uint64_t ino;
+
+		(void) snprintf(name, sizeof (name), "%d", sh->sh_fds[i]);
+		if ((len = readlinkat(sh->sh_dirfd, name, link,
+		    sizeof (link))) <= 0 || (ino = socket_ino(link, len)) == 0)
+			continue;
+		sh->sh_err = ep_holds_add(&sh->sh_holds, ino, sh->sh_pid,
+		    sh->sh_fds[i]);
+	}
+	return (NULL);
+}
+
+/*
+ * The fd numbers of the fd directory dirfd, into *fdsp (*np of them).
+ * 0 or an errno.
+ */
+static int
+list_fds(int dirfd, char *dents, int **fdsp, size_t *np)
+{
+	int *fds = NULL, *nf;
+	size_t n = 0, cap = 0;
+	long got;
+
+	while ((got = syscall(SYS_getdents64, dirfd, dents, EP_DENTS)) > 0) {
+		for (long off = 0; off < got; ) {
+			struct dirent64 *d = (struct dirent64 *)(void *)
+			    (dents + off);
+			long fd;
+
+			if (d->d_reclen == 0 || d->d_reclen > got - off) {
+				free(fds);
+				return (EPROTO);
+			}
+			off += d->d_reclen;
+			if ((fd = decimal(d->d_name)) < 0)
+				continue;
+			if (n == cap) {
+				cap = cap == 0 ? 1024 : cap * 2;
+				if ((nf = realloc(fds, cap * sizeof (*fds))) ==
+				    NULL) {
+					free(fds);
+					return (ENOMEM);
+				}
+				fds = nf;
+			}
+			fds[n++] = (int)fd;
+		}
+	}
+	if (got < 0) {
+		int err = errno;
+
+		free(fds);
+		return (err);
+	}
+	*fdsp = fds;
+	*np = n;
+	return (0);
+}
+
+/* One socket of the target's, as a source lists them (Psock_inodes). */
+typedef struct own_cb {
+	endpoints_t	*oc_en;
+	pid_t		oc_pid;
+} own_cb_t;
+
+static int
+own_socket(void *arg, const psockid_t *id)
+{
+	own_cb_t *oc = arg;
+	ids_t *ids = &oc->oc_en->en_ids;
+
+	if (ids->i_n == ids->i_cap) {
+		size_t cap = ids->i_cap == 0 ? 256 : ids->i_cap * 2;
+		psockid_t *v = realloc(ids->i_v, cap * sizeof (*v));
+
+		if (v == NULL)
+			return (ENOMEM);
+		ids->i_v = v;
+		ids->i_cap = cap;
+	}
+	ids->i_v[ids->i_n++] = *id;
+	return (ep_holds_add(&oc->oc_en->en_own, id->sid_ino, oc->oc_pid,
+	    id->sid_fd));
+}
+
+/*
+ * The target's socket fds, sorted by inode: 0 or an errno.  From the
+ * source when it knows them cheaply (the bpf source: one pass of 16
+ * bytes per socket); else a readlink of each /proc/PID/fd/N, a few
+ * microseconds each (a lookup, a check of ptrace access, the link
+ * made): with many fds and more than one CPU, a second thread reads half
+ * of them.
+ */
+int
+ep_read_own(struct ps_prochandle *P, endpoints_t *en, char *dents)
+{
+	own_cb_t oc = { en, P->pid };
+	share_t sh[2];
+	pthread_t t;
+	int d, err, *fds = NULL, two;
+	size_t nfds = 0, half;
+
+	if (Psock_inodes(P, own_socket, &oc) == 0) {
+		return (ep_sort_own(&en->en_own));
+	}
+	/* A source that failed part-way: what it gave is read again. */
+	en->en_own.h_n = 0;
+	en->en_ids.i_n = 0;
+
+	if ((d = openat(P->procfd, "fd", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return (errno);
+	if ((err = list_fds(d, dents, &fds, &nfds)) != 0) {
+		(void) close(d);
+		return (err);
+	}
+	two = nfds >= EP_SPLIT_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	half = two ? nfds / 2 : nfds;
+	memset(sh, 0, sizeof (sh));
+	for (int k = 0; k < 2; k++) {
+		sh[k].sh_dirfd = d;
+		sh[k].sh_pid = P->pid;
+		sh[k].sh_fds = k == 0 ? fds : fds + half;
+		sh[k].sh_nfds = k == 0 ? half : nfds - half;
+	}
+	if (two && pthread_create(&t, NULL, read_share, &sh[1]) != 0)
+		two = 0;
+	(void) read_share(&sh[0]);
+	if (two)
+		(void) pthread_join(t, NULL);
+	else
+		(void) read_share(&sh[1]);
+	(void) close(d);
+	free(fds);
+	en->en_own = sh[0].sh_holds;
+	err = sh[0].sh_err != 0 ? sh[0].sh_err : sh[1].sh_err;
+	for (size_t i = 0; err == 0 && i < sh[1].sh_holds.h_n; i++) {
+		const ephold_t *h = &sh[1].sh_holds.h_v[i];
+
+		err = ep_holds_add(&en->en_own, h->eh_ino, h->eh_pid, h->eh_fd);
+	}
+	free(sh[1].sh_holds.h_v);
+	return (err != 0 ? err : ep_sort_own(&en->en_own));
+}
+
+/* ------------------------------------------------------------------ */
+/* Every other process's table. */
+
+/* Is ino among the n sorted inodes of want? */
+static int
+wanted(const uint64_t *want, size_t n, uint64_t ino)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (want[mid] == ino)
+			return (1);
+		if (want[mid] < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (0);
+}
+
+/*
+ * The socket fds of the fd directory dirfd (of pid) into h: every one,
+ * or with want only those whose inode is wanted.  0 or an errno.
+ */
+static int
+read_fd_table(int dirfd, pid_t pid, char *dents, const uint64_t *want,
+    size_t nwant, holds_t *h)
+{
+	char link[EP_LINK];
+	long n;
+
+	while ((n = syscall(SYS_getdents64, dirfd, dents, EP_DENTS)) > 0) {
+		for (long off = 0; off < n; ) {
+			struct dirent64 *d = (struct dirent64 *)(void *)
+			    (dents + off);
+			ssize_t len;
+			uint64_t ino;
+			long fd;
+
+			if (d->d_reclen == 0 || d->d_reclen > n - off)
+				return (EPROTO);
+			off += d->d_reclen;
+			if ((fd = decimal(d->d_name)) < 0)
+				continue;
+			if ((len = readlinkat(dirfd, d->d_name, link,
+			    sizeof (link))) <= 0 ||
+			    (ino = socket_ino(link, len)) == 0)
+				continue;
+			if (want != NULL && !wanted(want, nwant, ino))
+				continue;
+			if (ep_holds_add(h, ino, pid, (int)fd) != 0)
+				return (ENOMEM);
+		}
+	}
+	return (n < 0 ? errno : 0);
+}
+
+/*
+ * Does process pid (whose fd table may not be read) hold no fd at all:
+ * a kernel thread, or a zombie?  Its stat line says, to anyone.
+ */
+static int
+holds_nothing(int procdir, long pid)
+{
+	char path[32], buf[512], *p;
+	unsigned long flags;
+	ssize_t n;
+	int fd;
+
+	(void) snprintf(path, sizeof (path), "%ld/stat", pid);
+	if ((fd = openat(procdir, path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (errno == ENOENT);	/* gone: holds nothing now */
+	n = read(fd, buf, sizeof (buf) - 1);
+	(void) close(fd);
+	if (n <= 0)
+		return (0);
+	buf[n] = '\0';
+	/* After the comm: state, ppid, pgrp, session, tty, tpgid, flags. */
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+		return (0);
+	if (p[2] == 'Z' || p[2] == 'X')
+		return (1);
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return (0);
+	return ((flags & PF_KTHREAD_BIT) != 0);
+}
+
+/*
+ * The one pass over every other process's fd table: the holders of the
+ * nwant inodes of want (sorted), and the processes whose table pfiles
+ * may not read.  0 or an errno.
+ */
+int
+ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
+    size_t nwant, char *dents)
+{
+	struct dirent *d;
+	DIR *proc;
+	int err = 0;
+
+	if ((proc = opendir("/proc")) == NULL)
+		return (errno);
+	while (err == 0 && (d = readdir(proc)) != NULL) {
+		char path[32];
+		long pid = decimal(d->d_name);
+		int fdd;
+
+		if (pid <= 0 || pid == (long)P->pid)
+			continue;
+		(void) snprintf(path, sizeof (path), "%ld/fd", pid);
+		if ((fdd = openat(dirfd(proc), path, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) < 0) {
+			if ((errno == EACCES || errno == EPERM) &&
+			    !holds_nothing(dirfd(proc), pid))
+				en->en_unreadable++;
+			continue;
+		}
+		err = read_fd_table(fdd, (pid_t)pid, dents, want, nwant,
+		    &en->en_other);
+		if (err == EACCES || err == EPERM) {
+			en->en_unreadable++;
+			err = 0;
+		} else if (err != 0 && err != ENOMEM) {
+			err = 0;	/* gone meanwhile: it holds nothing */
+		}
+		(void) close(fdd);
+	}
+	(void) closedir(proc);
+	en->en_scanned = 1;
+	if (en->en_other.h_n > 1)
+		qsort(en->en_other.h_v, en->en_other.h_n, sizeof (ephold_t),
+		    ep_hold_cmp);
+	PDEBUG(P, "endpoints: %zu other ends looked for in every process: "
+	    "%zu holders, %u fd tables not readable", nwant,
+	    en->en_other.h_n, en->en_unreadable);
+	return (err);
+}
