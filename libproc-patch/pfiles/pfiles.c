@@ -19,13 +19,13 @@
 #include <unistd.h>
 
 #include "libproc.h"
+#include "pf_comm.h"
 #include "pfiles_fmt.h"
 #include "pfiles_json.h"
 
 #define	USAGE		"usage:\tpfiles [-J] [-n] [--via=auto|pidfd|agent|diag|bpf] " \
 			"pid ...\n"
 #define	STDOUT_BUFSZ	(64 * 1024)
-#define	COMM_CACHE	64
 
 #define	NOTES_MAX	8	/* of one process, in JSON too */
 #define	NOTE_MAX	512
@@ -33,41 +33,6 @@
 static const char *command = "pfiles";
 static int fastpath_said;	/* why bpf is not used: said once a run */
 static pfj_t *json;		/* -J: the document being written */
-
-/* A small cache of comms for "peer:" lines; peers repeat. */
-typedef struct comm_cache {
-	pid_t	cc_pid[COMM_CACHE];
-	char	cc_comm[COMM_CACHE][PRFNSZ];
-	uint_t	cc_next;
-} comm_cache_t;
-
-static const char *
-comm_of(void *arg, pid_t pid)
-{
-	comm_cache_t *cc = arg;
-	char path[32];
-	ssize_t n;
-	uint_t slot;
-	int fd;
-
-	for (uint_t i = 0; i < COMM_CACHE; i++) {
-		if (cc->cc_pid[i] == pid && pid != 0)
-			return (cc->cc_comm[i]);
-	}
-	(void) snprintf(path, sizeof (path), "/proc/%d/comm", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return (NULL);
-	slot = cc->cc_next++ % COMM_CACHE;
-	n = read(fd, cc->cc_comm[slot], PRFNSZ - 1);
-	(void) close(fd);
-	if (n <= 0)
-		return (NULL);
-	if (cc->cc_comm[slot][n - 1] == '\n')
-		n--;
-	cc->cc_comm[slot][n] = '\0';
-	cc->cc_pid[slot] = pid;
-	return (cc->cc_comm[slot]);
-}
 
 /* One process being shown. */
 typedef struct shown {
@@ -316,7 +281,7 @@ report_gaps(const char *arg, shown_t *sh)
 
 static int
 show_process(const char *arg, int statonly, psocksrc_t via,
-    comm_cache_t *cc)
+    pf_comm_cache_t *cc)
 {
 	struct ps_prochandle *P;
 	shown_t sh;
@@ -364,7 +329,7 @@ show_process(const char *arg, int statonly, psocksrc_t via,
 		    Perrmsg(P));
 	sh.sh_ctx.pf_out = stdout;
 	sh.sh_ctx.pf_statonly = statonly;
-	sh.sh_ctx.pf_comm = comm_of;
+	sh.sh_ctx.pf_comm = pf_comm_of;
 	sh.sh_ctx.pf_comm_arg = cc;
 	sh.sh_psinfo = Ppsinfo(P);
 	sh.sh_have_rl = Plimit(P, RLIMIT_NOFILE, &sh.sh_rl) == 0;
@@ -426,7 +391,7 @@ main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'J' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static comm_cache_t cc;
+	static pf_comm_cache_t cc;
 	static pfj_t doc;
 	psocksrc_t via = PSOCK_AUTO;
 	int c, statonly = 0, rc = 0;

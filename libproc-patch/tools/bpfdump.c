@@ -33,6 +33,7 @@
 
 #include "libproc.h"
 #include "core/Pcontrol.h"
+#include "pf_comm.h"
 #include "pfiles_fmt.h"
 #include "src/bpf/bpf_load.h"
 #include "src/bpf/sock_bpf.h"
@@ -47,7 +48,7 @@ typedef struct dump {
 	unsigned long	d_notcomputed;
 	unsigned long	d_lockcut;
 	unsigned long	d_lockglobal;
-	char		d_comm[PRFNSZ];
+	pf_comm_cache_t	d_comm;
 } dump_t;
 
 static double
@@ -57,27 +58,6 @@ now_ms(void)
 
 	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ((double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6);
-}
-
-static const char *
-comm_of(void *arg, pid_t pid)
-{
-	dump_t *d = arg;
-	char path[32];
-	ssize_t n;
-	int fd;
-
-	(void) snprintf(path, sizeof (path), "/proc/%d/comm", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return (NULL);
-	n = read(fd, d->d_comm, sizeof (d->d_comm) - 1);
-	(void) close(fd);
-	if (n <= 0)
-		return (NULL);
-	if (d->d_comm[n - 1] == '\n')
-		n--;
-	d->d_comm[n] = '\0';
-	return (d->d_comm);
 }
 
 static int
@@ -167,8 +147,8 @@ main(int argc, char **argv)
 	tcheck = now_ms() - t0;
 	d.d_hz = bpf_pfiles_hz(bp);
 	d.d_ctx.pf_out = stdout;
-	d.d_ctx.pf_comm = comm_of;
-	d.d_ctx.pf_comm_arg = &d;
+	d.d_ctx.pf_comm = pf_comm_of;
+	d.d_ctx.pf_comm_arg = &d.d_comm;
 
 	for (long i = 0; i < iters && r == 0; i++) {
 		d.d_nrec = 0;
