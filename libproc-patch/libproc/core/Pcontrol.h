@@ -39,7 +39,6 @@
 
 #include "libproc.h"
 #include "core/procfs_parse.h"
-#include "sock/sockid.h"
 
 struct agent;			/* agent.h */
 struct socksrc_ops;		/* socksrc.h */
@@ -222,31 +221,10 @@ extern int Pexited(struct ps_prochandle *);
 extern int Pexiting(struct ps_prochandle *);
 
 /*
- * The socket items of fd (whose inode the walk saw as ino), from the
- * handle's source (socksrc.c), chosen by Psetsocksrc or, at first use,
- * by auto.  Returns an errno: 0, ENOENT (closed since the walk saw it),
- * ESTALE (replaced since), ESRCH (the target is gone).
+ * Let the source's per-handle state go (Prelease, a new Psetsocksrc):
+ * the handle's one call into sock/, where the rest of what is asked of
+ * its source is declared (sock/psock.h).
  */
-extern int Psockfacts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
-/* The walk's next batch of fds, told to the source before it is walked. */
-extern void Psockbatch(struct ps_prochandle *, const int *, size_t);
-/*
- * The whole walk (walk/fdwalk.h) by a source that finds every fact at
- * once (bpf): *used says whether it did; then it returns as
- * Pfdinfo_iter_flags does.
- */
-struct fdwalk;
-extern int Psock_walk(struct ps_prochandle *, int, const struct fdwalk *,
-    int *);
-/*
- * The target's sockets, a psockid_t each (sockid.h), from a source that
- * knows them cheaply (bpf): returns an errno, ENOTSUP when the source
- * cannot.
- */
-extern int Psock_inodes(struct ps_prochandle *, psockid_f *, void *);
-/* May records be built on several threads?  Only if the source says so. */
-extern int Psock_parallel_ok(struct ps_prochandle *);
-/* Let the source's per-handle state go (Prelease, a new Psetsocksrc). */
 extern void Psockrelease(struct ps_prochandle *);
 
 #endif	/* _PCONTROL_H */

@@ -20,6 +20,7 @@
 #define	_ENDPOINT_IMPL_H
 
 #include "endpoint/endpoint.h"
+#include "sock/sockid.h"
 #include "netdiag/diag_table.h"
 
 #define	EP_DENTS	32768		/* one getdents64 */

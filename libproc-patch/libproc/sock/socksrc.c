@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sock/psock.h"
 #include "sock/socksrc.h"
 
 /*

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "core/Pcontrol.h"
+#include "sock/psock.h"
 #include "sock/sockopts.h"
 
 /* sf_have: the facts that are known. */

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "endpoint/endpoint.h"
+#include "sock/psock.h"
 #include "walk/fdwalk.h"
 
 #define	DENTS_BUFSZ	32768

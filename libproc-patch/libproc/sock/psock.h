@@ -1,0 +1,38 @@
+/*
+ * psock.h: what the walk (walk/) and the endpoints (endpoint/) ask of the
+ * handle's source of socket facts, chosen by Psetsocksrc() or, at first
+ * use, by auto (socksrc.c).  Not installed.
+ */
+#ifndef	_PSOCK_H
+#define	_PSOCK_H
+
+#include "core/Pcontrol.h"
+#include "sock/sockid.h"
+
+/*
+ * The socket items of fd (whose inode the walk saw as ino), from the
+ * handle's source (socksrc.c), chosen by Psetsocksrc or, at first use,
+ * by auto.  Returns an errno: 0, ENOENT (closed since the walk saw it),
+ * ESTALE (replaced since), ESRCH (the target is gone).
+ */
+extern int Psockfacts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
+/* The walk's next batch of fds, told to the source before it is walked. */
+extern void Psockbatch(struct ps_prochandle *, const int *, size_t);
+/*
+ * The whole walk (walk/fdwalk.h) by a source that finds every fact at
+ * once (bpf): *used says whether it did; then it returns as
+ * Pfdinfo_iter_flags does.
+ */
+struct fdwalk;
+extern int Psock_walk(struct ps_prochandle *, int, const struct fdwalk *,
+    int *);
+/*
+ * The target's sockets, a psockid_t each (sockid.h), from a source that
+ * knows them cheaply (bpf): returns an errno, ENOTSUP when the source
+ * cannot.
+ */
+extern int Psock_inodes(struct ps_prochandle *, psockid_f *, void *);
+/* May records be built on several threads?  Only if the source says so. */
+extern int Psock_parallel_ok(struct ps_prochandle *);
+
+#endif	/* _PSOCK_H */
