@@ -4,9 +4,12 @@
  *	pfiles [-J] [-n] [--via=auto|pidfd|agent|diag|bpf] pid ...
  *
  * The output contract is pfiles.1.  pfiles never stops its target for
- * long, never writes to it, and never kills it: socket facts come from
+ * long, never writes to it, and never kills it: socket facts come, with
+ * --via=auto, from the BPF iterator for a process of 500 fds or more
+ * where it may be loaded (every fact in one kernel pass), else from
  * pidfd_getfd(2) where it works (the target is neither stopped nor read),
- * else from the agent, else from the kernel's socket tables.
+ * else from the agent, else from the kernel's socket tables (libproc's
+ * sock/socksrc.c chooses).
  */
 #include <errno.h>
 #include <fcntl.h>
