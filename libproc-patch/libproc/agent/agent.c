@@ -310,9 +310,12 @@ seize(struct ps_prochandle *P, struct agent *ag)
 	int err;
 
 	if ((err = attach(P, ag)) != 0) {
-		/* Someone may have come first since we read the status. */
+		/*
+		 * Someone may have come first since we read the status (not
+		 * us: a thread of ours that is leaving, Pcreate_agent).
+		 */
 		if (err == EPERM && (ps = Prefresh_status(P)) != NULL &&
-		    ps->pst_tracer != 0)
+		    ps->pst_tracer != 0 && ps->pst_tracer != getpid())
 			return (Pseterr(P, EBUSY, "process is already traced "
 			    "by pid %d", (int)ps->pst_tracer));
 		return (err);
@@ -566,6 +569,15 @@ Pcreate_agent(struct ps_prochandle *P)
 		err = errno == ENOENT ? ESRCH : errno;
 		(void) Pseterr(P, err, "%s", err == ESRCH ? "no such process" :
 		    strerror(err));
+		return (-1);
+	}
+	/*
+	 * Still ours after Pdestroy_agent: the thread we had seized was
+	 * leaving (an exec by another thread makes it exit) and could not be
+	 * let go; the kernel unlinks it once it is gone.  Not another tracer.
+	 */
+	if (ps->pst_tracer != 0 && ps->pst_tracer == getpid()) {
+		(void) Pseterr(P, ESRCH, "its thread is leaving (an exec?)");
 		return (-1);
 	}
 	if (ps->pst_tracer != 0) {

@@ -216,7 +216,8 @@ extern int Pexited(struct ps_prochandle *);
 /*
  * Is it exiting, or gone?  The kernel closes a dying process's fds before
  * its pidfd says it has exited, so a walk that saw fds vanish must ask
- * this too: the task's PF_EXITING flag is set before its fds close.
+ * this too: a thread's PF_EXITING flag is set before its fds close, and
+ * the process is exiting when no thread is left without it.
  */
 extern int Pexiting(struct ps_prochandle *);
 

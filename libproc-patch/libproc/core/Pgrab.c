@@ -106,11 +106,22 @@ same_process(int pidfd, pid_t pid)
 }
 
 /*
- * A live thread of a process whose main thread is a zombie: its tid, or
- * 0 when there is none (the whole process is exiting or dead).
+ * Is this stat the one of a thread that lives on: not a zombie, not dead,
+ * not exiting (PF_EXITING is set before its fds close)?
  */
-pid_t
-Plive_thread(struct ps_prochandle *P)
+static int
+lives_on(const procstat_t *st)
+{
+	return ((st->ps_flags & PF_EXITING_FLAG) == 0 && st->ps_state != 'Z' &&
+	    st->ps_state != 'X');
+}
+
+/*
+ * A thread of the process, other than skip, that lives on: its tid, or 0
+ * when there is none (the whole process is exiting or dead).
+ */
+static pid_t
+thread_living(struct ps_prochandle *P, pid_t skip)
 {
 	char buf[4096], name[32];
 	struct dirent *d;
@@ -120,7 +131,9 @@ Plive_thread(struct ps_prochandle *P)
 	ssize_t n;
 	int fd;
 
-	if ((fd = Pprocopen(P, "task", O_RDONLY | O_DIRECTORY)) < 0 ||
+	/* The process's, also when it is examined through a thread. */
+	(void) snprintf(name, sizeof (name), "/proc/%d/task", (int)P->pid);
+	if ((fd = open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	    (dir = fdopendir(fd)) == NULL) {
 		if (fd >= 0)
 			(void) close(fd);
@@ -129,17 +142,27 @@ Plive_thread(struct ps_prochandle *P)
 	while (tid == 0 && (d = readdir(dir)) != NULL) {
 		long t = strtol(d->d_name, NULL, 10);
 
-		if (t <= 0 || t == P->pid || t > INT_MAX)
+		if (t <= 0 || t == skip || t > INT_MAX)
 			continue;
-		(void) snprintf(name, sizeof (name), "task/%ld/stat", t);
-		if ((n = proc_read_small(P->procfd, name, buf,
+		(void) snprintf(name, sizeof (name), "%ld/stat", t);
+		if ((n = proc_read_small(fd, name, buf,
 		    sizeof (buf))) > 0 &&
 		    procfs_parse_stat(buf, (size_t)n, &st) == 0 &&
-		    st.ps_state != 'Z' && st.ps_state != 'X')
+		    lives_on(&st))
 			tid = (pid_t)t;
 	}
 	(void) closedir(dir);
 	return (tid);
+}
+
+/*
+ * A live thread of a process whose main thread is a zombie: its tid, or
+ * 0 when there is none (the whole process is exiting or dead).
+ */
+pid_t
+Plive_thread(struct ps_prochandle *P)
+{
+	return (thread_living(P, P->pid));
 }
 
 /*
@@ -251,27 +274,27 @@ Psame_pidns(struct ps_prochandle *P)
 	return (P->pidns == 1);
 }
 
-/* Does the task /proc shows look as if it were exiting, this instant? */
+/* Does the task /proc shows (the examined one) live on, this instant? */
 static int
-looks_exiting(struct ps_prochandle *P)
+examined_lives_on(struct ps_prochandle *P)
 {
 	char buf[4096];
 	procstat_t st;
 	ssize_t n;
 
-	if ((n = proc_read_small(P->procfd, "stat", buf, sizeof (buf))) <= 0 ||
-	    procfs_parse_stat(buf, (size_t)n, &st) != 0)
-		return (1);	/* /proc/PID went with it */
-	return ((st.ps_flags & PF_EXITING_FLAG) != 0 || st.ps_state == 'Z' ||
-	    st.ps_state == 'X');
+	return ((n = proc_read_small(P->procfd, "stat", buf,
+	    sizeof (buf))) > 0 && procfs_parse_stat(buf, (size_t)n, &st) == 0 &&
+	    lives_on(&st));
 }
 
 /*
- * An exec by a thread other than the main one makes every other thread,
- * the main one included, exit first; for a moment /proc/PID shows an
- * exiting task, and then the exec'ing thread in its place, alive.  So
- * "exiting" is believed only once it holds, or the pidfd says so, within
- * EXEC_SETTLE_MS.
+ * A process is exiting when none of its threads lives on.  The main
+ * thread alone does not tell: an exec by another thread makes every
+ * other thread, the main one included, exit first, and on a busy machine
+ * that can take longer than any wait, while the exec'ing thread lives on
+ * and takes the pid.  A thread that lives on is the proof of life; the
+ * pidfd, or "none lives on" held for EXEC_SETTLE_MS (the list of threads
+ * read while the pid changes hands may miss one), the proof of exit.
  */
 int
 Pexiting(struct ps_prochandle *P)
@@ -279,7 +302,7 @@ Pexiting(struct ps_prochandle *P)
 	for (int ms = 0; ; ms++) {
 		if (Pexited(P))
 			return (1);
-		if (!looks_exiting(P))
+		if (examined_lives_on(P) || thread_living(P, 0) != 0)
 			return (0);
 		if (ms == EXEC_SETTLE_MS || P->pidfd < 0)
 			return (1);
