@@ -105,6 +105,52 @@ ATF_TC_BODY(synopsis_is_usage, tc)
 	free(synopsis);
 }
 
+ATF_TC(via_values_documented);
+ATF_TC_HEAD(via_values_documented, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "each --via value of pfiles' usage "
+	    "line has its entry (.It Cm VALUE) in pfiles.1, and the page "
+	    "never counts them in words other than their number ('one of "
+	    "the four' where five are listed)");
+}
+ATF_TC_BODY(via_values_documented, tc)
+{
+	static const char *const words[] = { "two", "three", "four", "five",
+	    "six", "seven", "eight" };
+	const char *const argv[] = { TU_PFILES, NULL };
+	char *page, *vals, *at;
+	size_t nvals = 0;
+	tu_result_t r;
+
+	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_require_exit("pfiles (no arguments)", &r, 2);
+	ATF_REQUIRE_MSG((at = strstr(r.tr_err, "--via=")) != NULL,
+	    "the usage line names no --via: %s", r.tr_err);
+	at += strlen("--via=");
+	vals = strndup(at, strcspn(at, "]"));
+	tu_result_free(&r);
+	ATF_REQUIRE((page = tu_read_file(PFILES_1, NULL)) != NULL);
+	for (char *v = strtok(vals, "|"); v != NULL; v = strtok(NULL, "|")) {
+		char *entry = tu_asprintf("\n.It Cm %s\n", v);
+
+		ATF_CHECK_MSG(strstr(page, entry) != NULL, "pfiles.1 has no "
+		    "entry '.It Cm %s' for --via=%s", v, v);
+		free(entry);
+		nvals++;
+	}
+	ATF_REQUIRE(nvals >= 2);
+	for (size_t i = 0; i < sizeof (words) / sizeof (words[0]); i++) {
+		char *count = tu_asprintf("one of the %s", words[i]);
+
+		ATF_CHECK_MSG(i + 2 == nvals || strstr(page, count) == NULL,
+		    "pfiles.1 says '%s' where the usage line lists %zu --via "
+		    "values", count, nvals);
+		free(count);
+	}
+	free(vals);
+	free(page);
+}
+
 /* A list of test program names, in the order a file gives them. */
 typedef struct progs {
 	char	*p_name[MAX_PROGRAMS];
@@ -468,6 +514,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, lint);
 	ATF_TP_ADD_TC(tp, synopsis_is_usage);
+	ATF_TP_ADD_TC(tp, via_values_documented);
 	ATF_TP_ADD_TC(tp, kyuafile_is_atf_tests);
 	ATF_TP_ADD_TC(tp, kyuafile_check_fails);
 	return (atf_no_error());

@@ -1047,6 +1047,188 @@ check_forced_source(const char *via)
 	(void) tu_stop(&node, TU_TIMEOUT_MS);
 }
 
+/* The TracerPid of pid's status: 0 when it is traced by nobody. */
+static long
+tracer_of(pid_t pid)
+{
+	char path[48], *text, *at;
+	long tracer = -1;
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/status", (int)pid);
+	if ((text = tu_read_file(path, NULL)) != NULL &&
+	    (at = strstr(text, "\nTracerPid:")) != NULL)
+		tracer = strtol(at + strlen("\nTracerPid:"), NULL, 10);
+	free(text);
+	return (tracer);
+}
+
+/*
+ * pfiles ARGS with its stdout going to out (and stdin from /dev/null),
+ * LIBPROC_DEBUG set when debug; its stderr is read into *errp (malloc'd)
+ * once it ends, and its wait status returned.  read_one: out is the write end of a pipe whose read
+ * end is rd; one line is read from rd, then rd is closed while pfiles
+ * still has most of its output to write.
+ */
+static int
+pfiles_to(const char *const args[], int out, int rd, int debug,
+    char **errp)
+{
+	int errpipe[2], st;
+	pid_t pid;
+	char *line;
+
+	ATF_REQUIRE(pipe(errpipe) == 0);
+	if ((pid = fork()) == 0) {
+		const char *argv[8] = { TU_PFILES };
+		int in = open("/dev/null", O_RDONLY);
+		size_t n = 1;
+
+		for (size_t i = 0; args[i] != NULL && n < 7; i++)
+			argv[n++] = args[i];
+		argv[n] = NULL;
+		/* The reader's end is the test's alone: else never EPIPE. */
+		if (rd >= 0)
+			(void) close(rd);
+		(void) close(errpipe[0]);
+		if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
+		    dup2(errpipe[1], 2) < 0)
+			_exit(126);
+		/* As a shell gives it: SIGPIPE neither ignored nor blocked. */
+		(void) signal(SIGPIPE, SIG_DFL);
+		if (debug)
+			(void) setenv("LIBPROC_DEBUG", "1", 1);
+		(void) execv(TU_PFILES, (char *const *)argv);
+		_exit(127);
+	}
+	ATF_REQUIRE(pid > 0);
+	(void) close(errpipe[1]);
+	(void) close(out);
+	if (rd >= 0) {
+		line = tu_read_line(rd, TU_TIMEOUT_MS);
+		ATF_REQUIRE_MSG(line != NULL, "pfiles wrote no line");
+		free(line);
+		(void) close(rd);
+	}
+	*errp = tu_read_until(errpipe[0], NULL, TU_TIMEOUT_MS, NULL);
+	(void) close(errpipe[0]);
+	ATF_REQUIRE(waitpid(pid, &st, 0) == pid);
+	return (st);
+}
+
+ATF_TC(output_not_read);
+ATF_TC_HEAD(output_not_read, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles PID | head -1 on a target "
+	    "with 300 connections, with each source and -J: pfiles ends as a "
+	    "filter does, by SIGPIPE, says nothing on stderr, and leaves the "
+	    "target running, traced by nobody (pfiles.1, EXIT STATUS)");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(output_not_read, tc)
+{
+	static const char *const opts[] = { "--via=agent", "--via=pidfd",
+	    "--via=diag", "--via=auto", "-J" };
+	const char *const argv[] = { "node", TU_SOCKETS_JS, "300", "60", NULL };
+	tu_child_t node;
+	char pid[16], *line, *err;
+	int st;
+
+	/* 300 connections: over 200 kB of text, more than pfiles buffers. */
+	tu_spawn(&node, argv, 0);
+	for (int i = 0; i < 2; i++) {
+		ATF_REQUIRE_MSG((line = tu_read_line(node.tc_out,
+		    TU_TIMEOUT_MS)) != NULL, "node exited before reporting");
+		free(line);
+	}
+	(void) snprintf(pid, sizeof (pid), "%d", (int)node.tc_pid);
+	for (size_t i = 0; i < sizeof (opts) / sizeof (opts[0]); i++) {
+		const char *const args[] = { opts[i], pid, NULL };
+		int p[2];
+		char state;
+
+		ATF_REQUIRE(pipe(p) == 0);
+		st = pfiles_to(args, p[1], p[0], 0, &err);
+		ATF_CHECK_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE,
+		    "%s: status 0x%x, not the end by SIGPIPE of a filter",
+		    opts[i], (unsigned)st);
+		ATF_CHECK_MSG(err[0] == '\0', "%s said on stderr: %s",
+		    opts[i], err);
+		free(err);
+		state = tu_proc_state(node.tc_pid);
+		ATF_CHECK_MSG(state == 'S' || state == 'R',
+		    "%s: the target is left in state %c", opts[i], state);
+		ATF_CHECK_MSG(tracer_of(node.tc_pid) == 0, "%s: the target "
+		    "is left traced by %ld", opts[i], tracer_of(node.tc_pid));
+	}
+	/*
+	 * Not killed in the middle of the walk: the agent's thread given
+	 * back and the process released before the end (the trace's last
+	 * words), not left to the kernel's detach at pfiles' death.
+	 */
+	{
+		static const char released[] = ": released\n";
+		const char *const args[] = { "--via=agent", pid, NULL };
+		size_t n;
+		int p[2];
+
+		ATF_REQUIRE(pipe(p) == 0);
+		st = pfiles_to(args, p[1], p[0], 1, &err);
+		ATF_CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGPIPE);
+		n = strlen(err);
+		ATF_CHECK_MSG(strstr(err, " given back\n") != NULL &&
+		    n >= strlen(released) &&
+		    strcmp(err + n - strlen(released), released) == 0,
+		    "the trace does not end with the thread given back and "
+		    "the process released: ...%s",
+		    err + (n > 200 ? n - 200 : 0));
+		free(err);
+	}
+	(void) close(node.tc_in);
+	node.tc_in = -1;
+	ATF_CHECK_MSG(WIFEXITED(st = tu_stop(&node, TU_TIMEOUT_MS)) &&
+	    WEXITSTATUS(st) == 0, "the target ended with status 0x%x",
+	    (unsigned)st);
+	/* The contract says so (it once said "write error", status 1). */
+	line = tu_read_file(SRC_DIR "/libproc-patch/pfiles/pfiles.1", NULL);
+	ATF_REQUIRE(line != NULL);
+	ATF_CHECK_MSG(strstr(line, "ends as\nany filter does, killed by\n"
+	    ".Dv SIGPIPE") != NULL, "pfiles.1 does not say that pfiles ends "
+	    "by SIGPIPE when its reader stops reading");
+	free(line);
+}
+
+ATF_TC(output_full);
+ATF_TC_HEAD(output_full, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles PID > /dev/full: 'pfiles: "
+	    "write error: ' and strerror(ENOSPC) on stderr, exit status 1, "
+	    "the target left running (pfiles.1, DIAGNOSTICS)");
+	tu_timeout(tc, 60);
+}
+ATF_TC_BODY(output_full, tc)
+{
+	tu_child_t node;
+	char pid[16], *err, *want;
+	int full, st;
+
+	node_start(&node, pid, sizeof (pid));
+	{
+		const char *const args[] = { "--via=agent", pid, NULL };
+
+		ATF_REQUIRE((full = open("/dev/full", O_WRONLY)) >= 0);
+		st = pfiles_to(args, full, -1, 0, &err);
+	}
+	want = tu_asprintf("pfiles: write error: %s\n", strerror(ENOSPC));
+	ATF_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 1,
+	    "status 0x%x, not exit 1", (unsigned)st);
+	tu_require_same_str("stderr", want, err);
+	ATF_CHECK_EQ(tracer_of(node.tc_pid), 0);
+	free(want);
+	free(err);
+	ATF_CHECK(WIFEXITED(st = tu_stop(&node, TU_TIMEOUT_MS)) &&
+	    WEXITSTATUS(st) == 0);
+}
+
 ATF_TC(via_agent);
 ATF_TC_HEAD(via_agent, tc)
 {
@@ -1278,5 +1460,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, via_diag);
 	ATF_TP_ADD_TC(tp, via_pidfd_auto);
 	ATF_TP_ADD_TC(tp, debug_trace);
+	ATF_TP_ADD_TC(tp, output_not_read);
+	ATF_TP_ADD_TC(tp, output_full);
 	return (atf_no_error());
 }

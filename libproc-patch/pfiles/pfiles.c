@@ -15,6 +15,8 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,25 @@
 static const char *command = "pfiles";
 static int fastpath_said;	/* why bpf is not used: said once a run */
 static pfj_t *json;		/* -J: the document being written */
+static int out_errno;		/* the output failed: why (EPIPE: not read) */
+
+/*
+ * Has the output failed?  Then the walk stops at once (a reader that has
+ * gone reads no more), and no other process is examined.
+ */
+static int
+out_failed(void)
+{
+	struct pollfd pfd = { .fd = STDOUT_FILENO };
+
+	if (out_errno != 0 || !ferror(stdout))
+		return (out_errno != 0);
+	out_errno = errno != 0 ? errno : EIO;
+	/* errno may be a later call's: a pipe without a reader is POLLERR. */
+	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR))
+		out_errno = EPIPE;
+	return (1);
+}
 
 /* One process being shown. */
 typedef struct shown {
@@ -132,8 +153,8 @@ show_file(void *arg, const prfdinfo_t *info)
 		return (pf_file_items(&stat_only, &ix));
 	}
 	if (json != NULL)
-		return (pfj_file(json, &sh->sh_ctx, &ix));
-	return (pf_file_items(&sh->sh_ctx, &ix));
+		return (pfj_file(json, &sh->sh_ctx, &ix) != 0 || out_failed());
+	return (pf_file_items(&sh->sh_ctx, &ix) != 0 || out_failed());
 }
 
 /*
@@ -340,6 +361,11 @@ show_process(const char *arg, int statonly, psocksrc_t via,
 	rv = Pfdinfo_iter_flags(P, statonly ? PFDI_STATONLY : 0, show_file,
 	    &sh);
 	err = errno;
+	if (out_failed()) {
+		/* Let it go as it was; main() says why, or ends as a filter. */
+		Prelease(P, 0);
+		return (1);
+	}
 	if (rv == 0)
 		show_header(&sh);
 	report_gaps(arg, &sh);
@@ -419,17 +445,37 @@ main(int argc, char **argv)
 	if (optind == argc)
 		usage();
 
+	/*
+	 * A reader that stops reading (pfiles PID | head) must not kill
+	 * pfiles in the middle of a walk, with a thread of the target
+	 * borrowed: the write fails instead (EPIPE), the walk stops, the
+	 * process is let go as it was, and only then does pfiles end as a
+	 * filter does, by SIGPIPE, with nothing said.
+	 */
+	(void) signal(SIGPIPE, SIG_IGN);
 	(void) setvbuf(stdout, NULL, _IOFBF, STDOUT_BUFSZ);
 	if (json != NULL)
 		pfj_begin(json, stdout);
-	for (int i = optind; i < argc; i++)
+	for (int i = optind; i < argc && !out_failed(); i++)
 		rc |= show_process(argv[i], statonly, via, &cc);
-	if (json != NULL)
+	if (json != NULL && !out_failed())
 		pfj_end(json);
 
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	errno = 0;
+	if ((fflush(stdout) != 0 || out_failed()) && out_errno == 0)
+		out_errno = errno != 0 ? errno : EIO;
+	if (out_errno == EPIPE) {
+		sigset_t pipe;
+
+		(void) sigemptyset(&pipe);
+		(void) sigaddset(&pipe, SIGPIPE);
+		(void) signal(SIGPIPE, SIG_DFL);
+		(void) sigprocmask(SIG_UNBLOCK, &pipe, NULL);
+		(void) raise(SIGPIPE);
+	}
+	if (out_errno != 0) {
 		(void) fprintf(stderr, "%s: write error: %s\n", command,
-		    strerror(errno));
+		    strerror(out_errno));
 		return (1);
 	}
 	return (rc);
