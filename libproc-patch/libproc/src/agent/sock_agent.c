@@ -325,7 +325,13 @@ agent_renew(struct ps_prochandle *P)
 	return (Pcreate_agent(P) == 0);
 }
 
-#define	RENEW_TRIES	3
+/*
+ * How many agents one socket's facts may take: only a thread lost while
+ * the process lives on (an exec's hand-over) asks for another.  A process
+ * that execs every 30 ms from a second thread kills the main thread each
+ * time; on a loaded machine 3 agents in a row were lost to it.
+ */
+#define	RENEW_TRIES	12
 
 /*
  * A new agent after a failure of err (Pcreate_agent's, or a batch's):
