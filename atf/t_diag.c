@@ -13,6 +13,9 @@
  *     profile does: --via=auto serves every pid through diag, says why
  *     on stderr, and exits 0; --via=pidfd and --via=agent are errors
  *     there (the check of the check: the filter refuses both).
+ *   - refusal_is_no_exec: --via=agent under the filter refusing ptrace:
+ *     the refusal is met once and said, and the trace never takes it for
+ *     an exec's hand-over (it once asked for a new agent ten times).
  *   - netns: a fixture in a network namespace of its own, examined from
  *     ours.  Its sockets are only in its namespace's tables, and ours
  *     holds decoys at the same addresses (a TCP listener on the same
@@ -312,6 +315,52 @@ netns_of(pid_t pid)
 	    "readlink %s: %s", path, strerror(errno));
 	link[n] = '\0';
 	return (tu_asprintf("%s", link));
+}
+
+ATF_TC(refusal_is_no_exec);
+ATF_TC_HEAD(refusal_is_no_exec, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=agent with ptrace "
+	    "refused (EPERM) by a seccomp filter, LIBPROC_DEBUG on: exit 1, "
+	    "'cannot examine PID: agent: ptrace: Operation not permitted', "
+	    "ptrace tried once, and no 'a new agent' (an exec) in the trace");
+	tu_timeout(tc, 60);
+}
+ATF_TC_BODY(refusal_is_no_exec, tc)
+{
+	static const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
+	    "LIBPROC_DEBUG=1", NULL };
+	static const char tried[] = "error: ptrace: " EPERM_TEXT;
+	char nr_ptrace[16], *want;
+	const char *at;
+	tu_result_t r;
+	fixture_t a;
+	int n = 0;
+
+#if !defined(__x86_64__)
+	atf_tc_skip("seccomp_deny filters x86_64 system calls only");
+#endif
+	(void) snprintf(nr_ptrace, sizeof (nr_ptrace), "%d", (int)SYS_ptrace);
+	fx_start_set(&a, "tcp", NULL, NULL);
+	{
+		const char *const argv[] = { SECCOMP_DENY, nr_ptrace, "1",
+		    TU_PFILES, "--via=agent", a.fx_pid, NULL };
+
+		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	}
+	tu_require_exit("pfiles --via=agent, ptrace refused", &r, 1);
+	want = tu_asprintf("\npfiles: cannot examine %s: agent: ptrace: %s\n",
+	    a.fx_pid, EPERM_TEXT);
+	ATF_CHECK_MSG(strstr(r.tr_err, want) != NULL, "no '%s' on stderr",
+	    want + 1);
+	for (at = r.tr_err; (at = strstr(at, tried)) != NULL; at++)
+		n++;
+	ATF_CHECK_MSG(n == 1, "ptrace's refusal met %d times, not once", n);
+	ATF_CHECK_MSG(strstr(r.tr_err, "a new agent") == NULL, "the trace "
+	    "takes the refusal for an exec: %s", r.tr_err);
+	free(want);
+	tu_result_free(&r);
+	fx_stop(&a);
 }
 
 ATF_TC(netns);
@@ -678,6 +727,7 @@ ATF_TC_BODY(many_names, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, seccomp_auto);
+	ATF_TP_ADD_TC(tp, refusal_is_no_exec);
 	ATF_TP_ADD_TC(tp, netns);
 	ATF_TP_ADD_TC(tp, unix_peer_gone);
 	ATF_TP_ADD_TC(tp, many_names);

@@ -220,6 +220,11 @@ extern int Pexited(struct ps_prochandle *);
  * the process is exiting when no thread is left without it.
  */
 extern int Pexiting(struct ps_prochandle *);
+/*
+ * Does the thread the handle examines (the main one, or the live one
+ * Pgrab chose) live on this instant: not a zombie, not dead, not exiting?
+ */
+extern int Plives_on(struct ps_prochandle *);
 
 /*
  * Let the source's per-handle state go (Prelease, a new Psetsocksrc):

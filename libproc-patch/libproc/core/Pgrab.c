@@ -274,9 +274,8 @@ Psame_pidns(struct ps_prochandle *P)
 	return (P->pidns == 1);
 }
 
-/* Does the task /proc shows (the examined one) live on, this instant? */
-static int
-examined_lives_on(struct ps_prochandle *P)
+int
+Plives_on(struct ps_prochandle *P)
 {
 	char buf[4096];
 	procstat_t st;
@@ -302,7 +301,7 @@ Pexiting(struct ps_prochandle *P)
 	for (int ms = 0; ; ms++) {
 		if (Pexited(P))
 			return (1);
-		if (examined_lives_on(P) || thread_living(P, 0) != 0)
+		if (Plives_on(P) || thread_living(P, 0) != 0)
 			return (0);
 		if (ms == EXEC_SETTLE_MS || P->pidfd < 0)
 			return (1);

@@ -343,8 +343,11 @@ agent_settle(struct ps_prochandle *P, int err)
 	/*
 	 * The thread went in an exec's hand-over (gone: ESRCH; exiting, and
 	 * so not to be seized: EPERM; the old image read: ENOEXEC): one of
-	 * the new image.  A real refusal is refused again, and said.
+	 * the new image.  EPERM from a thread that lives on is a refusal
+	 * (no permission to trace, a seccomp filter): said, not retried.
 	 */
+	if (err == EPERM && Plives_on(P))
+		return (err);
 	for (int i = 0; (err == ESRCH || err == EIO || err == EPERM ||
 	    err == ENOEXEC) &&
 	    i < EXEC_SETTLE_MS / 5 && !Pexiting(P); i++) {
