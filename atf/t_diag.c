@@ -23,6 +23,9 @@
  *     other facts: pfiles dumping its own namespace finds none of the
  *     fixture's inodes, and one that matched by address would print the
  *     decoys' facts.
+ *   - netns_not_entered: pfiles (uid 65534) may read the fds of a 65534
+ *     process in a network namespace of its own but may not enter it:
+ *     the endpoint lines are missing, and stderr says why, once.
  *   - unix_peer_gone: a unix stream socket whose peer was closed (the
  *     other end of a socketpair): getpeername still succeeds in the
  *     holder (an unnamed peer), but the peer's record is gone from the
@@ -363,6 +366,21 @@ ATF_TC_BODY(refusal_is_no_exec, tc)
 	fx_stop(&a);
 }
 
+/* Skip the case unless a network namespace with loopback up can be made. */
+static void
+require_netns(void)
+{
+	const char *const probe[] = { "unshare", "-n", "ip", "link", "set",
+	    "lo", "up", NULL };
+	tu_result_t r;
+
+	tu_run(probe, NULL, TU_TIMEOUT_MS, &r);
+	if (!WIFEXITED(r.tr_status) || WEXITSTATUS(r.tr_status) != 0)
+		atf_tc_skip("cannot make a network namespace here: %s",
+		    r.tr_err);
+	tu_result_free(&r);
+}
+
 ATF_TC(netns);
 ATF_TC_HEAD(netns, tc)
 {
@@ -379,17 +397,11 @@ ATF_TC_BODY(netns, tc)
 	const char *const argv[] = { "unshare", "-n", "sh", "-c",
 	    "ip link set lo up && exec \"$@\"", "sh", TU_SOCKFIX, "-t",
 	    FX_SECONDS, "-s", "all", NULL };
-	const char *const probe[] = { "unshare", "-n", "ip", "link", "set",
-	    "lo", "up", NULL };
 	fixture_t fx;
 	tu_result_t r;
 	char *want, *gaps, *ns_fx, *ns_us;
 
-	tu_run(probe, NULL, TU_TIMEOUT_MS, &r);
-	if (!WIFEXITED(r.tr_status) || WEXITSTATUS(r.tr_status) != 0)
-		atf_tc_skip("cannot make a network namespace here: %s",
-		    r.tr_err);
-	tu_result_free(&r);
+	require_netns();
 
 	fx_start(&fx, argv);
 	ns_fx = netns_of(fx.fx_child.tc_pid);
@@ -425,6 +437,66 @@ ATF_TC_BODY(netns, tc)
 	free(gaps);
 	tu_result_free(&r);
 
+	fixture_end(&fx);
+}
+
+ATF_TC(netns_not_entered);
+ATF_TC_HEAD(netns_not_entered, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles as uid 65534 on a 65534 "
+	    "process with a socketpair in a network namespace of its own, "
+	    "which pfiles may not enter: stderr says once 'endpoint lines "
+	    "incomplete: the process is in another network namespace, which "
+	    "pfiles may not enter (setns: Operation not permitted)'; as root "
+	    "the endpoint lines are there and nothing is said");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "require.progs", "unshare ip setpriv");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(netns_not_entered, tc)
+{
+	static const char incomplete[] = "endpoint lines incomplete: ";
+	const char *const argv[] = { "unshare", "-n", "sh", "-c",
+	    "ip link set lo up && TMPDIR=/tmp exec setpriv --reuid=65534 "
+	    "--regid=65534 --clear-groups \"$@\"", "sh", TU_SOCKFIX, "-t",
+	    FX_SECONDS, "-s", "socketpair", NULL };
+	fixture_t fx;
+	tu_result_t r;
+	char *want;
+
+	require_netns();
+	fx_start(&fx, argv);
+
+	/* The check of the check: root enters it, and finds the ends. */
+	{
+		const char *const pargv[] = { TU_PFILES, fx.fx_pid, NULL };
+
+		tu_run(pargv, NULL, TU_TIMEOUT_MS, &r);
+	}
+	tu_require_exit("pfiles as root", &r, 0);
+	ATF_CHECK_MSG(strstr(r.tr_out, "\tendpoint: ") != NULL &&
+	    strstr(r.tr_err, incomplete) == NULL, "as root: no endpoint "
+	    "line, or stderr says: %s", r.tr_err);
+	tu_result_free(&r);
+
+	{
+		const char *const pargv[] = { "setpriv", "--reuid=65534",
+		    "--regid=65534", "--clear-groups", TU_PFILES, fx.fx_pid,
+		    NULL };
+
+		tu_run(pargv, NULL, TU_TIMEOUT_MS, &r);
+	}
+	tu_require_exit("pfiles as 65534", &r, 0);
+	want = tu_asprintf("pfiles: %s: %sthe process is in another network "
+	    "namespace, which pfiles may not enter (setns: %s)\n", fx.fx_pid,
+	    incomplete, EPERM_TEXT);
+	ATF_CHECK_MSG(strstr(r.tr_err, want) != NULL &&
+	    strstr(strstr(r.tr_err, want) + strlen(want), incomplete) == NULL,
+	    "as 65534: not once '%s' on stderr: %s", want, r.tr_err);
+	ATF_CHECK_MSG(strstr(r.tr_out, "\tendpoint: ") == NULL, "as 65534: "
+	    "an endpoint line, from tables it may not read");
+	free(want);
+	tu_result_free(&r);
 	fixture_end(&fx);
 }
 
@@ -729,6 +801,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, seccomp_auto);
 	ATF_TP_ADD_TC(tp, refusal_is_no_exec);
 	ATF_TP_ADD_TC(tp, netns);
+	ATF_TP_ADD_TC(tp, netns_not_entered);
 	ATF_TP_ADD_TC(tp, unix_peer_gone);
 	ATF_TP_ADD_TC(tp, many_names);
 	return (atf_no_error());

@@ -19,6 +19,11 @@
  *     line there) and bpf.  The parent's socketpair end is at fd 90,
  *     above its later sockets: fd order is not inode order, and the
  *     holders are still found.
+ *   - few_fds: pfiles with RLIMIT_NOFILE from 4 to 24 on the cross
+ *     view's parent: each endpoint line is the holder's, or "and 1 more"
+ *     with "endpoint lines incomplete: ..." on stderr where the other
+ *     processes' fd tables could not be opened (EMFILE), never missing;
+ *     or the parent cannot be examined at all (too many open files).
  *   - reuseport, reuseport_bpf: two UDP sockets of one address and port
  *     (SO_REUSEPORT) connected to a third, which is connected back: the
  *     other end of an AF_INET socket is the one socket whose names are
@@ -555,6 +560,116 @@ ATF_TC_BODY(cross, tc)
 	check_cross(&v, "--via=pidfd", 0);
 	check_cross(&v, "--via=agent", 0);
 	check_cross(&v, "--via=diag", EL_DIAG);
+	view_stop(&v);
+}
+
+/*
+ * One run of pfiles on the cross view's parent alone, with RLIMIT_NOFILE
+ * at nofile: 0 when it could not examine the parent for want of fds (its
+ * one error), 1 when every endpoint line is the holder's, 2 when some are
+ * "and 1 more", 3 when there are none (the socket tables could not be
+ * read), and stderr says why in both.  A line missing unsaid fails.
+ */
+static int
+cross_at_nofile(const ep_view_t *v, int nofile)
+{
+	static const char *const conns[] = { "sp", "unix", "tcp" };
+	static const char incomplete[] = ": endpoint lines incomplete: ";
+	char lim[32], *emfile = strerror(EMFILE), *cannot;
+	const char *const argv[] = { "prlimit", lim, TU_PFILES, v->v_pid,
+	    NULL };
+	tu_result_t r;
+	int rv = 1;
+
+	(void) snprintf(lim, sizeof (lim), "--nofile=%d:%d", nofile, nofile);
+	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	cannot = tu_asprintf("pfiles: cannot examine %s: too many open "
+	    "files\n", v->v_pid);
+	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 1 &&
+	    strstr(r.tr_err, cannot) != NULL) {
+		free(cannot);
+		tu_result_free(&r);
+		return (0);
+	}
+	free(cannot);
+	tu_require_exit("pfiles under prlimit", &r, 0);
+	for (size_t i = 0; i < 3; i++) {
+		const ep_hold_t *a = hold_of(v, "parent", conns[i]);
+		char *blk = fd_block(r.tr_out, a->h_pid, a->h_fd);
+		char *want = expected_lines(v, a, 0), *got, *cut, *more;
+
+		ATF_REQUIRE_MSG(blk != NULL, "nofile %d: no block of fd %d",
+		    nofile, a->h_fd);
+		got = peer_lines(blk);
+		/* The peer: line stays; the holder may be "1 more". */
+		cut = strstr(want, "\tendpoint: ");
+		ATF_REQUIRE(cut != NULL);
+		more = tu_asprintf("%.*s\tendpoint: and 1 more\n",
+		    (int)(cut - want), want);
+		if (strcmp(got, want) == 0) {
+			ATF_CHECK_MSG(rv != 3, "nofile %d: %s has its endpoint "
+			    "line, another none", nofile, conns[i]);
+		} else if (strncmp(got, want, (size_t)(cut - want)) == 0 &&
+		    got[cut - want] == '\0') {
+			ATF_CHECK_MSG(rv != 2 && (i == 0 || rv == 3), "nofile "
+			    "%d: %s has no endpoint line, others have", nofile,
+			    conns[i]);
+			rv = 3;		/* none: the tables were not read */
+		} else {
+			tu_require_same_str(conns[i], more, got);
+			ATF_CHECK_MSG(rv != 3, "nofile %d: %s has 'and 1 "
+			    "more', another none", nofile, conns[i]);
+			rv = 2;
+		}
+		free(more);
+		free(want);
+		free(got);
+		free(blk);
+	}
+	if (rv >= 2) {
+		/* 2: the others' tables; 3: the socket tables, unread. */
+		char *why = rv == 2 ? tu_asprintf("fd tables of other processes "
+		    "could not be read (%s)\n", emfile) :
+		    tu_asprintf("%s%s\n", incomplete, emfile);
+
+		ATF_CHECK_MSG(strstr(r.tr_err, incomplete) != NULL &&
+		    strstr(r.tr_err, why) != NULL, "nofile %d: holders not "
+		    "named, and stderr does not say '%s': %s", nofile, why,
+		    r.tr_err);
+		free(why);
+	} else
+		ATF_CHECK_MSG(r.tr_errlen == 0, "nofile %d: every holder "
+		    "named, yet stderr says: %s", nofile, r.tr_err);
+	tu_result_free(&r);
+	return (rv);
+}
+
+ATF_TC(few_fds);
+ATF_TC_HEAD(few_fds, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles on the cross view's parent "
+	    "with RLIMIT_NOFILE from 4 to 24: at each limit it either cannot "
+	    "examine the parent (too many open files, exit 1), or prints "
+	    "every endpoint line: the holder's, or 'and 1 more' (or none "
+	    "at all) with 'endpoint lines incomplete: ... Too many open "
+	    "files' on stderr; never a line missing unsaid; the holder's and "
+	    "'and 1 more' are both seen");
+	atf_tc_set_md_var(tc, "require.progs", "prlimit");
+	tu_timeout(tc, 180);
+}
+ATF_TC_BODY(few_fds, tc)
+{
+	int seen[4] = { 0, 0, 0, 0 };
+	ep_view_t v;
+
+	view_start(&v, "cross");
+	require_cross_view(&v);
+	for (int n = 4; n <= 24; n++)
+		seen[cross_at_nofile(&v, n)]++;
+	ATF_CHECK_MSG(seen[1] > 0 && seen[2] > 0, "limits 4 to 24: %d "
+	    "refused, %d complete, %d with 'and 1 more', %d with none: the "
+	    "case of 'and 1 more' was never met (or never the complete one)",
+	    seen[0], seen[1], seen[2], seen[3]);
 	view_stop(&v);
 }
 
@@ -1186,6 +1301,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, cross);
 	ATF_TP_ADD_TC(tp, cross_bpf);
+	ATF_TP_ADD_TC(tp, few_fds);
 	ATF_TP_ADD_TC(tp, reuseport);
 	ATF_TP_ADD_TC(tp, reuseport_bpf);
 	ATF_TP_ADD_TC(tp, two_holders);

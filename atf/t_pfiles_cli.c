@@ -1065,9 +1065,9 @@ tracer_of(pid_t pid)
 /*
  * pfiles ARGS with its stdout going to out (and stdin from /dev/null),
  * LIBPROC_DEBUG set when debug; its stderr is read into *errp (malloc'd)
- * once it ends, and its wait status returned.  read_one: out is the write end of a pipe whose read
- * end is rd; one line is read from rd, then rd is closed while pfiles
- * still has most of its output to write.
+ * once it ends, and its wait status returned.  With rd >= 0, out is the
+ * write end of a pipe whose read end is rd: one line is read from rd,
+ * then rd is closed while pfiles still has most of its output to write.
  */
 static int
 pfiles_to(const char *const args[], int out, int rd, int debug,

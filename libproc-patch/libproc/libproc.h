@@ -263,6 +263,13 @@ extern int proc_fdinfowalk(const prfdinfo_t *,
 
 extern int Pfdinfo_iter_flags(struct ps_prochandle *, int, proc_fdinfo_f *,
     void *);
+/*
+ * Why the last walk's PR_ENDPOINTS items may be missing or incomplete
+ * (the target's network namespace may not be entered; other processes'
+ * fd tables could not be read for want of fds), or NULL when nothing
+ * kept it from looking.
+ */
+extern const char *Pendpoints_why(struct ps_prochandle *);
 
 /* Where socket facts come from; see pfiles(1) --via. */
 typedef enum {

@@ -71,6 +71,7 @@ typedef struct shown {
 	char		sh_notes[NOTES_MAX][NOTE_MAX];	/* for -J */
 	int		sh_nnotes;
 	char		sh_patherr[64];	/* the first reason */
+	const char	*sh_epwhy;	/* endpoint lines incomplete: why */
 } shown_t;
 
 #define	ARGS_MAX	(64 * 1024)	/* of a command line, in JSON */
@@ -270,7 +271,7 @@ report_gaps(const char *arg, shown_t *sh)
 	if (ctx->pf_nsockerr == 0 && ctx->pf_nlockdrop == 0 &&
 	    sh->sh_npatherr == 0 && sh->sh_nchanged == 0 &&
 	    ctx->pf_gaps.pr_known == 0 && ctx->pf_gapother == 0 &&
-	    sh->sh_via[0] == '\0')
+	    sh->sh_via[0] == '\0' && sh->sh_epwhy == NULL)
 		return;
 	(void) fflush(stdout);
 	if (sh->sh_via[0] != '\0')
@@ -293,6 +294,8 @@ report_gaps(const char *arg, shown_t *sh)
 	if (ctx->pf_nlockdrop > 0)
 		note(arg, sh, "%u fd%s hold more locks than are shown",
 		    ctx->pf_nlockdrop, ctx->pf_nlockdrop == 1 ? "" : "s");
+	if (sh->sh_epwhy != NULL)
+		note(arg, sh, "endpoint lines incomplete: %s", sh->sh_epwhy);
 	if ((ctx->pf_gaps.pr_known != 0 || ctx->pf_gapother != 0) &&
 	    (f = fmemopen(list, sizeof (list), "w")) != NULL) {
 		(void) pf_gaps(f, ctx);
@@ -361,6 +364,7 @@ show_process(const char *arg, int statonly, psocksrc_t via,
 	rv = Pfdinfo_iter_flags(P, statonly ? PFDI_STATONLY : 0, show_file,
 	    &sh);
 	err = errno;
+	sh.sh_epwhy = Pendpoints_why(P);
 	if (out_failed()) {
 		/* Let it go as it was; main() says why, or ends as a filter. */
 		Prelease(P, 0);

@@ -42,6 +42,12 @@
 
 #include "endpoint/endpoint_impl.h"
 
+const char *
+Pendpoints_why(struct ps_prochandle *P)
+{
+	return (P == NULL || P->ep_why[0] == '\0' ? NULL : P->ep_why);
+}
+
 void
 endpoints_free(endpoints_t *en)
 {
@@ -88,6 +94,8 @@ endpoints_resolve(struct ps_prochandle *P)
 	}
 	if (dt->dt_nserr[0] != '\0') {
 		PDEBUG(P, "endpoints: none (%s)", dt->dt_nserr);
+		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%s",
+		    dt->dt_nserr);
 		goto fail;
 	}
 	if ((en->en_peers = calloc(en->en_own.h_n, sizeof (eppeer_t))) ==
@@ -114,6 +122,11 @@ endpoints_resolve(struct ps_prochandle *P)
 	if (nwant > 0 && (err = ep_scan_others(P, en, want, nwant,
 	    dents)) != 0)
 		goto fail;
+	if (en->en_scanfail > 0)
+		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%u fd table%s "
+		    "of other processes could not be read (%s)",
+		    en->en_scanfail, en->en_scanfail == 1 ? "" : "s",
+		    strerror(en->en_scanerr));
 	ep_ix_link(en, where);
 	free(where);
 	free(ask.h_v);
@@ -122,6 +135,10 @@ endpoints_resolve(struct ps_prochandle *P)
 	diag_table_free(mine);
 	return (en);
 fail:
+	/* A process with sockets, and none of their other ends looked for. */
+	if (en->en_own.h_n > 0 && P->ep_why[0] == '\0')
+		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%s",
+		    strerror(err != 0 ? err : ENOMEM));
 	free(where);
 	free(ask.h_v);
 	free(want);

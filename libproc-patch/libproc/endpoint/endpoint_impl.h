@@ -85,6 +85,8 @@ struct endpoints {
 	size_t		en_finger[2];	/* where the last lookups ended */
 	unsigned	en_lastf;	/* the finger moved last */
 	uint_t		en_unreadable;	/* fd tables pfiles may not read */
+	uint_t		en_scanfail;	/* of those, failed otherwise (EMFILE) */
+	int		en_scanerr;	/* the first such failure's errno */
 	int		en_scanned;	/* the other processes were read */
 };
 

@@ -342,9 +342,17 @@ ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
 		(void) snprintf(path, sizeof (path), "%ld/fd", pid);
 		if ((fdd = openat(dirfd(proc), path, O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC)) < 0) {
-			if ((errno == EACCES || errno == EPERM) &&
-			    !holds_nothing(dirfd(proc), pid))
-				en->en_unreadable++;
+			int e = errno;
+
+			/* Gone meanwhile, or a zombie or a kernel thread. */
+			if (e == ENOENT || e == ESRCH ||
+			    holds_nothing(dirfd(proc), pid))
+				continue;
+			en->en_unreadable++;
+			/* Not a refusal: pfiles' own want (EMFILE), said. */
+			if (e != EACCES && e != EPERM &&
+			    en->en_scanfail++ == 0)
+				en->en_scanerr = e;
 			continue;
 		}
 		err = read_fd_table(fdd, (pid_t)pid, dents, want, nwant,

@@ -467,6 +467,7 @@ walk_begin(fdwalk_t *fw, struct ps_prochandle *P, int flags,
 		if (P->src_state == SRC_UNSET)
 			(void) Psetsocksrc(P, PSOCK_AUTO);
 	}
+	P->ep_why[0] = '\0';
 	fw->fw_ep = statonly ? NULL : endpoints_resolve(P);
 }
 
