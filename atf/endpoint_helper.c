@@ -22,6 +22,13 @@
  *   many    a socketpair; the parent keeps a, ten children hold b.
  *   nobody  a socketpair; the parent (run it as root) keeps a, one child
  *           that has become uid and gid 65534 (dumpable again) holds b.
+ *   ambient a socketpair; one child that has become uid and gid 65534
+ *           (no capability) holds b; the parent (run it as root) keeps
+ *           a and becomes uid and gid 65534 too, keeping one capability
+ *           (CAP_NET_BIND_SERVICE, permitted, effective and ambient):
+ *           its fd directory opens to 65534, its links do not (reading
+ *           them needs ptrace access, refused to a process with fewer
+ *           capabilities).
  *   reuseport  two UDP sockets bound with SO_REUSEPORT to one loopback
  *           address and port, each connected to a third UDP socket,
  *           which is connected back to that address and port: either of
@@ -74,7 +81,9 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -489,8 +498,34 @@ static void
 usage(void)
 {
 	(void) fprintf(stderr, "usage: endpoint_helper [-t SECONDS] "
-	    "cross|two|many|nobody|reuseport|inflight\n");
+	    "cross|two|many|nobody|ambient|reuseport|inflight\n");
 	exit(2);
+}
+
+/*
+ * The parent of "ambient": uid and gid 65534 with CAP_NET_BIND_SERVICE
+ * kept (permitted, effective, inheritable and ambient), dumpable.
+ */
+static void
+become_capable_nobody(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3,
+	    0 };
+	struct __user_cap_data_struct data[2];
+	uint32_t bit = 1U << CAP_NET_BIND_SERVICE;
+
+	if (prctl(PR_SET_KEEPCAPS, 1) != 0 || setgroups(0, NULL) != 0 ||
+	    setresgid(NOBODY, NOBODY, NOBODY) != 0 ||
+	    setresuid(NOBODY, NOBODY, NOBODY) != 0)
+		die("becoming 65534");
+	memset(data, 0, sizeof (data));
+	data[0].permitted = data[0].effective = data[0].inheritable = bit;
+	if (syscall(SYS_capset, &hdr, data) != 0 ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_NET_BIND_SERVICE,
+	    0, 0) != 0)
+		die("keeping CAP_NET_BIND_SERVICE");
+	if (prctl(PR_SET_DUMPABLE, 1) != 0)
+		die("PR_SET_DUMPABLE");
 }
 
 int
@@ -528,7 +563,8 @@ main(int argc, char **argv)
 	} else if (strcmp(mode, "many") == 0) {
 		make_socketpair("sp");
 		nchild = MAX_CHILD;
-	} else if (strcmp(mode, "nobody") == 0) {
+	} else if (strcmp(mode, "nobody") == 0 ||
+	    strcmp(mode, "ambient") == 0) {
 		make_socketpair("sp");
 		nchild = 1;
 		nobody = 1;
@@ -564,6 +600,8 @@ main(int argc, char **argv)
 		ctl[i] = p[1];
 	}
 	(void) close(ready[1]);
+	if (strcmp(mode, "ambient") == 0)
+		become_capable_nobody();
 	/* The parent keeps the a ends and the listeners. */
 	for (int i = 0; i < nconns; i++)
 		(void) close(conns[i].c_b);

@@ -35,6 +35,10 @@
  *   - unreadable: pfiles as uid 65534 on a 65534 process whose peer is
  *     held by a root process: "endpoint: and 1 more", never a name;
  *     as root, the holder is named (the check of the check).
+ *   - unreadable_links: in a pid namespace of its own, the same where
+ *     the holder (its pid 1) is a 65534 process with a capability: its
+ *     fd directory opens to pfiles, its links do not (EACCES), and no
+ *     other table is refused: still "and 1 more", never no line.
  *   - zombie_holds_nothing: in a pid namespace whose only process
  *     pfiles (uid 65534) may not read is a root zombie, a socketpair end
  *     whose other end is in flight (SCM_RIGHTS, held by no process) has
@@ -53,6 +57,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <atf-c.h>
@@ -798,6 +804,42 @@ ATF_TC_BODY(reuseport_bpf, tc)
 	view_stop(&v);
 }
 
+/*
+ * The helper started by argv (unshare --pid --fork --mount-proc ...,
+ * pid 1 of a namespace of its own), or the case skipped where no such
+ * namespace can be made: the text of its view up to "end" (*found 0
+ * when it ended first).
+ */
+static char *
+pidns_view_start(ep_view_t *v, const char *const argv[], int *found)
+{
+	const char *const probe[] = { "unshare", "--pid", "--fork",
+	    "--mount-proc", "true", NULL };
+	tu_result_t r;
+
+	tu_run(probe, NULL, TU_TIMEOUT_MS, &r);
+	if (!WIFEXITED(r.tr_status) || WEXITSTATUS(r.tr_status) != 0)
+		atf_tc_skip("cannot make a pid namespace with its own /proc "
+		    "here: %s", r.tr_err);
+	tu_result_free(&r);
+	memset(v, 0, sizeof (*v));
+	tu_spawn(&v->v_child, argv, TU_STDERR_PIPE);
+	return (tu_read_until(v->v_child.tc_out, "end", TU_TIMEOUT_MS,
+	    found));
+}
+
+/* Its end: unshare exits 0, and the helper (host pid kid) is gone. */
+static void
+pidns_view_stop(ep_view_t *v, pid_t kid)
+{
+	int status = tu_stop(&v->v_child, TU_TIMEOUT_MS);
+
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "unshare endpoint_helper: wait status 0x%x", (unsigned)status);
+	ATF_CHECK_MSG(tu_proc_state(kid) == 0 || tu_proc_state(kid) == 'Z',
+	    "the helper %d is still running", (int)kid);
+}
+
 ATF_TC(zombie_holds_nothing);
 ATF_TC_HEAD(zombie_holds_nothing, tc)
 {
@@ -815,28 +857,18 @@ ATF_TC_BODY(zombie_holds_nothing, tc)
 	const char *const argv[] = { "unshare", "--pid", "--fork",
 	    "--mount-proc", "--kill-child", HELPER, "-t", HELPER_SECONDS,
 	    "inflight", NULL };
-	const char *const probe[] = { "unshare", "--pid", "--fork",
-	    "--mount-proc", "true", NULL };
 	static const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
 	char host[16], *text, *rest, *line, *want;
 	const char *const pids[] = { "1", NULL };
 	const ep_hold_t *sp;
-	int found, zpid, zerr, status;
+	int found, zpid, zerr;
 	unsigned zuid;
 	char zstate;
 	pid_t kid;
 	ep_view_t v;
 	tu_result_t r;
 
-	tu_run(probe, NULL, TU_TIMEOUT_MS, &r);
-	if (!WIFEXITED(r.tr_status) || WEXITSTATUS(r.tr_status) != 0)
-		atf_tc_skip("cannot make a pid namespace with its own /proc "
-		    "here: %s", r.tr_err);
-	tu_result_free(&r);
-
-	memset(&v, 0, sizeof (v));
-	tu_spawn(&v.v_child, argv, TU_STDERR_PIPE);
-	text = tu_read_until(v.v_child.tc_out, "end", TU_TIMEOUT_MS, &found);
+	text = pidns_view_start(&v, argv, &found);
 	if (!found)
 		atf_tc_fail("endpoint_helper inflight gave no view: %s",
 		    tu_read_until(v.v_child.tc_err, NULL, 2000, NULL));
@@ -896,11 +928,7 @@ ATF_TC_BODY(zombie_holds_nothing, tc)
 	    "in-flight end in every process (see nobody.err)");
 	tu_result_free(&r);
 
-	status = tu_stop(&v.v_child, TU_TIMEOUT_MS);
-	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	    "unshare endpoint_helper: wait status 0x%x", (unsigned)status);
-	ATF_CHECK_MSG(tu_proc_state(kid) == 0 || tu_proc_state(kid) == 'Z',
-	    "the helper %d is still running", (int)kid);
+	pidns_view_stop(&v, kid);
 }
 
 ATF_TC(two_holders);
@@ -1058,6 +1086,95 @@ ATF_TC_BODY(unreadable, tc)
 	tu_result_free(&r);
 	free(comm);
 	view_stop(&v);
+}
+
+/* pfiles [opts] pid as the caller of nsenter into host's pid and mount ns. */
+static void
+pfiles_in_ns(const char *host, int as_nobody, const char *pid,
+    tu_result_t *r)
+{
+	const char *argv[MAX_ARGS] = { "nsenter", "-t", host, "-p", "-m" };
+	int n = 5;
+
+	if (as_nobody) {
+		argv[n++] = "setpriv";
+		argv[n++] = "--reuid=65534";
+		argv[n++] = "--regid=65534";
+		argv[n++] = "--clear-groups";
+	}
+	argv[n++] = TU_PFILES;
+	argv[n++] = pid;
+	argv[n] = NULL;
+	tu_run(argv, NULL, TU_TIMEOUT_MS, r);
+	if (r->tr_errlen > 0)
+		(void) fprintf(stderr, "pfiles stderr:\n%s", r->tr_err);
+	tu_require_exit("nsenter pfiles", r, 0);
+}
+
+ATF_TC(unreadable_links);
+ATF_TC_HEAD(unreadable_links, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "in a pid namespace of its own, "
+	    "pfiles as uid 65534 on a 65534 process whose socketpair's other "
+	    "end a 65534 process with a capability holds (its fd directory "
+	    "opens, its links do not, and every other table is readable): "
+	    "\"endpoint: and 1 more\", never no line; as root, the holder "
+	    "named");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "require.progs", "unshare nsenter setpriv");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(unreadable_links, tc)
+{
+	const char *const argv[] = { "unshare", "--pid", "--fork",
+	    "--mount-proc", "--kill-child", HELPER, "-t", HELPER_SECONDS,
+	    "ambient", NULL };
+	char host[16], kidpid[16], *text, *blk, *got, *want, *comm;
+	const ep_hold_t *b, *a;
+	ep_view_t v;
+	tu_result_t r;
+	pid_t kid;
+	int found;
+
+	text = pidns_view_start(&v, argv, &found);
+	if (!found)
+		atf_tc_fail("endpoint_helper ambient gave no view: %s",
+		    tu_read_until(v.v_child.tc_err, NULL, 2000, NULL));
+	tu_write_file("view", text, strlen(text));
+	parse_view(&v, text);
+	free(text);
+	b = hold_of(&v, "child", "sp");
+	a = hold_of(&v, "parent", "sp");
+	ATF_REQUIRE_MSG(a->h_pid == 1 && proc_of(&v, 1)->p_uid == NOBODY &&
+	    proc_of(&v, b->h_pid)->p_uid == NOBODY, "not pid 1 and its child, "
+	    "both uid 65534, in a namespace of their own (see view)");
+	kid = tu_only_child(v.v_child.tc_pid);
+	ATF_REQUIRE_MSG(kid > 0, "unshare has no child");
+	(void) snprintf(host, sizeof (host), "%d", (int)kid);
+	(void) snprintf(kidpid, sizeof (kidpid), "%d", (int)b->h_pid);
+
+	/* As 65534: pid 1's links refused, nothing else. */
+	pfiles_in_ns(host, 1, kidpid, &r);
+	tu_write_file("nobody.out", r.tr_out, r.tr_outlen);
+	blk = fd_block(r.tr_out, b->h_pid, b->h_fd);
+	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d", b->h_fd);
+	got = peer_lines(blk);
+	comm = comm_text(&v, b->h_cred);
+	want = tu_asprintf("\tpeer: %s[%d]\n\tendpoint: and 1 more\n", comm,
+	    b->h_cred);
+	tu_require_same_str("nobody", want, got);
+	free(comm);
+	free(want);
+	free(got);
+	free(blk);
+	tu_result_free(&r);
+
+	/* As root: the holder named (the check of the check). */
+	pfiles_in_ns(host, 0, kidpid, &r);
+	check_hold("root", &v, r.tr_out, b, 0);
+	tu_result_free(&r);
+
+	pidns_view_stop(&v, kid);
 }
 
 /*
@@ -1307,6 +1424,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, two_holders);
 	ATF_TP_ADD_TC(tp, more_than_8);
 	ATF_TP_ADD_TC(tp, unreadable);
+	ATF_TP_ADD_TC(tp, unreadable_links);
 	ATF_TP_ADD_TC(tp, zombie_holds_nothing);
 	ATF_TP_ADD_TC(tp, nflag);
 	ATF_TP_ADD_TC(tp, json);

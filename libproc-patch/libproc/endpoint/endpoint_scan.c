@@ -252,13 +252,17 @@ wanted(const uint64_t *want, size_t n, uint64_t ino)
 
 /*
  * The socket fds of the fd directory dirfd (of pid) into h: every one,
- * or with want only those whose inode is wanted.  0 or an errno.
+ * or with want only those whose inode is wanted.  0 or an errno; EACCES
+ * when the directory opened but its links may not be read (they need
+ * ptrace access, refused to a process with capabilities the caller
+ * lacks): what was read is kept, and the table counts as not readable.
  */
 static int
 read_fd_table(int dirfd, pid_t pid, char *dents, const uint64_t *want,
     size_t nwant, holds_t *h)
 {
 	char link[EP_LINK];
+	int denied = 0;
 	long n;
 
 	while ((n = syscall(SYS_getdents64, dirfd, dents, EP_DENTS)) > 0) {
@@ -275,8 +279,10 @@ read_fd_table(int dirfd, pid_t pid, char *dents, const uint64_t *want,
 			if ((fd = decimal(d->d_name)) < 0)
 				continue;
 			if ((len = readlinkat(dirfd, d->d_name, link,
-			    sizeof (link))) <= 0 ||
-			    (ino = socket_ino(link, len)) == 0)
+			    sizeof (link))) < 0 && (errno == EACCES ||
+			    errno == EPERM))
+				denied = 1;
+			if (len <= 0 || (ino = socket_ino(link, len)) == 0)
 				continue;
 			if (want != NULL && !wanted(want, nwant, ino))
 				continue;
@@ -284,7 +290,7 @@ read_fd_table(int dirfd, pid_t pid, char *dents, const uint64_t *want,
 				return (ENOMEM);
 		}
 	}
-	return (n < 0 ? errno : 0);
+	return (n < 0 ? errno : denied ? EACCES : 0);
 }
 
 /*
