@@ -16,6 +16,9 @@
  *   - refusal_is_no_exec: --via=agent under the filter refusing ptrace:
  *     the refusal is met once and said, and the trace never takes it for
  *     an exec's hand-over (it once asked for a new agent ten times).
+ *   - pidfd_open_refused: pidfd_open(2) refused by the filter (EPERM):
+ *     the process is still examined, held by its /proc directory:
+ *     diag's text and the agent's, exactly; --via=pidfd says why not.
  *   - netns: a fixture in a network namespace of its own, examined from
  *     ours.  Its sockets are only in its namespace's tables, and ours
  *     holds decoys at the same addresses (a TCP listener on the same
@@ -78,6 +81,24 @@ full_text(const fixture_t *fx)
 	if (text == NULL)
 		atf_tc_fail("cannot compute the expected text: %s", err);
 	return (text);
+}
+
+/* r is diag's text of fx, and its stderr the "not shown" line, exactly. */
+static void
+require_diag_result(const char *what, const fixture_t *fx,
+    const tu_result_t *r)
+{
+	char *want = diag_text(fx), *gaps, *name;
+
+	tu_require_same_text(what, want, strlen(want), r->tr_out,
+	    r->tr_outlen);
+	free(want);
+	gaps = expect_diag_stderr(fx->fx_manifest, fx->fx_pid);
+	name = tu_asprintf("%s.stderr", what);
+	tu_require_same_text(name, gaps, strlen(gaps), r->tr_err,
+	    r->tr_errlen);
+	free(name);
+	free(gaps);
 }
 
 /* The fixture is alive, not stopped, and exits 0 when told to. */
@@ -366,6 +387,64 @@ ATF_TC_BODY(refusal_is_no_exec, tc)
 	fx_stop(&a);
 }
 
+ATF_TC(pidfd_open_refused);
+ATF_TC_HEAD(pidfd_open_refused, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles under a seccomp filter "
+	    "refusing pidfd_open with EPERM (as some container runtimes do): "
+	    "--via=diag gives diag's text exactly, --via=auto the full text "
+	    "through the agent, both exit 0; --via=pidfd is 'cannot examine "
+	    "PID: pidfd: pidfd_open: Operation not permitted', exit 1");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(pidfd_open_refused, tc)
+{
+	char nr[16], *want;
+	tu_result_t r;
+	fixture_t fx;
+
+#if !defined(__x86_64__)
+	atf_tc_skip("seccomp_deny filters x86_64 system calls only");
+#endif
+	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_pidfd_open);
+	fx_start_set(&fx, "tcp,unix,socketpair,pipe", NULL, NULL);
+	{
+		const char *const argv[] = { SECCOMP_DENY, nr, "1", TU_PFILES,
+		    "--via=diag", fx.fx_pid, NULL };
+
+		tu_run(argv, deny_env, TU_TIMEOUT_MS, &r);
+	}
+	tu_require_exit("pfiles --via=diag, pidfd_open refused", &r, 0);
+	require_diag_result("diag", &fx, &r);
+	tu_result_free(&r);
+	{
+		const char *const argv[] = { SECCOMP_DENY, nr, "1", TU_PFILES,
+		    "--via=auto", fx.fx_pid, NULL };
+
+		tu_run(argv, deny_env, TU_TIMEOUT_MS, &r);
+	}
+	tu_require_exit("pfiles --via=auto, pidfd_open refused", &r, 0);
+	want = full_text(&fx);
+	tu_require_same_text("auto", want, strlen(want), r.tr_out,
+	    r.tr_outlen);
+	ATF_CHECK_MSG(r.tr_errlen == 0, "auto said: %s", r.tr_err);
+	free(want);
+	tu_result_free(&r);
+	{
+		const char *const argv[] = { SECCOMP_DENY, nr, "1", TU_PFILES,
+		    "--via=pidfd", fx.fx_pid, NULL };
+
+		tu_run(argv, deny_env, TU_TIMEOUT_MS, &r);
+	}
+	tu_require_exit("pfiles --via=pidfd, pidfd_open refused", &r, 1);
+	want = tu_asprintf("pfiles: cannot examine %s: pidfd: pidfd_open: "
+	    "%s\n", fx.fx_pid, EPERM_TEXT);
+	tu_require_same_str("pidfd.stderr", want, r.tr_err);
+	free(want);
+	tu_result_free(&r);
+	fixture_end(&fx);
+}
+
 /* Skip the case unless a network namespace with loopback up can be made. */
 static void
 require_netns(void)
@@ -399,7 +478,7 @@ ATF_TC_BODY(netns, tc)
 	    FX_SECONDS, "-s", "all", NULL };
 	fixture_t fx;
 	tu_result_t r;
-	char *want, *gaps, *ns_fx, *ns_us;
+	char *ns_fx, *ns_us;
 
 	require_netns();
 
@@ -427,14 +506,7 @@ ATF_TC_BODY(netns, tc)
 	if (r.tr_errlen > 0)
 		(void) fprintf(stderr, "pfiles stderr:\n%s", r.tr_err);
 	tu_require_exit("pfiles --via=diag", &r, 0);
-	want = diag_text(&fx);
-	tu_require_same_text("netns", want, strlen(want), r.tr_out,
-	    r.tr_outlen);
-	free(want);
-	gaps = expect_diag_stderr(fx.fx_manifest, fx.fx_pid);
-	tu_require_same_text("netns.stderr", gaps, strlen(gaps), r.tr_err,
-	    r.tr_errlen);
-	free(gaps);
+	require_diag_result("netns", &fx, &r);
 	tu_result_free(&r);
 
 	fixture_end(&fx);
@@ -800,6 +872,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, seccomp_auto);
 	ATF_TP_ADD_TC(tp, refusal_is_no_exec);
+	ATF_TP_ADD_TC(tp, pidfd_open_refused);
 	ATF_TP_ADD_TC(tp, netns);
 	ATF_TP_ADD_TC(tp, netns_not_entered);
 	ATF_TP_ADD_TC(tp, unix_peer_gone);

@@ -72,6 +72,7 @@ struct ps_prochandle {
 	/* why each source refused at the last Psetsocksrc, "" when not */
 	char		src_why[PSOCK_NSRC][PERRMSG_MAX];
 	struct agent	*agent;		/* Pcreate_agent() */
+	int		pidfd_err;	/* pidfd_open's errno when there is none */
 	/* what the last walk could not learn of the other ends, "" if none */
 	char		ep_why[PERRMSG_MAX];
 	char		errmsg[PERRMSG_MAX];

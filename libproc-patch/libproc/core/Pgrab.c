@@ -427,11 +427,25 @@ Pgrab(pid_t pid, int flags, int *perr)
 	P->procfd = P->fddirfd = P->fdinfofd = P->memfd = P->thrpidfd = -1;
 	P->selffdfd = -1;
 
-	/* The pidfd first: it names the process for the rest of the grab. */
+	/*
+	 * The pidfd first: it names the process for the rest of the grab.
+	 * Where there is none (before 5.3, or refused by a seccomp profile
+	 * or an LSM: pidfd_open itself asks no permission), the directory
+	 * /proc/PID held from the start names it instead: its files cannot
+	 * be those of a later process of that pid, and a reaped process's
+	 * stat is gone from it.  What is lost: pidfd_getfd (the pidfd
+	 * source), and the exec hand-over told apart from an exit.
+	 */
 	P->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (P->pidfd < 0 && errno != ENOSYS) {
+	if (P->pidfd < 0 && errno != ENOSYS && errno != EPERM &&
+	    errno != EACCES) {
 		gerr = errno_to_gerr(errno);
 		goto fail;
+	}
+	if (P->pidfd < 0) {
+		P->pidfd_err = errno;
+		PDEBUG(P, "no pidfd (pidfd_open: %s): the process is held by "
+		    "its /proc directory", strerror(errno));
 	}
 	/*
 	 * A process that is alive by its pidfd but not to be found, or a

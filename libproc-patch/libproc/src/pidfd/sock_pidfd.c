@@ -48,7 +48,9 @@ pidfd_probe(struct ps_prochandle *P)
 	int fd, err;
 
 	if (P->pidfd < 0)
-		return (Pseterr(P, ENOSYS, "pidfd_open is not available"));
+		return (P->pidfd_err == ENOSYS ? Pseterr(P, ENOSYS,
+		    "pidfd_open is not available") : Pseterr(P, P->pidfd_err,
+		    "pidfd_open: %s", strerror(P->pidfd_err)));
 	/*
 	 * Its main thread has exited: pidfd_getfd takes the files of the
 	 * thread its pidfd names, and the main thread has none.  A pidfd
