@@ -1291,7 +1291,8 @@ ATF_TC_HEAD(n_asks_no_source, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "pfiles -n on a process with sockets "
 	    "asks no source of socket facts: under strace -f, no socket(2), "
-	    "pidfd_getfd, ptrace, bpf or process_vm_* call");
+	    "pidfd_getfd, ptrace, bpf, process_vm_*, getsockopt, "
+	    "getsockname, getpeername, sendmsg, recvmsg or setns call");
 	atf_tc_set_md_var(tc, "require.progs", "strace");
 	tu_timeout(tc, 60);
 }
@@ -1308,8 +1309,9 @@ ATF_TC_BODY(n_asks_no_source, tc)
 	{
 		const char *const argv[] = { "strace", "-f", "-qq", "-o", out,
 		    "-e", "trace=socket,socketpair,pidfd_getfd,ptrace,bpf,"
-		    "process_vm_readv,process_vm_writev", TU_PFILES, "-n", pid,
-		    NULL };
+		    "process_vm_readv,process_vm_writev,getsockopt,"
+		    "getsockname,getpeername,sendmsg,recvmsg,setns",
+		    TU_PFILES, "-n", pid, NULL };
 
 		/* LeakSanitizer (SANITIZE=1) cannot run its check under ptrace. */
 		const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
