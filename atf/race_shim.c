@@ -8,12 +8,15 @@
  *		  statx		statx(2) of a name in a /proc/.../fd directory
  *				(the walk's stat of fd N)
  *		  pidfd_getfd	syscall(SYS_pidfd_getfd, pidfd, N, 0)
+ *		  pidfd_open	syscall(SYS_pidfd_open, N, flags): the grab's
+ *				first call
  *		  close_linger	close(2) of a socket whose SO_LINGER is on
  *				with a time (pfiles' duplicate)
  *		  ptrace	ptrace(2), any request (the agent's every
  *				step: seize, interrupt, registers, go on)
  *  RACE_ARG	the fd number N the call must name (statx, pidfd_getfd;
- *		"-1" is pidfd_getfd's probe); unset: any
+ *		"-1" is pidfd_getfd's probe), or the pid (pidfd_open);
+ *		unset: any
  *  RACE_NTH	the matching call that acts, 1 for the first (the default)
  *  RACE_WHEN	"before" (the default) or "after" the real call
  *  RACE_ACTION	what happens at that call:
@@ -63,6 +66,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef	SYS_pidfd_open
+#define	SYS_pidfd_open	434
+#endif
 #ifndef	SYS_pidfd_getfd
 #define	SYS_pidfd_getfd	438
 #endif
@@ -332,20 +338,25 @@ long
 syscall(long nr, ...)
 {
 	syscall_f *fn = (syscall_f *)real("syscall");
+	const char *call;
 	long a[6], rv;
 	va_list ap;
-	int e, the;
+	int e, the, arg;
 
 	va_start(ap, nr);
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
-	the = nr == SYS_pidfd_getfd && is_the_call("pidfd_getfd", (int)a[1]);
-	if (the && before() && act("pidfd_getfd", (int)a[1]))
+	call = nr == SYS_pidfd_getfd ? "pidfd_getfd" :
+	    nr == SYS_pidfd_open ? "pidfd_open" : NULL;
+	arg = nr == SYS_pidfd_getfd ? (int)a[1] : (int)a[0];
+
+	the = call != NULL && is_the_call(call, arg);
+	if (the && before() && act(call, arg))
 		return (-1);
 	rv = fn(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 	e = errno;
-	if (the && !before() && act("pidfd_getfd", (int)a[1]))
+	if (the && !before() && act(call, arg))
 		return (-1);
 	errno = e;
 	return (rv);

@@ -18,6 +18,9 @@
  *  gone_during_probe	the target dies and is reaped while the source of
  *			socket facts is probed: "no such process", once,
  *			and no other source tried
+ *  gone_after_pidfd_open  the target dies and is reaped between the
+ *			grab's pidfd_open and its first read of /proc: "no
+ *			such process"
  *  zombie_thread	a process whose main thread has exited, and whose
  *			first other thread is a zombie held by a tracer
  *			(this test): examined through the live thread
@@ -289,6 +292,53 @@ ATF_TC_BODY(getfd_refused, tc)
 	tu_helper_stop(&h);
 }
 
+/*
+ * pfiles on race_helper's reaped target, the shim set by vars ("{}" in
+ * them is the target's pid): the shim acted as log_want says (its %s is
+ * the pid), and pfiles said "no such process" alone.
+ */
+static void
+check_reaped(const char *const vars_in[], const char *log_want)
+{
+	const char *hargv[] = { HELPER, "reaped", NULL };
+	const char *vars[8], *args[2];
+	char *log, *want, *filled[8], pid[16];
+	tu_helper_t h;
+	tu_result_t r;
+	size_t n = 0;
+
+	tu_helper_start(&h, hargv);
+	/* Its word is the pid, then what else it says of it. */
+	(void) snprintf(pid, sizeof (pid), "%d",
+	    atoi(tu_said(&h, "target")));
+	for (; vars_in[n] != NULL && n < 7; n++) {
+		const char *at = strstr(vars_in[n], "{}");
+
+		filled[n] = at == NULL ? tu_asprintf("%s", vars_in[n]) :
+		    tu_asprintf("%.*s%s%s", (int)(at - vars_in[n]),
+		    vars_in[n], pid, at + 2);
+		vars[n] = filled[n];
+	}
+	vars[n] = NULL;
+	args[0] = pid;
+	args[1] = NULL;
+	run_raced(args, vars, &r, &log);
+	want = tu_asprintf(log_want, pid);
+	tu_require_same_str("race.log", want, log);
+	free(want);
+	tu_require_exit("pfiles", &r, 1);
+	tu_require_same_str("stdout", "", r.tr_out);
+	want = tu_asprintf("pfiles: cannot examine %s: no such process\n",
+	    pid);
+	tu_require_same_str("stderr", want, r.tr_err);
+	free(want);
+	free(log);
+	for (size_t i = 0; i < n; i++)
+		free(filled[i]);
+	tu_result_free(&r);
+	tu_helper_stop(&h);
+}
+
 ATF_TC(gone_during_probe);
 ATF_TC_HEAD(gone_during_probe, tc)
 {
@@ -299,30 +349,10 @@ ATF_TC_HEAD(gone_during_probe, tc)
 }
 ATF_TC_BODY(gone_during_probe, tc)
 {
-	const char *hargv[] = { HELPER, "reaped", NULL };
-	char *log, *want, pidvar[32], pid[16];
-	const char *args[] = { pid, NULL };
-	const char *vars[] = { "RACE_CALL=pidfd_getfd", "RACE_ARG=-1",
-	    "RACE_ACTION=reap", pidvar, NULL };
-	tu_helper_t h;
-	tu_result_t r;
-	int target;
+	static const char *const vars[] = { "RACE_CALL=pidfd_getfd",
+	    "RACE_ARG=-1", "RACE_ACTION=reap", "RACE_PID={}", NULL };
 
-	tu_helper_start(&h, hargv);
-	target = atoi(tu_said(&h, "target"));
-	(void) snprintf(pidvar, sizeof (pidvar), "RACE_PID=%d", target);
-	(void) snprintf(pid, sizeof (pid), "%d", target);
-	run_raced(args, vars, &r, &log);
-	tu_require_same_str("race.log", "pidfd_getfd -1 reap ok\n", log);
-	tu_require_exit("pfiles", &r, 1);
-	tu_require_same_str("stdout", "", r.tr_out);
-	want = tu_asprintf("pfiles: cannot examine %d: no such process\n",
-	    target);
-	tu_require_same_str("stderr", want, r.tr_err);
-	free(want);
-	free(log);
-	tu_result_free(&r);
-	tu_helper_stop(&h);
+	check_reaped(vars, "pidfd_getfd -1 reap ok\n");
 }
 
 /*
@@ -387,6 +417,23 @@ zombie_thread_views(const tu_helper_t *h, const said_fd_t *f,
 		free(b);
 		tu_result_free(&r);
 	}
+}
+
+ATF_TC(gone_after_pidfd_open);
+ATF_TC_HEAD(gone_after_pidfd_open, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The target dies (SIGKILL) and is "
+	    "reaped just after pfiles' pidfd_open, before its first read of "
+	    "/proc: \"cannot examine PID: no such process\", exit 1, nothing "
+	    "on stdout");
+}
+ATF_TC_BODY(gone_after_pidfd_open, tc)
+{
+	static const char *const vars[] = { "RACE_CALL=pidfd_open",
+	    "RACE_ARG={}", "RACE_WHEN=after", "RACE_ACTION=reap",
+	    "RACE_PID={}", NULL };
+
+	check_reaped(vars, "pidfd_open %s reap ok\n");
 }
 
 ATF_TC(zombie_thread);
@@ -628,6 +675,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, socket_replaced);
 	ATF_TP_ADD_TC(tp, getfd_refused);
 	ATF_TP_ADD_TC(tp, gone_during_probe);
+	ATF_TP_ADD_TC(tp, gone_after_pidfd_open);
 	ATF_TP_ADD_TC(tp, zombie_thread);
 	ATF_TP_ADD_TC(tp, unknown_option);
 	ATF_TP_ADD_TC(tp, linger_not_slept);
