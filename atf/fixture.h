@@ -43,6 +43,7 @@ typedef struct fixture {
 #define	FX_SETS(X)							\
 	X(min, "inherited", 0)						\
 	X(tcp, "tcp-listen,tcp-client,tcp-accepted", 0)			\
+	X(tcp6, "tcp6-listen,tcp6-client,tcp6-accepted", FX_TRY)	\
 	X(udp4, "udp4", 0)						\
 	X(udp6, "udp6", FX_TRY)						\
 	X(unix, "unix-listen,unix-client,unix-accepted", 0)		\
