@@ -8,7 +8,8 @@
  * t_pfiles_fixture), and leave the target with exactly its fds and
  * mappings, also when it is killed by SIGTERM in the middle of its walk.
  * The writes to the target's memory, counted under strace, tell how many
- * rounds the passing took.
+ * rounds the passing took.  strangers_refused: a message on pfiles' slot
+ * is taken only from the target, with the round's sequence number, whole.
  */
 #include <atf-c.h>
 #include <dirent.h>
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "agentutil.h"
+#include "src/agent/sock_pass.h"
 #include "testutil.h"
 
 #define	RACE_SHIM	BUILD_DIR "/atf/race_shim.so"
@@ -829,8 +831,37 @@ ATF_TC_BODY(pass_sigterm, tc)
 	stop_node(&c);
 }
 
+ATF_TC_WITHOUT_HEAD(strangers_refused);
+ATF_TC_BODY(strangers_refused, tc)
+{
+	const pid_t target = 4242;
+	const uint64_t seq = 0x1122334455667788ULL;
+	const ssize_t len = (ssize_t)sizeof (seq);
+
+	/* The one waited for; a cut control part (fewer fds) is still it. */
+	ATF_CHECK(pass_msg_wanted(target, target, len, seq, seq, 0));
+	ATF_CHECK(pass_msg_wanted(target, target, len, seq, seq,
+	    MSG_CTRUNC));
+	/* A stranger, whatever it sends; no sender said; draining. */
+	ATF_CHECK(!pass_msg_wanted(target, 4243, len, seq, seq, 0));
+	ATF_CHECK(!pass_msg_wanted(target, 0, len, seq, seq, 0));
+	ATF_CHECK(!pass_msg_wanted(0, target, len, seq, seq, 0));
+	ATF_CHECK(!pass_msg_wanted(0, 0, len, seq, seq, 0));
+	/* The target's, but not this round's: a late or a forged one. */
+	ATF_CHECK(!pass_msg_wanted(target, target, len, seq + 1, seq, 0));
+	ATF_CHECK(!pass_msg_wanted(target, target, len, seq ^
+	    (1ULL << 63), seq, 0));
+	/* Not 8 bytes, or cut short. */
+	ATF_CHECK(!pass_msg_wanted(target, target, len - 1, seq, seq, 0));
+	ATF_CHECK(!pass_msg_wanted(target, target, len + 1, seq, seq, 0));
+	ATF_CHECK(!pass_msg_wanted(target, target, 0, seq, seq, 0));
+	ATF_CHECK(!pass_msg_wanted(target, target, len, seq, seq,
+	    MSG_TRUNC));
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, strangers_refused);
 	ATF_TP_ADD_TC(tp, pass_sockfix);
 	ATF_TP_ADD_TC(tp, pass_node);
 	ATF_TP_ADD_TC(tp, pass_fallback_netns);

@@ -82,6 +82,15 @@ take_control(struct msghdr *mh, int *got, size_t cap, pid_t *fromp)
 	return (n);
 }
 
+int
+pass_msg_wanted(pid_t want, pid_t from, ssize_t len, uint64_t payload,
+    uint64_t seq, int msg_flags)
+{
+	return (want != 0 && from == want &&
+	    len == (ssize_t)sizeof (payload) && payload == seq &&
+	    !(msg_flags & MSG_TRUNC));
+}
+
 /*
  * Receive from slot ps the message with payload seq from pid: the
  * duplicates of the first *np of the n fds sent (fewer when our fd limit
@@ -121,9 +130,8 @@ receive(const pass_slot_t *ps, pid_t pid, uint64_t seq, int *got,
 		if (len < 0)
 			return (errno == EAGAIN ? ENOMSG : errno);
 		k = take_control(&mh, got, n, &from);
-		if (pid == 0 || from != pid ||
-		    len != (ssize_t)sizeof (payload) || payload != seq ||
-		    (mh.msg_flags & MSG_TRUNC)) {
+		if (!pass_msg_wanted(pid, from, len, payload, seq,
+		    mh.msg_flags)) {
 			close_all(got, k);	/* not the one we wait for */
 			continue;
 		}

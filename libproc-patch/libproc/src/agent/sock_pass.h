@@ -171,6 +171,16 @@ extern int sock_pass_facts(struct ps_prochandle *, int, uint64_t,
 extern void sock_pass_release(struct ps_prochandle *);
 
 /*
+ * Is a message a slot received the one waited for: sent by pid want
+ * (SCM_CREDENTIALS says from), of len bytes that are the round's payload
+ * seq, neither it nor its fds cut short (msg_flags)?  With want 0 (a
+ * slot drained), none is.  Anything else, a stranger's or a late one,
+ * is discarded with its fds.
+ */
+extern int pass_msg_wanted(pid_t want, pid_t from, ssize_t len,
+    uint64_t payload, uint64_t seq, int msg_flags);
+
+/*
  * sock_pass_target.c: a round's calls in the target.  Each returns an
  * errno: of the agent (ESRCH: the target is gone), of the write, or of a
  * call that failed.
