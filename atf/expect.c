@@ -259,7 +259,7 @@ parse_proc_line(manifest_t *m, const char *key, const char *rest)
 
 		if (m->m_npairs == MF_MAX_PAIRS ||
 		    sscanf(rest, "%d %d", &fd1, &fd2) != 2 || fd1 < 0 ||
-		    fd2 < 0 || fd1 == fd2)
+		    fd2 < 0)
 			return (-1);
 		m->m_pairs[m->m_npairs][0] = fd1;
 		m->m_pairs[m->m_npairs][1] = fd2;
@@ -933,8 +933,8 @@ same_socket(const mf_fd_t *a, const mf_fd_t *b)
  * the fixture on the other end's socket, in order of fd (one pid: the
  * fixture's; nothing else holds its sockets), at most
  * EXP_ENDPOINTS_MAX, then "and N more".  The comm is the target's
- * text.  A socket with no pair (a listener, a socket connected to
- * itself) has none.
+ * text.  A socket with no pair (a listener) has none; a socket connected
+ * to itself is a pair of itself ("pair N N"), its own other end.
  */
 static void
 put_endpoints(gen_t *g, const mf_fd_t *f)
@@ -948,7 +948,8 @@ put_endpoints(gen_t *g, const mf_fd_t *f)
 		const mf_fd_t *b = fd_record(m, m->m_pairs[i][1]);
 
 		if (a == NULL || b == NULL || !same_socket(a, a) ||
-		    !same_socket(b, b) || same_socket(a, b)) {
+		    !same_socket(b, b) || (same_socket(a, b) &&
+		    m->m_pairs[i][0] != m->m_pairs[i][1])) {
 			gen_fail(g, "pair %d %d: not two sockets of the "
 			    "manifest", m->m_pairs[i][0], m->m_pairs[i][1]);
 			return;

@@ -328,6 +328,9 @@ diag_table_reverse(diag_table_t *dt, const dent_t *e, int *errp)
 	*errp = 0;
 	if (ends_of(dt, e, &own, &peer) != 0)
 		return (0);
+	/* Connected to itself: its own other end, the only one there is. */
+	if (same_end(&own, &peer))
+		return (e->de_ino);
 	if ((*errp = tuple_index(dt)) != 0)
 		return (0);
 	/* The other end's own end is our peer, its peer us. */
