@@ -40,6 +40,7 @@
 #include "testutil.h"
 
 #define	DRIVER	BUILD_DIR "/agent_driver"
+#define	SHIM	BUILD_DIR "/atf/race_shim.so"
 
 /* ------------------------------------------------------------------ */
 /* Psyscall's errors, and the target unharmed. */
@@ -514,6 +515,37 @@ ATF_TC_BODY(traced_by_another, tc)
 	    Psocksrc_why(P, PSOCK_AGENT) : "(null)", want);
 	ATF_CHECK(Psocksrc_why(P, PSOCK_PIDFD) == NULL);
 	ATF_CHECK(Psocksrc_why(P, PSOCK_AUTO) == NULL);
+
+	/*
+	 * pfiles --via=agent says so without a single ptrace call: the
+	 * status is read first, not a seize tried and its EPERM explained.
+	 */
+	{
+		const char *const argv[] = { TU_PFILES, "--via=agent", pidarg,
+		    NULL };
+		char *cwd = getcwd(NULL, 0), *logvar, *log, *err;
+		const char *env[] = { "LD_PRELOAD=" SHIM,
+		    "ASAN_OPTIONS=verify_asan_link_order=0", "RACE_CALL=ptrace",
+		    "RACE_ACTION=count", NULL, NULL };
+		tu_result_t r;
+
+		ATF_REQUIRE(cwd != NULL);
+		logvar = tu_asprintf("RACE_LOG=%s/ptrace.log", cwd);
+		env[4] = logvar;
+		tu_write_file("ptrace.log", "", 0);
+		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+		tu_require_exit("pfiles --via=agent, traced by another", &r, 1);
+		err = tu_asprintf("pfiles: cannot examine %s: agent: %s\n",
+		    pidarg, want);
+		tu_require_same_str("stderr", err, r.tr_err);
+		log = tu_read_file("ptrace.log", NULL);
+		tu_require_same_str("ptrace.log", "ptrace count 0\n", log);
+		free(log);
+		free(err);
+		free(logvar);
+		free(cwd);
+		tu_result_free(&r);
+	}
 
 	(void) kill(s.tc_pid, SIGTERM);
 	(void) tu_stop(&s, AU_LINE_MS);
