@@ -127,6 +127,11 @@ endpoints_resolve(struct ps_prochandle *P)
 		    "of other processes could not be read (%s)",
 		    en->en_scanfail, en->en_scanfail == 1 ? "" : "s",
 		    strerror(en->en_scanerr));
+	else if (en->en_ambiguous > 0)
+		(void) snprintf(P->ep_why, sizeof (P->ep_why), "the other end "
+		    "of %zu socket%s is one of several sockets with the same "
+		    "addresses (SO_REUSEPORT): not named", en->en_ambiguous,
+		    en->en_ambiguous == 1 ? "" : "s");
 	ep_ix_link(en, where);
 	free(where);
 	free(ask.h_v);

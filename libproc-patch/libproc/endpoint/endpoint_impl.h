@@ -87,6 +87,8 @@ struct endpoints {
 	uint_t		en_unreadable;	/* fd tables pfiles may not read */
 	uint_t		en_scanfail;	/* of those, failed otherwise (EMFILE) */
 	int		en_scanerr;	/* the first such failure's errno */
+	size_t		en_ambiguous;	/* sockets whose other end is one of */
+					/* several with the same addresses */
 	int		en_scanned;	/* the other processes were read */
 };
 

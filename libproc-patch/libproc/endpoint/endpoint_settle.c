@@ -62,6 +62,7 @@ ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_table_t *dt,
 		int missed = 0;
 
 		en->en_npeers = base;
+		en->en_ambiguous = 0;
 		for (size_t i = 0; i < ask->h_n; i++) {
 			uint64_t ino = ask->h_v[i].eh_ino, peer = 0;
 			const dent_t *e;
@@ -79,6 +80,10 @@ ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_table_t *dt,
 				missed = 1;
 			if (err != 0)
 				return (err);
+			if (peer == DIAG_REV_MANY) {
+				en->en_ambiguous++;	/* said, not named */
+				continue;
+			}
 			if (peer == 0)
 				continue;
 			en->en_peers[en->en_npeers].ep_ino = ino;

@@ -343,7 +343,7 @@ diag_table_reverse(diag_table_t *dt, const dent_t *e, int *errp)
 		    !same_end(&p2, &own))
 			continue;
 		if (found != 0 && found != c->de_ino)
-			return (0);	/* two would do: not a guess */
+			return (DIAG_REV_MANY);	/* two would do: no guess */
 		found = c->de_ino;
 	}
 	return (found);

@@ -110,10 +110,11 @@ extern void diag_table_peer(const diag_table_t *, const dent_t *,
  * host: the socket of the same transport (TCP or MPTCP, UDP, UDP-Lite)
  * whose own address and port are e's peer's and whose peer's are e's
  * own, in the tables dumped so far (an AF_INET address and its
- * v4-mapped AF_INET6 form are one).  0 when there is none, or when two
- * sockets of different inodes would do (never a guess); ENOMEM in *errp
- * when the index could not be made.
+ * v4-mapped AF_INET6 form are one).  0 when there is none; DIAG_REV_MANY
+ * when two sockets of different inodes would do (never a guess); ENOMEM
+ * in *errp when the index could not be made.
  */
+#define	DIAG_REV_MANY	UINT64_MAX
 extern uint64_t diag_table_reverse(diag_table_t *, const dent_t *, int *);
 
 /*
