@@ -14,8 +14,9 @@
  *     on stderr, and exits 0; --via=pidfd and --via=agent are errors
  *     there (the check of the check: the filter refuses both).
  *   - refusal_is_no_exec: --via=agent under the filter refusing ptrace:
- *     the refusal is met once and said, and the trace never takes it for
- *     an exec's hand-over (it once asked for a new agent ten times).
+ *     the refusal is met once (twice, to be sure it holds) and said, and
+ *     the trace never takes it for an exec's hand-over (it once asked
+ *     for a new agent ten times).
  *   - pidfd_open_refused: pidfd_open(2) refused by the filter (EPERM):
  *     the process is still examined, held by its /proc directory:
  *     diag's text and the agent's, exactly; --via=pidfd says why not.
@@ -347,7 +348,8 @@ ATF_TC_HEAD(refusal_is_no_exec, tc)
 	atf_tc_set_md_var(tc, "descr", "pfiles --via=agent with ptrace "
 	    "refused (EPERM) by a seccomp filter, LIBPROC_DEBUG on: exit 1, "
 	    "'cannot examine PID: agent: ptrace: Operation not permitted', "
-	    "ptrace tried once, and no 'a new agent' (an exec) in the trace");
+	    "ptrace tried once or twice (not ten times), and no 'a new "
+	    "agent' (an exec) in the trace");
 	tu_timeout(tc, 60);
 }
 ATF_TC_BODY(refusal_is_no_exec, tc)
@@ -379,7 +381,9 @@ ATF_TC_BODY(refusal_is_no_exec, tc)
 	    want + 1);
 	for (at = r.tr_err; (at = strstr(at, tried)) != NULL; at++)
 		n++;
-	ATF_CHECK_MSG(n == 1, "ptrace's refusal met %d times, not once", n);
+	/* Once, and once more to be sure it holds (not an exec's). */
+	ATF_CHECK_MSG(n >= 1 && n <= 2, "ptrace's refusal met %d times, not "
+	    "once or twice", n);
 	ATF_CHECK_MSG(strstr(r.tr_err, "a new agent") == NULL, "the trace "
 	    "takes the refusal for an exec: %s", r.tr_err);
 	free(want);

@@ -39,6 +39,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "endpoint/endpoint_impl.h"
 
@@ -79,8 +80,14 @@ endpoints_resolve(struct ps_prochandle *P)
 		free(en);
 		return (NULL);
 	}
-	/* No socket: nothing to say, not even in the trace. */
-	if ((err = ep_read_own(P, en, dents)) != 0 || en->en_own.h_n == 0) {
+	/*
+	 * Gone for a moment while an exec hands the pid over: again, as
+	 * the walk does.  No socket: nothing to say, not even in the trace.
+	 */
+	for (int i = 0; ((err = ep_read_own(P, en, dents)) == ENOENT ||
+	    err == ESRCH) && i < EXEC_SETTLE_MS && !Pexiting(P); i++)
+		(void) usleep(1000);
+	if (err != 0 || en->en_own.h_n == 0) {
 		if (err != 0)
 			PDEBUG(P, "endpoints: none (%s)", strerror(err));
 		goto fail;
@@ -140,8 +147,12 @@ endpoints_resolve(struct ps_prochandle *P)
 	diag_table_free(mine);
 	return (en);
 fail:
-	/* A process with sockets, and none of their other ends looked for. */
-	if (en->en_own.h_n > 0 && P->ep_why[0] == '\0')
+	/*
+	 * A process with sockets, and none of their other ends looked for;
+	 * not one that is exiting (the walk says so) or gone.
+	 */
+	if (en->en_own.h_n > 0 && P->ep_why[0] == '\0' &&
+	    err != ENOENT && err != ESRCH)
 		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%s",
 		    strerror(err != 0 ? err : ENOMEM));
 	free(where);

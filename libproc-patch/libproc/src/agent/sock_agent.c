@@ -344,10 +344,17 @@ agent_settle(struct ps_prochandle *P, int err)
 	 * The thread went in an exec's hand-over (gone: ESRCH; exiting, and
 	 * so not to be seized: EPERM; the old image read: ENOEXEC): one of
 	 * the new image.  EPERM from a thread that lives on is a refusal
-	 * (no permission to trace, a seccomp filter): said, not retried.
+	 * (no permission to trace, a seccomp filter): said, not taken for
+	 * an exec -- once it holds: the thread refused may have been the
+	 * old one, a zombie, while the one now seen took its pid.
 	 */
-	if (err == EPERM && Plives_on(P))
-		return (err);
+	if (err == EPERM && Plives_on(P)) {
+		(void) usleep(5000);
+		if (Pcreate_agent(P) == 0)
+			return (0);
+		if ((err = errno) == EPERM && Plives_on(P))
+			return (err);
+	}
 	for (int i = 0; (err == ESRCH || err == EIO || err == EPERM ||
 	    err == ENOEXEC) &&
 	    i < EXEC_SETTLE_MS / 5 && !Pexiting(P); i++) {
