@@ -868,6 +868,32 @@ pidns_view_stop(ep_view_t *v, pid_t kid)
 	    "the helper %d is still running", (int)kid);
 }
 
+/*
+ * pfiles pid, entered into host's pid and mount namespaces (as uid 65534
+ * when as_nobody), with env (may be NULL): its result, exit 0 required.
+ */
+static void
+pfiles_in_ns(const char *host, int as_nobody, const char *pid,
+    const char *const env[], tu_result_t *r)
+{
+	const char *argv[MAX_ARGS] = { "nsenter", "-t", host, "-p", "-m" };
+	int n = 5;
+
+	if (as_nobody) {
+		argv[n++] = "setpriv";
+		argv[n++] = "--reuid=65534";
+		argv[n++] = "--regid=65534";
+		argv[n++] = "--clear-groups";
+	}
+	argv[n++] = TU_PFILES;
+	argv[n++] = pid;
+	argv[n] = NULL;
+	tu_run(argv, env, TU_TIMEOUT_MS, r);
+	if (r->tr_errlen > 0)
+		(void) fprintf(stderr, "pfiles stderr:\n%s", r->tr_err);
+	tu_require_exit("nsenter pfiles", r, 0);
+}
+
 ATF_TC(zombie_holds_nothing);
 ATF_TC_HEAD(zombie_holds_nothing, tc)
 {
@@ -927,23 +953,9 @@ ATF_TC_BODY(zombie_holds_nothing, tc)
 		ATF_REQUIRE(strcmp(v.v_holds[i].h_conn, "sp") != 0 ||
 		    v.v_holds[i].h_end == 'a');
 
-	{
-		const char *const nobody[] = { "nsenter", "-t", host, "-p",
-		    "-m", "setpriv", "--reuid=65534", "--regid=65534",
-		    "--clear-groups", NULL };
-		const char *pargv[MAX_ARGS];
-		int n = 0;
-
-		for (int i = 0; nobody[i] != NULL; i++)
-			pargv[n++] = nobody[i];
-		pargv[n++] = TU_PFILES;
-		pargv[n++] = pids[0];
-		pargv[n] = NULL;
-		tu_run(pargv, env, TU_TIMEOUT_MS, &r);
-	}
+	pfiles_in_ns(host, 1, pids[0], env, &r);
 	tu_write_file("nobody.out", r.tr_out, r.tr_outlen);
 	tu_write_file("nobody.err", r.tr_err, r.tr_errlen);
-	tu_require_exit("nsenter setpriv pfiles", &r, 0);
 	/* Every socket's lines: sp's peer: line and no endpoint line. */
 	check_all_holds("nobody", &v, r.tr_out, 0);
 	want = expected_lines(&v, sp, 0);
@@ -1116,29 +1128,6 @@ ATF_TC_BODY(unreadable, tc)
 	view_stop(&v);
 }
 
-/* pfiles [opts] pid as the caller of nsenter into host's pid and mount ns. */
-static void
-pfiles_in_ns(const char *host, int as_nobody, const char *pid,
-    tu_result_t *r)
-{
-	const char *argv[MAX_ARGS] = { "nsenter", "-t", host, "-p", "-m" };
-	int n = 5;
-
-	if (as_nobody) {
-		argv[n++] = "setpriv";
-		argv[n++] = "--reuid=65534";
-		argv[n++] = "--regid=65534";
-		argv[n++] = "--clear-groups";
-	}
-	argv[n++] = TU_PFILES;
-	argv[n++] = pid;
-	argv[n] = NULL;
-	tu_run(argv, NULL, TU_TIMEOUT_MS, r);
-	if (r->tr_errlen > 0)
-		(void) fprintf(stderr, "pfiles stderr:\n%s", r->tr_err);
-	tu_require_exit("nsenter pfiles", r, 0);
-}
-
 ATF_TC(unreadable_links);
 ATF_TC_HEAD(unreadable_links, tc)
 {
@@ -1182,7 +1171,7 @@ ATF_TC_BODY(unreadable_links, tc)
 	(void) snprintf(kidpid, sizeof (kidpid), "%d", (int)b->h_pid);
 
 	/* As 65534: pid 1's links refused, nothing else. */
-	pfiles_in_ns(host, 1, kidpid, &r);
+	pfiles_in_ns(host, 1, kidpid, NULL, &r);
 	tu_write_file("nobody.out", r.tr_out, r.tr_outlen);
 	blk = fd_block(r.tr_out, b->h_pid, b->h_fd);
 	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d", b->h_fd);
@@ -1198,7 +1187,7 @@ ATF_TC_BODY(unreadable_links, tc)
 	tu_result_free(&r);
 
 	/* As root: the holder named (the check of the check). */
-	pfiles_in_ns(host, 0, kidpid, &r);
+	pfiles_in_ns(host, 0, kidpid, NULL, &r);
 	check_hold("root", &v, r.tr_out, b, 0);
 	tu_result_free(&r);
 
