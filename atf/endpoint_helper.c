@@ -3,7 +3,7 @@
  * between them, for t_endpoint.  Each process says, from its own view,
  * which fds it holds and which end of which connection each is.
  *
- *	endpoint_helper [-t SECONDS] MODE
+ *	endpoint_helper [-t SECONDS] [-p PATH] MODE
  *
  * The parent makes every connection itself, forks, and the fds each
  * process keeps are closed in the others before anything is reported.
@@ -35,6 +35,34 @@
  *           the two could be its other end.  The parent keeps the third
  *           (the a end of "udpa"), one child the two (the b ends of
  *           "udpa" and "udpb"; "udpb" has no a end).
+ *   shared  a socketpair (sp) and a loopback TCP connection (tcp); the
+ *           parent keeps both ends of each, one child (forked after)
+ *           the b ends too: the other end of the parent's a ends is held
+ *           by the parent and by the child.
+ *   thread  a socketpair (sp); the parent keeps a.  One child starts a
+ *           thread (comm "ep-thread") that takes a file table of its
+ *           own (unshare(CLONE_FILES)), after which the child's main
+ *           thread closes b: only that thread's table holds b.  The
+ *           thread reports itself (role "thread", its thread id as the
+ *           PID of its lines); the child reports no hold.
+ *   udpserver  two UDP clients, each connected to a UDP server that is
+ *           connected to no one: "udps" to a server bound to 127.0.0.1,
+ *           "udpw" to one bound to the wildcard address (the client
+ *           connected to 127.0.0.1 and its port).  The parent keeps the
+ *           clients (a), one child the servers (b).
+ *   nscross as cross, as root; then the child, before it reports, moves
+ *           to a new network namespace of its own
+ *           (unshare(CLONE_NEWNET)): it holds sockets of the parent's.
+ *   nsaccept  as root: a unix stream connection to a listener bound to a
+ *           path, whose client socket a thread of the parent made in a
+ *           new network namespace: both ends (the accepted one too) are
+ *           of that namespace, both processes of the first.  The parent
+ *           keeps a (the client), one child b.
+ *   outside  (with -p PATH) connects a unix stream socket to the
+ *           listener at PATH (which its caller made and accepts from)
+ *           and reports it as the a end of "out", alone; meant to run as
+ *           pid 1 of a pid namespace whose /proc does not show the
+ *           listener's process.
  *   inflight  run as root, alone in a pid namespace of its own (its
  *           pid 1, with its own /proc): forks a child that exits at
  *           once and is left a zombie (root's, never reaped while this
@@ -72,6 +100,8 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -105,6 +135,8 @@ typedef struct conn {
 static conn_t conns[MAX_CONN];
 static int nconns;
 static int seconds = 120;
+static const char *outpath;		/* -p */
+static const char *mode;
 
 static void
 die(const char *what)
@@ -170,6 +202,89 @@ make_tcp(const char *name)
 	conns[nconns++] = (conn_t){ name, a, b, l };
 }
 
+/* A unix stream connection to the listener at path: the client socket. */
+static int
+connect_path(const char *path)
+{
+	struct sockaddr_un sun;
+	int a;
+
+	memset(&sun, 0, sizeof (sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof (sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		die(path);
+	}
+	(void) strcpy(sun.sun_path, path);
+	if ((a = socket(AF_UNIX, SOCK_STREAM, 0)) < 0 ||
+	    connect(a, (struct sockaddr *)&sun, sizeof (sun)) != 0)
+		die("connect to the path");
+	return (a);
+}
+
+/* A thread that makes the client socket in a new network namespace. */
+static void *
+ns_client(void *arg)
+{
+	int *fdp = arg;
+
+	if (unshare(CLONE_NEWNET) != 0)
+		die("unshare CLONE_NEWNET (thread)");
+	*fdp = connect_path("endpoint_helper.sock");
+	return (NULL);
+}
+
+/*
+ * A unix stream connection to a listener bound to a path in the
+ * current directory, whose client a thread made in a network namespace
+ * of its own (which the two sockets keep alive).
+ */
+static void
+make_unix_nsclient(const char *name)
+{
+	struct sockaddr_un sun;
+	pthread_t t;
+	int l, a = -1, b;
+
+	memset(&sun, 0, sizeof (sun));
+	sun.sun_family = AF_UNIX;
+	(void) strcpy(sun.sun_path, "endpoint_helper.sock");
+	(void) unlink(sun.sun_path);
+	if ((l = socket(AF_UNIX, SOCK_STREAM, 0)) < 0 ||
+	    bind(l, (struct sockaddr *)&sun, sizeof (sun)) != 0 ||
+	    listen(l, 4) != 0)
+		die("unix listener on a path");
+	if ((errno = pthread_create(&t, NULL, ns_client, &a)) != 0 ||
+	    (errno = pthread_join(t, NULL)) != 0)
+		die("the client's thread");
+	if ((b = accept(l, NULL, NULL)) < 0)
+		die("unix accept");
+	(void) unlink(sun.sun_path);
+	conns[nconns++] = (conn_t){ name, a, b, l };
+}
+
+/* A UDP server bound to addr (network order) and a client connected to it. */
+static void
+make_udp_server(const char *name, uint32_t addr)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof (sin);
+	int a, b;
+
+	memset(&sin, 0, sizeof (sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = addr;
+	if ((b = socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
+	    bind(b, (struct sockaddr *)&sin, sizeof (sin)) != 0 ||
+	    getsockname(b, (struct sockaddr *)&sin, &len) != 0)
+		die("udp server");
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((a = socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
+	    connect(a, (struct sockaddr *)&sin, sizeof (sin)) != 0)
+		die("udp client");
+	conns[nconns++] = (conn_t){ name, a, b, -1 };
+}
+
 /*
  * Two UDP sockets of one address and port (SO_REUSEPORT), both
  * connected to a third, the third connected to that address and port.
@@ -224,7 +339,7 @@ inet_text(char *buf, size_t size, int ok, const struct sockaddr_in *sin)
 
 /* The ends line of fd, when it is an AF_INET socket: its length. */
 static size_t
-ends_line(char *buf, size_t size, int fd)
+ends_line(char *buf, size_t size, int fd, pid_t who)
 {
 	struct sockaddr_in own, peer;
 	socklen_t olen = sizeof (own), plen = sizeof (peer);
@@ -238,13 +353,13 @@ ends_line(char *buf, size_t size, int fd)
 	inet_text(ptext, sizeof (ptext), getpeername(fd,
 	    (struct sockaddr *)&peer, &plen) == 0, &peer);
 	return ((size_t)snprintf(buf, size, "ends %d %d %s %s\n",
-	    (int)getpid(), fd, otext, ptext));
+	    (int)who, fd, otext, ptext));
 }
 
 /* The hold line of fd, end e of connection name, and its ends line. */
 static size_t
 hold_line(char *buf, size_t size, const char *role, const char *name,
-    int e, int fd)
+    int e, int fd, pid_t who)
 {
 	struct ucred uc;
 	socklen_t len = sizeof (uc);
@@ -257,19 +372,20 @@ hold_line(char *buf, size_t size, const char *role, const char *name,
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0)
 		cred = (int)uc.pid;
 	used = (size_t)snprintf(buf, size, "hold %s %d %d %s %c %llu %d\n",
-	    role, (int)getpid(), fd, name, e, (unsigned long long)st.st_ino,
+	    role, (int)who, fd, name, e, (unsigned long long)st.st_ino,
 	    cred);
 	if (used < size)
-		used += ends_line(buf + used, size - used, fd);
+		used += ends_line(buf + used, size - used, fd, who);
 	return (used);
 }
 
 /*
- * The lines of one process: proc, then a hold line per end it has: the
- * end ('a' or 'b') of every connection, or with end 0 both.
+ * The lines of one process (or thread: who, its id): proc, then a hold
+ * line per end it has: the end ('a' or 'b') of every connection, with
+ * end 0 both, with end '-' none.
  */
 static void
-report(const char *role, int end, int moved_from, int moved_to)
+report(const char *role, int end, int moved_from, int moved_to, pid_t who)
 {
 	char buf[4096], comm[17] = "";
 	size_t used = 0;
@@ -277,7 +393,7 @@ report(const char *role, int end, int moved_from, int moved_to)
 	if (prctl(PR_GET_NAME, comm) != 0)
 		die("PR_GET_NAME");
 	used += (size_t)snprintf(buf + used, sizeof (buf) - used,
-	    "proc %s %d %u %zu ", role, (int)getpid(), (unsigned)getuid(),
+	    "proc %s %d %u %zu ", role, (int)who, (unsigned)getuid(),
 	    strlen(comm));
 	for (size_t i = 0; i < strlen(comm); i++)
 		used += (size_t)snprintf(buf + used, sizeof (buf) - used,
@@ -285,7 +401,7 @@ report(const char *role, int end, int moved_from, int moved_to)
 	if (comm[0] == '\0')
 		used += (size_t)snprintf(buf + used, sizeof (buf) - used, "-");
 	used += (size_t)snprintf(buf + used, sizeof (buf) - used, "\n");
-	for (int i = 0; i < nconns; i++) {
+	for (int i = 0; i < nconns && end != '-'; i++) {
 		for (int k = 0; k < (end == 0 ? 2 : 1); k++) {
 			int e = end != 0 ? end : "ab"[k];
 			int fd = e == 'a' ? conns[i].c_a : conns[i].c_b;
@@ -294,7 +410,7 @@ report(const char *role, int end, int moved_from, int moved_to)
 				fd = moved_to;
 			if (fd >= 0 && used < sizeof (buf))
 				used += hold_line(buf + used, sizeof (buf) -
-				    used, role, conns[i].c_name, e, fd);
+				    used, role, conns[i].c_name, e, fd, who);
 		}
 	}
 	if (used >= sizeof (buf)) {
@@ -319,6 +435,51 @@ close_except(const int *keep, int n)
 	}
 }
 
+/* The thread of "thread" mode and its child's main thread meet here. */
+static pthread_barrier_t meet;
+
+/*
+ * The thread: a file table of its own, its comm; waits for the main
+ * thread to close b in the process's table, closes every fd of its own
+ * table but b, reports itself, and stays.
+ */
+static void *
+files_thread(void *arg)
+{
+	const char *role = arg;
+	int keep = conns[0].c_b;
+
+	if (unshare(CLONE_FILES) != 0)
+		die("unshare CLONE_FILES");
+	if (prctl(PR_SET_NAME, "ep-thread") != 0)
+		die("PR_SET_NAME (thread)");
+	(void) pthread_barrier_wait(&meet);	/* unshared */
+	(void) pthread_barrier_wait(&meet);	/* b closed in the process's */
+	close_except(&keep, 1);
+	report(role, 'b', -1, -1, (pid_t)syscall(SYS_gettid));
+	(void) pthread_barrier_wait(&meet);	/* reported */
+	for (;;)
+		(void) pause();
+	return (NULL);
+}
+
+/* The child of "thread": b only in its thread's table, then its lines. */
+static void
+thread_holds_b(const char *role)
+{
+	pthread_t t;
+
+	if ((errno = pthread_barrier_init(&meet, NULL, 2)) != 0 ||
+	    (errno = pthread_create(&t, NULL, files_thread, "thread")) != 0)
+		die("the thread");
+	(void) pthread_barrier_wait(&meet);
+	if (close(conns[0].c_b) != 0)
+		die("close b");
+	(void) pthread_barrier_wait(&meet);
+	(void) pthread_barrier_wait(&meet);
+	report(role, '-', -1, -1, getpid());
+}
+
 /*
  * A child: keeps the b ends (and its control and ready pipes), becomes
  * what the mode says, reads its order from the parent ('m': move the
@@ -340,6 +501,8 @@ child(const char *role, const char *comm, int ctl, int ready, int nobody)
 	close_except(keep, n);
 	if (prctl(PR_SET_NAME, comm) != 0)
 		die("PR_SET_NAME");
+	if (strcmp(mode, "nscross") == 0 && unshare(CLONE_NEWNET) != 0)
+		die("unshare CLONE_NEWNET");
 	if (nobody) {
 		if (setgroups(0, NULL) != 0 ||
 		    setresgid(NOBODY, NOBODY, NOBODY) != 0 ||
@@ -357,7 +520,11 @@ child(const char *role, const char *comm, int ctl, int ready, int nobody)
 			die("moving the b end");
 		moved = MOVED_FD;
 	}
-	report(role, 'b', moved >= 0 ? conns[0].c_b : -1, moved);
+	if (strcmp(mode, "thread") == 0)
+		thread_holds_b(role);
+	else
+		report(role, 'b', moved >= 0 ? conns[0].c_b : -1, moved,
+		    getpid());
 	if (write(ready, &c, 1) != 1)
 		die("ready");
 	(void) close(ready);
@@ -485,7 +652,7 @@ inflight(void)
 		die("becoming 65534");
 	if (prctl(PR_SET_DUMPABLE, 1) != 0)
 		die("PR_SET_DUMPABLE");
-	report("parent", 0, -1, -1);
+	report("parent", 0, -1, -1, getpid());
 	zombie_line(z);
 	if (write(1, "end\n", 4) != 4)
 		die("write");
@@ -494,11 +661,28 @@ inflight(void)
 	return (0);
 }
 
+static void usage(void);
+
+/* The outside mode: one client socket, its lines, then wait. */
+static int
+outside(void)
+{
+	if (outpath == NULL)
+		usage();
+	conns[nconns++] = (conn_t){ "out", connect_path(outpath), -1, -1 };
+	report("parent", 'a', -1, -1, getpid());
+	if (write(1, "end\n", 4) != 4)
+		die("write");
+	wait_stdin();
+	return (0);
+}
+
 static void
 usage(void)
 {
 	(void) fprintf(stderr, "usage: endpoint_helper [-t SECONDS] "
-	    "cross|two|many|nobody|ambient|reuseport|inflight\n");
+	    "[-p PATH] cross|two|many|nobody|ambient|reuseport|shared|thread|"
+	    "udpserver|nscross|nsaccept|outside|inflight\n");
 	exit(2);
 }
 
@@ -533,11 +717,12 @@ main(int argc, char **argv)
 {
 	pid_t pids[MAX_CHILD];
 	int ctl[MAX_CHILD], ready[2], nchild = 0, c, nobody = 0;
-	const char *mode;
 	long long deadline;
 
-	while ((c = getopt(argc, argv, "t:")) != -1) {
-		if (c != 't' || (seconds = atoi(optarg)) <= 0)
+	while ((c = getopt(argc, argv, "t:p:")) != -1) {
+		if (c == 'p')
+			outpath = optarg;
+		else if (c != 't' || (seconds = atoi(optarg)) <= 0)
 			usage();
 	}
 	if (optind != argc - 1)
@@ -548,7 +733,9 @@ main(int argc, char **argv)
 		die("PR_SET_NAME");
 	if (strcmp(mode, "inflight") == 0)
 		return (inflight());
-	if (strcmp(mode, "cross") == 0) {
+	if (strcmp(mode, "outside") == 0)
+		return (outside());
+	if (strcmp(mode, "cross") == 0 || strcmp(mode, "nscross") == 0) {
 		make_socketpair("sp");
 		make_unix("unix");
 		make_tcp("tcp");
@@ -570,6 +757,20 @@ main(int argc, char **argv)
 		nobody = 1;
 	} else if (strcmp(mode, "reuseport") == 0) {
 		make_udp_reuseport();
+		nchild = 1;
+	} else if (strcmp(mode, "shared") == 0) {
+		make_socketpair("sp");
+		make_tcp("tcp");
+		nchild = 1;
+	} else if (strcmp(mode, "thread") == 0) {
+		make_socketpair("sp");
+		nchild = 1;
+	} else if (strcmp(mode, "udpserver") == 0) {
+		make_udp_server("udps", htonl(INADDR_LOOPBACK));
+		make_udp_server("udpw", htonl(INADDR_ANY));
+		nchild = 1;
+	} else if (strcmp(mode, "nsaccept") == 0) {
+		make_unix_nsclient("unixns");
 		nchild = 1;
 	} else {
 		usage();
@@ -602,8 +803,8 @@ main(int argc, char **argv)
 	(void) close(ready[1]);
 	if (strcmp(mode, "ambient") == 0)
 		become_capable_nobody();
-	/* The parent keeps the a ends and the listeners. */
-	for (int i = 0; i < nconns; i++)
+	/* The parent keeps the a ends and the listeners (shared: all). */
+	for (int i = 0; i < nconns && strcmp(mode, "shared") != 0; i++)
 		(void) close(conns[i].c_b);
 	/* Orders: in "two", the child of the lower pid moves its end. */
 	for (int i = 0; i < nchild; i++) {
@@ -647,7 +848,8 @@ main(int argc, char **argv)
 		if (n == 0)
 			break;
 	}
-	report("parent", 'a', -1, -1);
+	report("parent", strcmp(mode, "shared") == 0 ? 0 : 'a', -1, -1,
+	    getpid());
 	if (write(1, "end\n", 4) != 4)
 		die("write");
 

@@ -41,8 +41,25 @@
  *     other table is refused: still "and 1 more", never no line.
  *   - zombie_holds_nothing: in a pid namespace whose only process
  *     pfiles (uid 65534) may not read is a root zombie, a socketpair end
- *     whose other end is in flight (SCM_RIGHTS, held by no process) has
- *     no endpoint line: a zombie holds no fd, so it is no "and 1 more".
+ *     whose other end is in flight (SCM_RIGHTS, held by no process): the
+ *     trace counts no table pfiles may not read (a zombie holds nothing)
+ *     and says that the processes outside the namespace are not seen,
+ *     which is what its "endpoint: and 1 more" counts.
+ *   - shared: the parent holds both ends of two connections and a child
+ *     the b ends: the parent's own holder first, then the child.
+ *   - thread_table: the only holder of an other end is a thread with a
+ *     file table of its own: named, by its thread id.
+ *   - udp_server: UDP clients of servers connected to no one (bound to
+ *     127.0.0.1 and to the wildcard address): the clients' lines name
+ *     the servers' holder, the servers have none.
+ *   - netns_holder, netns_holder_bpf: cross, where the child moved to a
+ *     network namespace of its own after: its sockets are looked up in
+ *     their own namespace; every line as in cross.
+ *   - netns_accept: a unix connection accepted from a client made in
+ *     another network namespace: both ends (of the client's namespace,
+ *     not their holders') have their lines.
+ *   - outside_pidns: pfiles in a child pid namespace, the other end held
+ *     outside it: "endpoint: and 1 more", the reason in the trace.
  *   - more_than_8: ten holders: 8 lines, then "endpoint: and 2 more".
  *   - nflag: pfiles -n prints no endpoint line and opens no other
  *     process's fd table (strace), where pfiles without -n does.
@@ -58,7 +75,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 
 #include <atf-c.h>
@@ -244,8 +265,9 @@ hold_cmp(const void *a, const void *b)
 
 /*
  * The holders of h's other end, as they say: the holds of the same
- * connection at the other end, by pid then fd.  Their number in *np.
- * Every one names the same socket (one ino).
+ * connection at the other end, h's own process's first, then by pid
+ * then fd.  Their number in *np.  Every one names the same socket (one
+ * ino).
  */
 static const ep_hold_t **
 holders_of(const ep_view_t *v, const ep_hold_t *h, size_t *np)
@@ -267,6 +289,15 @@ holders_of(const ep_view_t *v, const ep_hold_t *h, size_t *np)
 		hs[n++] = o;
 	}
 	qsort(hs, n, sizeof (*hs), hold_cmp);
+	/* The holder's own holds first (pfiles.1: the target's own first). */
+	for (size_t i = 0, k = 0; i < n; i++) {
+		const ep_hold_t *o = hs[i];
+
+		if (o->h_pid != h->h_pid)
+			continue;
+		memmove(&hs[k + 1], &hs[k], (i - k) * sizeof (*hs));
+		hs[k++] = o;
+	}
 	*np = n;
 	return (hs);
 }
@@ -690,15 +721,22 @@ ATF_TC_HEAD(cross_bpf, tc)
 	atf_tc_set_md_var(tc, "require.user", "root");
 	tu_timeout(tc, 120);
 }
-ATF_TC_BODY(cross_bpf, tc)
+/* A cross view of the helper's mode through --via=bpf. */
+static void
+cross_bpf_of(const char *mode)
 {
 	ep_view_t v;
 
 	tu_require_bpf();
-	view_start(&v, "cross");
+	view_start(&v, mode);
 	require_cross_view(&v);
 	check_cross(&v, "--via=bpf", 0);
 	view_stop(&v);
+}
+
+ATF_TC_BODY(cross_bpf, tc)
+{
+	cross_bpf_of("cross");
 }
 
 /*
@@ -900,8 +938,9 @@ ATF_TC_HEAD(zombie_holds_nothing, tc)
 	atf_tc_set_md_var(tc, "descr", "in a pid namespace of its own "
 	    "whose only process pfiles may not read is a root zombie: pfiles "
 	    "as uid 65534 on a 65534 process whose socketpair's other end "
-	    "is in flight (held by no process) prints no endpoint line for "
-	    "it -- a zombie holds nothing, so no \"and 1 more\"");
+	    "is in flight (held by no process) counts no table it may not "
+	    "read -- a zombie holds nothing -- and \"and 1 more\" for the "
+	    "processes outside the namespace, which it cannot see");
 	atf_tc_set_md_var(tc, "require.user", "root");
 	atf_tc_set_md_var(tc, "require.progs", "unshare nsenter setpriv");
 	tu_timeout(tc, 120);
@@ -912,7 +951,7 @@ ATF_TC_BODY(zombie_holds_nothing, tc)
 	    "--mount-proc", "--kill-child", HELPER, "-t", HELPER_SECONDS,
 	    "inflight", NULL };
 	static const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
-	char host[16], *text, *rest, *line, *want;
+	char host[16], *text, *rest, *line, *want, *blk, *got, *more;
 	const char *const pids[] = { "1", NULL };
 	const ep_hold_t *sp;
 	int found, zpid, zerr;
@@ -956,16 +995,39 @@ ATF_TC_BODY(zombie_holds_nothing, tc)
 	pfiles_in_ns(host, 1, pids[0], env, &r);
 	tu_write_file("nobody.out", r.tr_out, r.tr_outlen);
 	tu_write_file("nobody.err", r.tr_err, r.tr_errlen);
-	/* Every socket's lines: sp's peer: line and no endpoint line. */
-	check_all_holds("nobody", &v, r.tr_out, 0);
+	/* The carrier's lines: each end names the other, its own. */
+	for (size_t i = 0; i < v.v_nholds; i++)
+		if (strcmp(v.v_holds[i].h_conn, "carrier") == 0)
+			check_hold("nobody", &v, r.tr_out, &v.v_holds[i], 0);
+	/*
+	 * sp: its peer: line, and no holder of the other end can be named.
+	 * pfiles cannot tell the in-flight end from one held outside its
+	 * pid namespace (which its /proc does not show), so it counts one.
+	 */
 	want = expected_lines(&v, sp, 0);
 	ATF_REQUIRE_MSG(strstr(want, "endpoint") == NULL, "the view gives "
 	    "sp an endpoint: %s", want);
+	blk = fd_block(r.tr_out, sp->h_pid, sp->h_fd);
+	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d", sp->h_fd);
+	got = peer_lines(blk);
+	more = tu_asprintf("%s\tendpoint: and 1 more\n", want);
+	tu_require_same_str("nobody.sp", more, got);
+	free(more);
+	free(got);
+	free(blk);
 	free(want);
-	/* The check of the check: the in-flight end was looked for. */
-	ATF_REQUIRE_MSG(strstr(r.tr_err, "endpoints: 1 other ends looked "
-	    "for in every process") != NULL, "pfiles did not look for the "
-	    "in-flight end in every process (see nobody.err)");
+	/*
+	 * The zombie is no table pfiles may not read: the trace counts
+	 * none, and says the outside is what it cannot see.  And the check
+	 * of the check: the in-flight end was looked for everywhere.
+	 */
+	ATF_REQUIRE_MSG(strstr(r.tr_err, "looked for in every process: 0 "
+	    "holders, 0 fd tables not readable; pfiles' pid namespace is not "
+	    "the initial one") != NULL, "the trace does not count 0 tables "
+	    "not readable and the pid namespace (see nobody.err)");
+	ATF_REQUIRE_MSG(strstr(r.tr_err, "endpoints: 1 other ends held by "
+	    "no process") != NULL, "pfiles did not look for the in-flight "
+	    "end in every process (see nobody.err)");
 	tu_result_free(&r);
 
 	pidns_view_stop(&v, kid);
@@ -1146,6 +1208,7 @@ ATF_TC_BODY(unreadable_links, tc)
 	const char *const argv[] = { "unshare", "--pid", "--fork",
 	    "--mount-proc", "--kill-child", HELPER, "-t", HELPER_SECONDS,
 	    "ambient", NULL };
+	static const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
 	char host[16], kidpid[16], *text, *blk, *got, *want, *comm;
 	const ep_hold_t *b, *a;
 	ep_view_t v;
@@ -1171,8 +1234,13 @@ ATF_TC_BODY(unreadable_links, tc)
 	(void) snprintf(kidpid, sizeof (kidpid), "%d", (int)b->h_pid);
 
 	/* As 65534: pid 1's links refused, nothing else. */
-	pfiles_in_ns(host, 1, kidpid, NULL, &r);
+	pfiles_in_ns(host, 1, kidpid, env, &r);
 	tu_write_file("nobody.out", r.tr_out, r.tr_outlen);
+	tu_write_file("nobody.err", r.tr_err, r.tr_errlen);
+	/* Counted as a table not read, not only as the unseen outside. */
+	ATF_CHECK_MSG(strstr(r.tr_err, "0 holders, 1 fd tables not "
+	    "readable") != NULL, "the trace does not count pid 1's table as "
+	    "not readable (see nobody.err)");
 	blk = fd_block(r.tr_out, b->h_pid, b->h_fd);
 	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d", b->h_fd);
 	got = peer_lines(blk);
@@ -1431,6 +1499,301 @@ ATF_TC_BODY(json, tc)
 	}
 }
 
+/* Each source on the view's parent and child (v_procs[0]) in one run. */
+static void
+check_sources(ep_view_t *v, const char *what)
+{
+	static const struct { const char *via; int flags; } src[] = {
+		{ "--via=pidfd", 0 }, { "--via=agent", 0 },
+		{ "--via=diag", EL_DIAG },
+	};
+	char kidpid[16];
+	const char *pids[3] = { v->v_pid, kidpid, NULL };
+
+	(void) snprintf(kidpid, sizeof (kidpid), "%d",
+	    (int)v->v_procs[0].p_pid);
+	for (size_t i = 0; i < sizeof (src) / sizeof (src[0]); i++) {
+		const char *opts[2] = { src[i].via, NULL };
+		char *name = tu_asprintf("%s.%s", what, src[i].via + 6);
+		tu_result_t r;
+
+		run_pfiles(NULL, opts, pids, &r);
+		tu_write_file(name, r.tr_out, r.tr_outlen);
+		check_all_holds(name, v, r.tr_out, src[i].flags);
+		ATF_CHECK_MSG(strstr(r.tr_err, "not in the kernel's socket "
+		    "tables") == NULL, "%s: a socket not found: %s", name,
+		    r.tr_err);
+		free(name);
+		tu_result_free(&r);
+	}
+}
+
+ATF_TC(shared);
+ATF_TC_HEAD(shared, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the parent holds both ends of a "
+	    "socketpair and of a TCP connection, and a child it forked the "
+	    "b ends too: the endpoint lines of each a end name the parent's "
+	    "own fd first, then the child's, with every source");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(shared, tc)
+{
+	ep_view_t v;
+	const ep_hold_t *a;
+	const ep_hold_t **hs;
+	size_t n;
+
+	view_start(&v, "shared");
+	ATF_REQUIRE_EQ_MSG(v.v_nprocs, 2, "%zu processes", v.v_nprocs);
+	/* The premise: two holders of each b end, the parent one of them. */
+	a = hold_of(&v, "parent", "tcp");
+	ATF_REQUIRE(a->h_end == 'a');
+	hs = holders_of(&v, a, &n);
+	ATF_REQUIRE_MSG(n == 2 && hs[0]->h_pid == a->h_pid &&
+	    hs[1]->h_pid == v.v_procs[0].p_pid, "the view does not give the "
+	    "tcp b end to the parent and the child (see view)");
+	free(hs);
+	check_sources(&v, "shared");
+	view_stop(&v);
+}
+
+ATF_TC(thread_table);
+ATF_TC_HEAD(thread_table, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the other end of the parent's "
+	    "socketpair end is held only by a thread of a child that has a "
+	    "file table of its own (unshare(CLONE_FILES)): the endpoint line "
+	    "names that thread (its comm and thread id) and its fd");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(thread_table, tc)
+{
+	static const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
+	const char *argv[] = { TU_PFILES, NULL, NULL };
+	const ep_hold_t *a, *b;
+	ep_view_t v;
+	tu_result_t r;
+
+	view_start(&v, "thread");
+	a = hold_of(&v, "parent", "sp");
+	b = hold_of(&v, "thread", "sp");
+	ATF_REQUIRE_MSG(b->h_pid != a->h_pid && proc_of(&v, b->h_pid) !=
+	    NULL && v.v_nholds == 2, "the view has not the thread alone "
+	    "holding b (see view)");
+	argv[1] = v.v_pid;
+	tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	tu_require_exit("pfiles", &r, 0);
+	tu_write_file("thread.out", r.tr_out, r.tr_outlen);
+	tu_write_file("thread.err", r.tr_err, r.tr_errlen);
+	check_hold("thread", &v, r.tr_out, a, 0);
+	/* The check of the check: found by the second pass. */
+	ATF_CHECK_MSG(strstr(r.tr_err, "looked for in the threads' own fd "
+	    "tables: 1 holders") != NULL, "the trace does not say the "
+	    "thread's table held it (see thread.err)");
+	tu_result_free(&r);
+	view_stop(&v);
+}
+
+ATF_TC(udp_server);
+ATF_TC_HEAD(udp_server, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "UDP clients connected to servers "
+	    "that are connected to no one (one bound to 127.0.0.1, one to "
+	    "the wildcard address): each client's endpoint line names the "
+	    "server's holder; the servers have none; every source");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(udp_server, tc)
+{
+	static const char *const conns[] = { "udps", "udpw" };
+	static const char *const vias[] = { "--via=pidfd", "--via=agent",
+	    "--via=diag" };
+	char kidpid[16];
+	const char *pids[3] = { NULL, kidpid, NULL };
+	ep_view_t v;
+
+	view_start(&v, "udpserver");
+	pids[0] = v.v_pid;
+	(void) snprintf(kidpid, sizeof (kidpid), "%d",
+	    (int)v.v_procs[0].p_pid);
+	/* The premise, from the holders' names: client -> server, alone. */
+	for (size_t c = 0; c < 2; c++) {
+		const ep_hold_t *a = hold_of(&v, "parent", conns[c]);
+		const ep_hold_t *b = hold_of(&v, "child", conns[c]);
+		const char *port = strrchr(b->h_own, ':');
+
+		ATF_REQUIRE_MSG(strcmp(b->h_peer, "-") == 0 && port != NULL &&
+		    strcmp(strrchr(a->h_peer, ':'), port) == 0 &&
+		    strncmp(a->h_peer, "127.0.0.1:", 10) == 0, "%s: the "
+		    "server is connected, or the client not to its port "
+		    "(see view)", conns[c]);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		const char *opts[2] = { vias[i], NULL };
+		tu_result_t r;
+
+		run_pfiles(NULL, opts, pids, &r);
+		tu_write_file(vias[i] + 6, r.tr_out, r.tr_outlen);
+		for (size_t c = 0; c < 2; c++) {
+			const ep_hold_t *b = hold_of(&v, "child", conns[c]);
+			char *blk = fd_block(r.tr_out, b->h_pid, b->h_fd);
+
+			check_hold(vias[i] + 6, &v, r.tr_out,
+			    hold_of(&v, "parent", conns[c]), 0);
+			ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d",
+			    b->h_fd);
+			ATF_CHECK_MSG(strstr(blk, "endpoint:") == NULL, "%s: "
+			    "the server %s has an endpoint line: %s", vias[i],
+			    conns[c], blk);
+			free(blk);
+		}
+		tu_result_free(&r);
+	}
+	view_stop(&v);
+}
+
+ATF_TC(netns_holder);
+ATF_TC_HEAD(netns_holder, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the cross case where the child, "
+	    "after the connections were made, moved to a network namespace "
+	    "of its own: its sockets are in its parent's namespace, looked up "
+	    "there; every endpoint line of both, and diag finds them all");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(netns_holder, tc)
+{
+	ep_view_t v;
+
+	view_start(&v, "nscross");
+	require_cross_view(&v);
+	check_sources(&v, "nscross");
+	view_stop(&v);
+}
+
+ATF_TC(netns_holder_bpf);
+ATF_TC_HEAD(netns_holder_bpf, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "netns_holder through --via=bpf "
+	    "(skipped where bpf cannot serve)");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(netns_holder_bpf, tc)
+{
+	cross_bpf_of("nscross");
+}
+
+ATF_TC(netns_accept);
+ATF_TC_HEAD(netns_accept, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "a unix connection to a listener of "
+	    "ours from a client made in another network namespace: the "
+	    "accepted socket is of the client's namespace, not its holder's; "
+	    "both ends' endpoint lines, with every source");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(netns_accept, tc)
+{
+	ep_view_t v;
+
+	view_start(&v, "nsaccept");
+	ATF_REQUIRE_EQ_MSG(v.v_nprocs, 2, "%zu processes", v.v_nprocs);
+	check_sources(&v, "nsaccept");
+	view_stop(&v);
+}
+
+ATF_TC(outside_pidns);
+ATF_TC_HEAD(outside_pidns, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles in a pid namespace of its own "
+	    "on a process there whose unix socket's other end this test "
+	    "holds, outside: \"endpoint: and 1 more\", and the trace says why; "
+	    "from outside, this test named (the check of the check)");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "require.progs", "unshare nsenter");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(outside_pidns, tc)
+{
+	const char *const argv[] = { "unshare", "--pid", "--fork",
+	    "--mount-proc", "--kill-child", HELPER, "-t", HELPER_SECONDS,
+	    "-p", "out.sock", "outside", NULL };
+	static const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
+	struct sockaddr_un sun;
+	char host[16], comm[17] = "", *text, *blk, *got, *want, *esc;
+	const char *pids[2] = { host, NULL };
+	const ep_hold_t *a;
+	struct pollfd pfd;
+	ep_view_t v;
+	tu_result_t r;
+	pid_t kid;
+	int l, b, found;
+
+	memset(&sun, 0, sizeof (sun));
+	sun.sun_family = AF_UNIX;
+	(void) strcpy(sun.sun_path, "out.sock");
+	ATF_REQUIRE((l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0);
+	ATF_REQUIRE(bind(l, (struct sockaddr *)&sun, sizeof (sun)) == 0 &&
+	    listen(l, 1) == 0);
+	text = pidns_view_start(&v, argv, &found);
+	if (!found)
+		atf_tc_fail("endpoint_helper outside gave no view: %s",
+		    tu_read_until(v.v_child.tc_err, NULL, 2000, NULL));
+	pfd.fd = l;
+	pfd.events = POLLIN;
+	ATF_REQUIRE_MSG(poll(&pfd, 1, TU_TIMEOUT_MS) == 1 &&
+	    (b = accept4(l, NULL, NULL, SOCK_CLOEXEC)) >= 0,
+	    "the helper did not connect");
+	(void) close(l);
+	(void) unlink("out.sock");
+	tu_write_file("view", text, strlen(text));
+	parse_view(&v, text);
+	free(text);
+	a = hold_of(&v, "parent", "out");
+	ATF_REQUIRE_MSG(a->h_pid == 1 && a->h_cred == 0, "the helper is not "
+	    "pid 1, or sees this test's pid (see view)");
+	kid = tu_only_child(v.v_child.tc_pid);
+	ATF_REQUIRE_MSG(kid > 0, "unshare has no child");
+	(void) snprintf(host, sizeof (host), "%d", (int)kid);
+
+	/* Inside: the holder cannot be seen, so counted, with the reason. */
+	pfiles_in_ns(host, 0, "1", env, &r);
+	tu_write_file("inside.out", r.tr_out, r.tr_outlen);
+	tu_write_file("inside.err", r.tr_err, r.tr_errlen);
+	blk = fd_block(r.tr_out, 1, a->h_fd);
+	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d", a->h_fd);
+	got = peer_lines(blk);
+	tu_require_same_str("inside", "\tendpoint: and 1 more\n", got);
+	ATF_CHECK_MSG(strstr(r.tr_err, "the processes outside it are not "
+	    "seen") != NULL, "the trace does not say why (see inside.err)");
+	free(got);
+	free(blk);
+	tu_result_free(&r);
+
+	/* Outside: this test, named. */
+	run_pfiles(NULL, NULL, pids, &r);
+	tu_write_file("outside.out", r.tr_out, r.tr_outlen);
+	blk = fd_block(r.tr_out, kid, a->h_fd);
+	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d", a->h_fd);
+	got = peer_lines(blk);
+	ATF_REQUIRE(prctl(PR_GET_NAME, comm) == 0);
+	esc = exp_escape(comm, strlen(comm), SIZE_MAX, NULL);
+	want = tu_asprintf("\tpeer: %s[%d]\n\tendpoint: %s[%d] fd %d\n", esc,
+	    (int)getpid(), esc, (int)getpid(), b);
+	tu_require_same_str("outside", want, got);
+	free(want);
+	free(esc);
+	free(got);
+	free(blk);
+	tu_result_free(&r);
+	(void) close(b);
+	pidns_view_stop(&v, kid);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, cross);
@@ -1445,5 +1808,12 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, zombie_holds_nothing);
 	ATF_TP_ADD_TC(tp, nflag);
 	ATF_TP_ADD_TC(tp, json);
+	ATF_TP_ADD_TC(tp, shared);
+	ATF_TP_ADD_TC(tp, thread_table);
+	ATF_TP_ADD_TC(tp, udp_server);
+	ATF_TP_ADD_TC(tp, netns_holder);
+	ATF_TP_ADD_TC(tp, netns_holder_bpf);
+	ATF_TP_ADD_TC(tp, netns_accept);
+	ATF_TP_ADD_TC(tp, outside_pidns);
 	return (atf_no_error());
 }

@@ -12,7 +12,8 @@
  *     1. (sockid.h; the bpf source), for the sockets whose other end
  *     they settle (endpoint_settle.c); then, for the others, from the
  *     kernel's socket tables (diag_table.c, in the target's network
- *     namespace): a unix socket's peer inode (UNIX_DIAG_PEER); for a
+ *     namespace, or in the socket's own where it is not there:
+ *     diag_nets.c): a unix socket's peer inode (UNIX_DIAG_PEER); for a
  *     connected TCP, MPTCP, UDP or UDP-Lite socket, the socket whose own
  *     address and port are this one's peer's and the reverse.  No list
  *     of local addresses is needed: a socket with that reversed 4-tuple
@@ -21,20 +22,22 @@
  *     a transparent proxy's socket, bound to a foreign address, is the
  *     other end too), so the lookup is the test, with no second dump and
  *     no window between the two;
- *  3. the holders of each other end: the target's own fds first (from
- *     1.); only when some other end is not held by the target, ONE pass
- *     over the fd tables of every other process in /proc (readlink of
- *     each fd), counting those pfiles may not read.
+ *  3. the holders of each other end: the target's own fds (from 1.),
+ *     then ONE pass over the fd tables of every other process in /proc
+ *     (readlink of each fd), counting those pfiles may not read; and
+ *     for an other end that no process holds, a second pass over the
+ *     tables of threads that have one of their own (unshare(CLONE_FILES):
+ *     /proc/PID/fd shows the main thread's).
  * Then endpoints_of() answers per socket from memory (the index,
  * endpoint_index.c).  Reading the fd tables of 1. and 3. is
  * endpoint_scan.c's; this file puts the steps together.
  *
  * An other end that no fd table pfiles read holds, while some could not
- * be read, is "1 more": a socket in the tables is held by someone, and
- * pfiles cannot know by how many.  Where every table was read and none
- * holds it (in flight in an SCM_RIGHTS message, held by the kernel),
- * nothing is said.  Holders in other processes are looked for only for
- * the other ends that the target does not hold itself.
+ * be read or processes outside pfiles' pid namespace may hold it, is
+ * "1 more": a socket in the tables is held by someone, and pfiles
+ * cannot know by how many.  Where every table was read and none holds
+ * it (in flight in an SCM_RIGHTS message, held by the kernel), nothing
+ * is said.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -66,7 +69,8 @@ endpoints_t *
 endpoints_resolve(struct ps_prochandle *P)
 {
 	endpoints_t *en;
-	diag_table_t *dt, *mine = NULL;
+	diag_nets_t *dn, *mine = NULL;
+	diag_table_t *dt;
 	holds_t ask = { NULL, 0, 0 };
 	const holds_t *asked;
 	uint64_t *want = NULL;
@@ -93,12 +97,13 @@ endpoints_resolve(struct ps_prochandle *P)
 		goto fail;
 	}
 	/* The diag source's table when it serves: no dump made twice. */
-	if ((dt = sock_diag_table(P)) == NULL &&
-	    (dt = mine = diag_table_new(P)) == NULL) {
+	if ((dn = sock_diag_nets(P)) == NULL &&
+	    (dn = mine = diag_nets_new(P)) == NULL) {
 		err = errno;
 		PDEBUG(P, "endpoints: none (%s)", strerror(err));
 		goto fail;
 	}
+	dt = dn->dn_tab[0];
 	if (dt->dt_nserr[0] != '\0') {
 		PDEBUG(P, "endpoints: none (%s)", dt->dt_nserr);
 		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%s",
@@ -117,17 +122,20 @@ endpoints_resolve(struct ps_prochandle *P)
 		PDEBUG(P, "endpoints: %zu other ends from the source's facts, "
 		    "%zu sockets left to the tables", en->en_npeers, ask.h_n);
 	}
-	if (asked->h_n > 0 && (err = ep_find_peers(P, en, dt, asked)) != 0)
+	if (asked->h_n > 0 && (err = ep_find_peers(P, en, dn, asked)) != 0)
 		goto fail;
 	if ((err = ep_ix_build(en)) != 0 ||
 	    (err = ep_ix_places(en, &where)) != 0 ||
-	    (err = ep_not_held(en, where, &want, &nwant)) != 0)
+	    (err = ep_other_ends(en, &want, &nwant)) != 0)
 		goto fail;
 	PDEBUG(P, "endpoints: %zu socket fds, %zu with another end here, "
-	    "%zu of those ends held elsewhere", en->en_own.h_n,
-	    en->en_npeers, nwant);
+	    "%zu other ends", en->en_own.h_n, en->en_npeers, nwant);
 	if (nwant > 0 && (err = ep_scan_others(P, en, want, nwant,
 	    dents)) != 0)
+		goto fail;
+	/* Held by no process: by a thread with a table of its own? */
+	if (nwant > 0 && (nwant = ep_unfound(en, want, nwant)) > 0 &&
+	    (err = ep_scan_threads(P, en, want, nwant, dents)) != 0)
 		goto fail;
 	if (en->en_scanfail > 0)
 		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%u fd table%s "
@@ -144,7 +152,7 @@ endpoints_resolve(struct ps_prochandle *P)
 	free(ask.h_v);
 	free(want);
 	free(dents);
-	diag_table_free(mine);
+	diag_nets_free(mine);
 	return (en);
 fail:
 	/*
@@ -159,7 +167,7 @@ fail:
 	free(ask.h_v);
 	free(want);
 	free(dents);
-	diag_table_free(mine);
+	diag_nets_free(mine);
 	endpoints_free(en);
 	return (NULL);
 }

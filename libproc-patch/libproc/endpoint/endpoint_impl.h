@@ -5,8 +5,9 @@
  * The work is in three parts, one file each, put together once per walk
  * by endpoints_resolve() (endpoint.c):
  *  - endpoint_scan.c reads fd tables: the target's own socket fds, and
- *    the one pass over every other process's for the other ends the
- *    target does not hold;
+ *    the one pass over every other process's for the holders of the
+ *    other ends (and, for an other end that no process holds, the
+ *    tables of threads that have their own);
  *  - endpoint_settle.c finds the other end of each of the target's
  *    sockets: from the source's facts where they settle it, else from
  *    the kernel's socket tables (netdiag/);
@@ -21,7 +22,7 @@
 
 #include "endpoint/endpoint.h"
 #include "sock/sockid.h"
-#include "netdiag/diag_table.h"
+#include "netdiag/diag_nets.h"
 
 #define	EP_DENTS	32768		/* one getdents64 */
 
@@ -77,7 +78,7 @@ typedef struct epindex {
 struct endpoints {
 	holds_t		en_own;		/* the target's socket fds */
 	ids_t		en_ids;		/* of each, when the source gave them */
-	holds_t		en_other;	/* of wanted inodes, elsewhere */
+	holds_t		en_other;	/* of the other ends, elsewhere */
 	eppeer_t	*en_peers;	/* in the order found */
 	size_t		en_npeers;
 	epindex_t	*en_ix;		/* of en_own's inodes, sorted */
@@ -89,6 +90,8 @@ struct endpoints {
 	int		en_scanerr;	/* the first such failure's errno */
 	size_t		en_ambiguous;	/* sockets whose other end is one of */
 					/* several with the same addresses */
+	int		en_outside;	/* processes outside pfiles' pid */
+					/* namespace hold fds it cannot see */
 	int		en_scanned;	/* the other processes were read */
 };
 
@@ -111,12 +114,16 @@ extern int ep_ix_places(endpoints_t *, uint32_t **);
 /* The other ends, where ep_ix_places() found them, into the index. */
 extern void ep_ix_link(endpoints_t *, const uint32_t *);
 /*
- * The other ends the target does not hold (IX_OTHER in where), sorted,
- * each once, into *wantp (the caller frees it) and their number into
- * *np.
+ * Every other end, sorted, each once, into *wantp (the caller frees it)
+ * and their number into *np: the holders of each are looked for in
+ * every other process, whether the target holds it or not.
  */
-extern int ep_not_held(const endpoints_t *, const uint32_t *, uint64_t **,
-    size_t *);
+extern int ep_other_ends(const endpoints_t *, uint64_t **, size_t *);
+/*
+ * The n sorted other ends of want that neither the target nor any
+ * process read holds: kept at the front of want, their number returned.
+ */
+extern size_t ep_unfound(endpoints_t *, uint64_t *, size_t);
 
 /* endpoint_scan.c: fd tables. */
 
@@ -128,10 +135,19 @@ extern int ep_not_held(const endpoints_t *, const uint32_t *, uint64_t **,
 extern int ep_read_own(struct ps_prochandle *, endpoints_t *, char *);
 /*
  * The one pass over every other process's fd table: the holders of the
- * given inodes (sorted) into en_other, sorted, and the count of tables
- * pfiles may not read.
+ * given inodes (sorted) into en_other, sorted, the count of tables
+ * pfiles may not read, and whether processes outside pfiles' pid
+ * namespace (which its /proc does not show) may hold some.
  */
 extern int ep_scan_others(struct ps_prochandle *, endpoints_t *,
+    const uint64_t *, size_t, char *);
+/*
+ * The second pass, for the given inodes (sorted) that no process's
+ * table holds: the fd tables of threads that have one of their own
+ * (unshare(CLONE_FILES)), of every process, the target's too.  Their
+ * holders into en_other, sorted, by thread id.
+ */
+extern int ep_scan_threads(struct ps_prochandle *, endpoints_t *,
     const uint64_t *, size_t, char *);
 
 /* endpoint_settle.c: the other ends. */
@@ -148,6 +164,6 @@ extern int ep_settle_all(struct ps_prochandle *, endpoints_t *, holds_t *);
  * already.
  */
 extern int ep_find_peers(struct ps_prochandle *, endpoints_t *,
-    diag_table_t *, const holds_t *);
+    diag_nets_t *, const holds_t *);
 
 #endif	/* _ENDPOINT_IMPL_H */

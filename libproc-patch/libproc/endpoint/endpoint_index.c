@@ -3,9 +3,10 @@
  * endpoints_of(), which gives them.
  *
  * The holders of sockets (the target's own fds, and those of other
- * processes that hold the other ends it does not) are kept in arrays
- * sorted by inode, then pid, then fd: the order endpoints_of() lists
- * them in.  The index over the target's socket inodes (endpoint_impl.h
+ * processes, or of threads with a file table of their own, that hold
+ * the other ends) are kept in two arrays, each sorted by inode, then
+ * pid, then fd: endpoints_of() lists the target's own holders of an
+ * other end first, then the others'.  The index over the target's socket inodes (endpoint_impl.h
  * says how it is searched) links each to where its other end is, so
  * that the walk's question about one socket costs no system call and,
  * asked in fd order, a step or two in memory.
@@ -287,11 +288,10 @@ u64_cmp(const void *a, const void *b)
 }
 
 int
-ep_not_held(const endpoints_t *en, const uint32_t *where, uint64_t **wantp,
-    size_t *np)
+ep_other_ends(const endpoints_t *en, uint64_t **wantp, size_t *np)
 {
 	uint64_t *want;
-	size_t n = 0, k = 0;
+	size_t k = 0;
 
 	*wantp = NULL;
 	*np = 0;
@@ -299,19 +299,34 @@ ep_not_held(const endpoints_t *en, const uint32_t *where, uint64_t **wantp,
 		return (0);
 	if ((want = malloc(en->en_npeers * sizeof (*want))) == NULL)
 		return (ENOMEM);
+	for (size_t i = 0; i < en->en_npeers; i++)
+		want[i] = en->en_peers[i].ep_peer;
+	if (en->en_npeers > 1)
+		qsort(want, en->en_npeers, sizeof (*want), u64_cmp);
 	for (size_t i = 0; i < en->en_npeers; i++) {
-		if (where[i] & IX_OTHER)
-			want[n++] = en->en_peers[i].ep_peer;
-	}
-	if (n > 1)
-		qsort(want, n, sizeof (*want), u64_cmp);
-	for (size_t i = 0; i < n; i++) {
 		if (k == 0 || want[k - 1] != want[i])
 			want[k++] = want[i];
 	}
 	*wantp = want;
 	*np = k;
 	return (0);
+}
+
+size_t
+ep_unfound(endpoints_t *en, uint64_t *want, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j = first_of(&en->en_other, want[i]);
+
+		if (ix_find(en, want[i]) != NULL ||
+		    (j < en->en_other.h_n &&
+		    en->en_other.h_v[j].eh_ino == want[i]))
+			continue;
+		want[k++] = want[i];
+	}
+	return (k);
 }
 
 /* ------------------------------------------------------------------ */
@@ -331,37 +346,29 @@ endpoints_of(endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
 		return (0);
 	if (x->ix_peer == IX_NONE)
 		return (0);
+	/*
+	 * The target's own holders first (when it holds the other end),
+	 * then the other processes', each in order of pid, then fd.
+	 */
 	if (x->ix_peer & IX_OTHER) {
-		/* Not held by the target: by others, or no one readable. */
 		peer = en->en_peers[x->ix_peer & ~IX_OTHER].ep_peer;
 		i = en->en_own.h_n;
-		j = first_of(&en->en_other, peer);
 	} else {
-		/* Held by the target: no other process was asked about it. */
 		i = x->ix_peer;
 		peer = en->en_own.h_v[i].eh_ino;
-		j = en->en_other.h_n;
 	}
-	/* The holders of each list, in order of pid then fd: merged. */
+	j = first_of(&en->en_other, peer);
 	total = 0;
 	while (1) {
-		const ephold_t *a = i < en->en_own.h_n &&
-		    en->en_own.h_v[i].eh_ino == peer ?
-		    &en->en_own.h_v[i] : NULL;
-		const ephold_t *b = j < en->en_other.h_n &&
-		    en->en_other.h_v[j].eh_ino == peer ?
-		    &en->en_other.h_v[j] : NULL;
 		const ephold_t *next;
 
-		if (a == NULL && b == NULL)
+		if (i < en->en_own.h_n && en->en_own.h_v[i].eh_ino == peer)
+			next = &en->en_own.h_v[i++];
+		else if (j < en->en_other.h_n &&
+		    en->en_other.h_v[j].eh_ino == peer)
+			next = &en->en_other.h_v[j++];
+		else
 			break;
-		if (a != NULL && (b == NULL || ep_hold_cmp(a, b) < 0)) {
-			next = a;
-			i++;
-		} else {
-			next = b;
-			j++;
-		}
 		if (n < PR_ENDPOINTS_MAX) {
 			end.pr_pid = next->eh_pid;
 			end.pr_fd = next->eh_fd;
@@ -373,8 +380,12 @@ endpoints_of(endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
 	}
 	hdr.pr_nend = (uint_t)n;
 	hdr.pr_more = (uint_t)(total - n);
-	/* Held, but only where pfiles may not look: one, at least. */
-	if (total == 0 && en->en_scanned && en->en_unreadable > 0)
+	/*
+	 * Held, but only where pfiles may not look (a table it may not
+	 * read, a process outside its pid namespace): one, at least.
+	 */
+	if (total == 0 && en->en_scanned && (en->en_unreadable > 0 ||
+	    en->en_outside))
 		hdr.pr_more = 1;
 	if (hdr.pr_nend == 0 && hdr.pr_more == 0)
 		return (0);

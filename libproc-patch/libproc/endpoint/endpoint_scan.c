@@ -8,8 +8,9 @@
  * no open of anything.  The target's own table is read before the walk
  * (the walk streams in fd order, and a socket's other end may be an fd
  * not walked yet), unless the source lists its sockets more cheaply;
- * the other processes' tables are read in one pass, only when some
- * other end is not the target's, and only for those.
+ * the other processes' tables are read in one pass, for the holders of
+ * every other end; and the tables of threads that have their own, only
+ * for an other end that no process was found to hold.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,9 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/kcmp.h>
 
+#include "kconst.h"
 #include "endpoint/endpoint_impl.h"
 #include "sock/psock.h"
 
@@ -324,6 +328,23 @@ holds_nothing(int procdir, long pid)
 }
 
 /*
+ * Does the /proc pfiles reads show every process of the machine: is it
+ * the initial pid namespace's?  Its pid 1 says, to whom may look at it
+ * (root); else pfiles' own namespace does, when this /proc shows pfiles
+ * itself (/proc/self): a /proc of a namespace pfiles is not in does not.
+ */
+static int
+sees_every_process(void)
+{
+	struct stat st;
+
+	if (stat("/proc/1/ns/pid", &st) == 0)
+		return (st.st_ino == K_PROC_PID_INIT_INO);
+	return (stat("/proc/self/ns/pid", &st) == 0 &&
+	    st.st_ino == K_PROC_PID_INIT_INO);
+}
+
+/*
  * The one pass over every other process's fd table: the holders of the
  * nwant inodes of want (sorted), and the processes whose table pfiles
  * may not read.  0 or an errno.
@@ -338,6 +359,7 @@ ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
 
 	if ((proc = opendir("/proc")) == NULL)
 		return (errno);
+	en->en_outside = !sees_every_process();
 	while (err == 0 && (d = readdir(proc)) != NULL) {
 		char path[32];
 		long pid = decimal(d->d_name);
@@ -377,7 +399,83 @@ ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
 		qsort(en->en_other.h_v, en->en_other.h_n, sizeof (ephold_t),
 		    ep_hold_cmp);
 	PDEBUG(P, "endpoints: %zu other ends looked for in every process: "
-	    "%zu holders, %u fd tables not readable", nwant,
-	    en->en_other.h_n, en->en_unreadable);
+	    "%zu holders, %u fd tables not readable%s", nwant,
+	    en->en_other.h_n, en->en_unreadable, en->en_outside ?
+	    "; pfiles' pid namespace is not the initial one: the processes "
+	    "outside it are not seen" : "");
+	return (err);
+}
+
+/*
+ * The threads of process pid (its task directory taskd) whose file table
+ * is not the process's (kcmp(KCMP_FILES) says; where it cannot, the
+ * table is read): the holders among them of the nwant inodes of want.
+ * 0 or ENOMEM; a thread gone or not readable holds nothing here (its
+ * process's table was counted in the first pass).
+ */
+static int
+scan_tasks(int taskd, long pid, const uint64_t *want, size_t nwant,
+    char *dents, holds_t *h)
+{
+	struct dirent *d;
+	DIR *tasks;
+	int err = 0;
+
+	if ((tasks = fdopendir(taskd)) == NULL) {
+		(void) close(taskd);
+		return (0);
+	}
+	while (err == 0 && (d = readdir(tasks)) != NULL) {
+		char path[32];
+		long tid = decimal(d->d_name);
+		int fdd;
+
+		if (tid <= 0 || tid == pid || syscall(SYS_kcmp, (pid_t)pid,
+		    (pid_t)tid, KCMP_FILES, 0UL, 0UL) == 0)
+			continue;
+		(void) snprintf(path, sizeof (path), "%ld/fd", tid);
+		if ((fdd = openat(dirfd(tasks), path, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) < 0)
+			continue;
+		if (read_fd_table(fdd, (pid_t)tid, dents, want, nwant, h) ==
+		    ENOMEM)
+			err = ENOMEM;
+		(void) close(fdd);
+	}
+	(void) closedir(tasks);
+	return (err);
+}
+
+int
+ep_scan_threads(struct ps_prochandle *P, endpoints_t *en,
+    const uint64_t *want, size_t nwant, char *dents)
+{
+	struct dirent *d;
+	DIR *proc;
+	size_t before = en->en_other.h_n;
+	int err = 0;
+
+	if ((proc = opendir("/proc")) == NULL)
+		return (errno);
+	while (err == 0 && (d = readdir(proc)) != NULL) {
+		char path[32];
+		long pid = decimal(d->d_name);
+		int taskd;
+
+		if (pid <= 0)
+			continue;
+		(void) snprintf(path, sizeof (path), "%ld/task", pid);
+		if ((taskd = openat(dirfd(proc), path, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) >= 0)
+			err = scan_tasks(taskd, pid, want, nwant, dents,
+			    &en->en_other);
+	}
+	(void) closedir(proc);
+	if (en->en_other.h_n > 1)
+		qsort(en->en_other.h_v, en->en_other.h_n, sizeof (ephold_t),
+		    ep_hold_cmp);
+	PDEBUG(P, "endpoints: %zu other ends held by no process: looked for "
+	    "in the threads' own fd tables: %zu holders", nwant,
+	    en->en_other.h_n - before);
 	return (err);
 }

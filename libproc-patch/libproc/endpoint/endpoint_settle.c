@@ -38,37 +38,43 @@ inet_connected(const dent_t *e)
 
 /*
  * The other end of each socket of ask (sorted, some of the target's) that
- * has one in the tables, after the en_npeers found already.  A TCP
- * connection's other end may be a socket of the other family (a
- * dual-stack socket holds a v4-mapped address): when one is not found,
- * the TCP dump of the other family is made too, once.  0 or an errno.
+ * has one in the tables, after the en_npeers found already.  Each socket
+ * is looked up in the tables of its own network namespace (diag_nets.c),
+ * and its other end in the same tables.  A TCP connection's other end
+ * may be a socket of the other family (a dual-stack socket holds a
+ * v4-mapped address): when one is not found, the TCP dump of the other
+ * family is made too, once per table.  0 or an errno.
  */
 int
-ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_table_t *dt,
+ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
     const holds_t *ask)
 {
+	diag_table_t **tab;
 	size_t base = en->en_npeers;
 	int err = 0, round;
 
+	if ((tab = calloc(ask->h_n > 0 ? ask->h_n : 1, sizeof (*tab))) == NULL)
+		return (ENOMEM);
 	/* Every inode asked about in the tables, as the diag source would. */
 	for (size_t i = 0; i < ask->h_n; i++) {
 		if (i > 0 && ask->h_v[i].eh_ino == ask->h_v[i - 1].eh_ino)
 			continue;
-		while (diag_table_lookup(dt, ask->h_v[i].eh_ino) == NULL &&
-		    diag_table_next(P, dt))
-			continue;
+		if (diag_nets_find(P, dn, ask->h_v[i].eh_fd,
+		    ask->h_v[i].eh_ino, &tab[i]) == NULL)
+			tab[i] = NULL;
 	}
 	for (round = 0; round < 2; round++) {
-		int missed = 0;
+		int again = 0;
 
 		en->en_npeers = base;
 		en->en_ambiguous = 0;
 		for (size_t i = 0; i < ask->h_n; i++) {
 			uint64_t ino = ask->h_v[i].eh_ino, peer = 0;
+			diag_table_t *dt = tab[i];
 			const dent_t *e;
 
-			if ((i > 0 && ino == ask->h_v[i - 1].eh_ino) ||
-			    (e = diag_table_lookup(dt, ino)) == NULL)
+			if (dt == NULL || (e = diag_table_lookup(dt, ino)) ==
+			    NULL)
 				continue;
 			if (e->de_family == AF_UNIX &&
 			    (e->de_have & DS_PEER_INO))
@@ -76,10 +82,17 @@ ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_table_t *dt,
 			else if (inet_connected(e) &&
 			    (peer = diag_table_reverse(dt, e, &err)) == 0 &&
 			    err == 0 && (e->de_protocol == IPPROTO_TCP ||
-			    e->de_protocol == IPPROTO_MPTCP))
-				missed = 1;
-			if (err != 0)
+			    e->de_protocol == IPPROTO_MPTCP) && round == 0 &&
+			    !(diag_table_dumped(dt, DT_TCP4) &&
+			    diag_table_dumped(dt, DT_TCP6))) {
+				diag_table_dump(P, dt, DT_TCP4);
+				diag_table_dump(P, dt, DT_TCP6);
+				again = 1;
+			}
+			if (err != 0) {
+				free(tab);
 				return (err);
+			}
 			if (peer == DIAG_REV_MANY) {
 				en->en_ambiguous++;	/* said, not named */
 				continue;
@@ -90,12 +103,10 @@ ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_table_t *dt,
 			en->en_peers[en->en_npeers].ep_peer = peer;
 			en->en_npeers++;
 		}
-		if (!missed || (diag_table_dumped(dt, DT_TCP4) &&
-		    diag_table_dumped(dt, DT_TCP6)))
+		if (!again)
 			break;
-		diag_table_dump(P, dt, DT_TCP4);
-		diag_table_dump(P, dt, DT_TCP6);
 	}
+	free(tab);
 	return (0);
 }
 
@@ -163,8 +174,8 @@ typedef struct settler {
 
 /*
  * The other end of id, as the tables would give it (ep_find_peers()):
- *  - a socket of another network namespace is in none of the tables of
- *    the target's, so has none;
+ *  - a socket of another network namespace than the target's: its own
+ *    namespace's tables are asked;
  *  - a unix socket's is its peer's inode (UNIX_DIAG_PEER), 0 none;
  *  - a listening or closed TCP socket has none;
  *  - a connected TCP socket's is the one socket with the reversed ends
@@ -188,7 +199,7 @@ settle(const settler_t *st, const psockid_t *id, uint64_t *peerp)
 	    (PSI_OWNNET | PSI_PROTO))
 		return (EP_ASK);
 	if (!id->sid_ownnet)
-		return (EP_NONE);
+		return (EP_ASK);		/* in its own namespace's */
 	if (id->sid_family == AF_UNIX) {
 		if (!(id->sid_have & PSI_UNIXPEER))
 			return (EP_ASK);

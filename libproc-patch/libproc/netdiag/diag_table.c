@@ -158,6 +158,7 @@ take_record(const diag_sock_t *ds, void *arg)
 	e->de_family = (uint8_t)ds->ds_family;
 	e->de_type = (uint8_t)ds->ds_type;
 	e->de_state = (uint8_t)ds->ds_state;
+	e->de_bound = (ds->ds_have & DS_BOUND_IF) && ds->ds_bound_if != 0;
 	e->de_namelen = (uint8_t)nl;
 	e->de_peerlen = (uint8_t)pl;
 	e->de_names = (uint32_t)dt->dt_narena;
@@ -282,7 +283,60 @@ same_end(const inend_t *a, const inend_t *b)
 	    memcmp(a->ie_addr, b->ie_addr, 16) == 0);
 }
 
-/* The hash by addresses and ports of every connected inet entry. */
+/*
+ * e's own end, when e is a UDP or UDP-Lite socket bound to a port and
+ * connected to none, and to no interface (SO_BINDTODEVICE): a server,
+ * which takes the datagrams of every socket connected to its address
+ * and port: 0, or -1.
+ */
+static int
+server_end(const diag_table_t *dt, const dent_t *e, inend_t *own)
+{
+	if ((e->de_family != AF_INET && e->de_family != AF_INET6) ||
+	    (e->de_protocol != IPPROTO_UDP &&
+	    e->de_protocol != IPPROTO_UDPLITE) ||
+	    (e->de_have & (DS_NAME | DS_PEER)) != DS_NAME || e->de_bound)
+		return (-1);
+	if (to_end(dt->dt_arena + e->de_names, e->de_namelen, own) != 0 ||
+	    own->ie_port == 0)
+		return (-1);
+	return (0);
+}
+
+/* The key of the servers of a port in the tuple hash: the port alone. */
+static void
+port_key(uint16_t port, inend_t *key, inend_t *none)
+{
+	memset(key, 0, sizeof (*key));
+	memset(none, 0, sizeof (*none));
+	key->ie_port = port;
+}
+
+/* Is the end's address the wildcard (0.0.0.0, v4 mapped, or ::)? */
+static int
+is_any(const inend_t *ie)
+{
+	static const uint8_t any6[16], any4[16] = { [10] = 0xff, [11] = 0xff };
+
+	return (memcmp(ie->ie_addr, any6, 16) == 0 ||
+	    memcmp(ie->ie_addr, any4, 16) == 0);
+}
+
+/* Is the end's address loopback (127.0.0.0/8, v4 mapped, or ::1)? */
+static int
+is_loopback(const inend_t *ie)
+{
+	static const uint8_t lo6[16] = { [15] = 1 };
+	static const uint8_t v4map[12] = { [10] = 0xff, [11] = 0xff };
+
+	return (memcmp(ie->ie_addr, lo6, 16) == 0 ||
+	    (memcmp(ie->ie_addr, v4map, 12) == 0 && ie->ie_addr[12] == 127));
+}
+
+/*
+ * The hash by addresses and ports of every connected inet entry, and of
+ * every UDP server (server_end()) by its port alone.
+ */
 static int
 tuple_index(diag_table_t *dt)
 {
@@ -303,9 +357,13 @@ tuple_index(diag_table_t *dt)
 		const dent_t *e = &dt->dt_ent[i];
 		size_t b;
 
-		if (ends_of(dt, e, &own, &peer) != 0)
+		if (ends_of(dt, e, &own, &peer) == 0)
+			b = tuple_hash(&own, &peer, transport_of(e), want);
+		else if (server_end(dt, e, &own) == 0) {
+			port_key(own.ie_port, &own, &peer);
+			b = tuple_hash(&own, &peer, e->de_protocol, want);
+		} else
 			continue;
-		b = tuple_hash(&own, &peer, transport_of(e), want);
 		nx[i] = h[b];
 		h[b] = (uint32_t)(i + 1);
 	}
@@ -316,6 +374,45 @@ tuple_index(diag_table_t *dt)
 	dt->dt_nthash = want;
 	dt->dt_tfor = dt->dt_nent;
 	return (0);
+}
+
+/*
+ * The server that takes the datagrams of e, a UDP or UDP-Lite socket
+ * connected to peer and to no socket that is connected back: as the
+ * kernel's lookup prefers, the one server bound to peer's address and
+ * port; else, when peer's address is loopback (so surely this host's),
+ * the one bound to the wildcard address and that port.  Only servers of
+ * e's family and protocol (a dual-stack server's other family is not
+ * weighed): 0 when there is none, DIAG_REV_MANY when two would do.
+ */
+static uint64_t
+udp_server(const diag_table_t *dt, const dent_t *e, const inend_t *peer)
+{
+	inend_t key, none, o;
+	uint64_t exact = 0, wild = 0;
+	int manywild = 0;
+
+	port_key(peer->ie_port, &key, &none);
+	for (uint32_t i = dt->dt_thash[tuple_hash(&key, &none,
+	    e->de_protocol, dt->dt_nthash)]; i != 0; i = dt->dt_tnext[i - 1]) {
+		const dent_t *c = &dt->dt_ent[i - 1];
+
+		if (c->de_ino == e->de_ino || c->de_family != e->de_family ||
+		    c->de_protocol != e->de_protocol ||
+		    server_end(dt, c, &o) != 0 || o.ie_port != peer->ie_port)
+			continue;
+		if (same_end(&o, peer)) {
+			if (exact != 0 && exact != c->de_ino)
+				return (DIAG_REV_MANY);
+			exact = c->de_ino;
+		} else if (is_any(&o) && is_loopback(peer)) {
+			manywild |= wild != 0 && wild != c->de_ino;
+			wild = c->de_ino;
+		}
+	}
+	if (exact != 0)
+		return (exact);
+	return (manywild ? DIAG_REV_MANY : wild);
 }
 
 uint64_t
@@ -346,6 +443,9 @@ diag_table_reverse(diag_table_t *dt, const dent_t *e, int *errp)
 			return (DIAG_REV_MANY);	/* two would do: no guess */
 		found = c->de_ino;
 	}
+	/* A UDP client of a server that is connected to no one. */
+	if (found == 0 && (proto == IPPROTO_UDP || proto == IPPROTO_UDPLITE))
+		found = udp_server(dt, e, &peer);
 	return (found);
 }
 
@@ -533,28 +633,25 @@ same_ns(const struct stat *a, const struct stat *b)
 	return (a->st_dev == b->st_dev && a->st_ino == b->st_ino);
 }
 
-/* dt_sock in the target's namespace, or dt_nserr why there is none. */
+/*
+ * dt_sock in the namespace of nsfd, or dt_nserr why there is none (it
+ * may not be entered).  0, or an errno with the handle's message.
+ */
 static int
-open_in_netns(struct ps_prochandle *P, diag_table_t *dt)
+open_in_netns(struct ps_prochandle *P, diag_table_t *dt, int nsfd)
 {
 	struct stat ours, theirs;
-	ns_task_t nt = { -1, -1, 0 };
+	ns_task_t nt = { nsfd, -1, 0 };
 	pthread_t t;
 	int err;
 
-	if ((nt.nt_nsfd = openat(P->procfd, "ns/net", O_RDONLY |
-	    O_CLOEXEC)) < 0 || fstat(nt.nt_nsfd, &theirs) != 0) {
-		err = errno;
-		if (nt.nt_nsfd >= 0)
-			(void) close(nt.nt_nsfd);
-		if (Pexited(P))
-			return (Pseterr(P, ESRCH, "no such process"));
-		return (Pseterr(P, err, "its network namespace: %s",
-		    strerror(err)));
-	}
+	if (fstat(nsfd, &theirs) != 0)
+		return (Pseterr(P, errno, "its network namespace: %s",
+		    strerror(errno)));
+	dt->dt_nsdev = theirs.st_dev;
+	dt->dt_nsino = theirs.st_ino;
 	if (stat("/proc/thread-self/ns/net", &ours) == 0 &&
 	    same_ns(&ours, &theirs)) {
-		(void) close(nt.nt_nsfd);
 		if ((dt->dt_sock = diag_socket()) < 0)
 			return (Pseterr(P, errno, "NETLINK_SOCK_DIAG: %s",
 			    strerror(errno)));
@@ -564,10 +661,10 @@ open_in_netns(struct ps_prochandle *P, diag_table_t *dt)
 		(void) pthread_join(t, NULL);
 	else
 		nt.nt_err = err;
-	(void) close(nt.nt_nsfd);
 	if (nt.nt_sock >= 0) {
 		dt->dt_sock = nt.nt_sock;
-		PDEBUG(P, "diag: dumps made in the process's network namespace");
+		PDEBUG(P, "diag: dumps made in network namespace %llu",
+		    (unsigned long long)theirs.st_ino);
 		return (0);
 	}
 	/* Said for every socket; the walk goes on. */
@@ -594,7 +691,7 @@ diag_table_free(diag_table_t *dt)
 }
 
 diag_table_t *
-diag_table_new(struct ps_prochandle *P)
+diag_table_new_in(struct ps_prochandle *P, int nsfd)
 {
 	diag_table_t *dt;
 	int err;
@@ -606,10 +703,44 @@ diag_table_new(struct ps_prochandle *P)
 		return (NULL);
 	}
 	dt->dt_sock = -1;
-	if ((err = open_in_netns(P, dt)) != 0) {
+	if ((err = open_in_netns(P, dt, nsfd)) != 0) {
 		diag_table_free(dt);
 		errno = err;
 		return (NULL);
 	}
 	return (dt);
+}
+
+diag_table_t *
+diag_table_new(struct ps_prochandle *P)
+{
+	diag_table_t *dt;
+	int nsfd, err;
+
+	if ((nsfd = openat(P->procfd, "ns/net", O_RDONLY | O_CLOEXEC)) < 0) {
+		err = errno;
+		if (Pexited(P))
+			(void) Pseterr(P, ESRCH, "no such process");
+		else
+			(void) Pseterr(P, err, "its network namespace: %s",
+			    strerror(err));
+		errno = Pexited(P) ? ESRCH : err;
+		return (NULL);
+	}
+	dt = diag_table_new_in(P, nsfd);
+	err = errno;
+	(void) close(nsfd);
+	errno = err;
+	return (dt);
+}
+
+const dent_t *
+diag_table_find(struct ps_prochandle *P, diag_table_t *dt, uint64_t ino)
+{
+	const dent_t *e;
+
+	while ((e = diag_table_lookup(dt, ino)) == NULL &&
+	    diag_table_next(P, dt))
+		continue;
+	return (e);
 }

@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 #include "core/Pcontrol.h"
 
@@ -49,11 +50,14 @@ typedef struct dent {
 	uint16_t	de_protocol;
 	uint8_t		de_family, de_type, de_state;
 	uint8_t		de_namelen, de_peerlen;
+	uint8_t		de_bound;	/* inet: bound to an interface */
 } dent_t;
 
 typedef struct diag_table {
 	int		dt_sock;	/* NETLINK_SOCK_DIAG, in the namespace */
 	char		dt_nserr[PERRMSG_MAX];	/* why there is none */
+	dev_t		dt_nsdev;	/* the namespace (its nsfs file) */
+	ino_t		dt_nsino;
 	uint32_t	dt_seq;
 	uint32_t	dt_dumped;	/* bit g: group g dumped */
 	char		dt_dumperr[PERRMSG_MAX];	/* a dump that failed */
@@ -75,13 +79,16 @@ typedef struct diag_table {
 } diag_table_t;
 
 /*
- * A new table for the target's network namespace: its netlink socket is
- * made there (by a short-lived thread that enters it, when it is not
- * ours).  NULL with errno and the handle's message when the target or
- * memory is missing; a table whose dt_nserr says why it cannot be
- * dumped when the namespace may not be entered (it holds no socket).
+ * A new table for the target's network namespace (diag_table_new), or
+ * for the namespace of the nsfs file nsfd (diag_table_new_in, which
+ * does not keep nsfd): its netlink socket is made there (by a
+ * short-lived thread that enters it, when it is not ours).  NULL with
+ * errno and the handle's message when the target or memory is missing;
+ * a table whose dt_nserr says why it cannot be dumped when the namespace
+ * may not be entered (it holds no socket).
  */
 extern diag_table_t *diag_table_new(struct ps_prochandle *);
+extern diag_table_t *diag_table_new_in(struct ps_prochandle *, int);
 extern void diag_table_free(diag_table_t *);
 
 /*
@@ -98,6 +105,9 @@ extern int diag_table_dumped(const diag_table_t *, int);
 
 /* The socket of inode ino (the latest record of it), or NULL. */
 extern const dent_t *diag_table_lookup(const diag_table_t *, uint64_t);
+/* The same, after dumping the groups not dumped yet until it is found. */
+extern const dent_t *diag_table_find(struct ps_prochandle *, diag_table_t *,
+    uint64_t);
 
 /* e's name (getsockname) and peer name (getpeername), into ss. */
 extern void diag_table_name(const diag_table_t *, const dent_t *,
@@ -110,18 +120,13 @@ extern void diag_table_peer(const diag_table_t *, const dent_t *,
  * host: the socket of the same transport (TCP or MPTCP, UDP, UDP-Lite)
  * whose own address and port are e's peer's and whose peer's are e's
  * own, in the tables dumped so far (an AF_INET address and its
- * v4-mapped AF_INET6 form are one).  0 when there is none; DIAG_REV_MANY
- * when two sockets of different inodes would do (never a guess); ENOMEM
- * in *errp when the index could not be made.
+ * v4-mapped AF_INET6 form are one); for a UDP or UDP-Lite socket that
+ * has none, the server (bound, connected to no one) that takes its
+ * datagrams.  0 when there is none; DIAG_REV_MANY when two sockets of
+ * different inodes would do (never a guess); ENOMEM in *errp when the
+ * index could not be made.
  */
 #define	DIAG_REV_MANY	UINT64_MAX
 extern uint64_t diag_table_reverse(diag_table_t *, const dent_t *, int *);
-
-/*
- * The table of the diag source, when it serves the handle (sock_diag.c),
- * else NULL: one who reads it while the walk's threads may run holds no
- * lock of the source's, so only before they start.
- */
-extern diag_table_t *sock_diag_table(struct ps_prochandle *);
 
 #endif	/* _DIAG_TABLE_H */

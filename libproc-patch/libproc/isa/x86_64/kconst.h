@@ -82,4 +82,7 @@
 #define	K_MINORBITS	20
 #define	K_MINORMASK	((1U << K_MINORBITS) - 1)
 
+/* include/linux/proc_ns.h: the initial pid namespace's inode number */
+#define	K_PROC_PID_INIT_INO	0xEFFFFFFCU
+
 #endif	/* _KCONST_H */

@@ -24,8 +24,10 @@
  * receive buffers, and the names; not the other options, SO_LINGER or a
  * unix peer's credentials: each record says so (sf_gapwhy), and pfiles
  * names them once per process.  The dumps and the table are
- * diag_table.c's, which the resolver of endpoints (endpoint.c) shares
- * when this source serves the handle (sock_diag_table()).
+ * diag_table.c's, kept per network namespace by diag_nets.c (a socket
+ * need not be in its holder's namespace), which the resolver of
+ * endpoints (endpoint.c) shares when this source serves the handle
+ * (sock_diag_nets()).
  */
 #include <errno.h>
 #include <netinet/tcp.h>
@@ -34,7 +36,7 @@
 #include <string.h>
 
 #include "netdiag/diag_parse.h"
-#include "netdiag/diag_table.h"
+#include "netdiag/diag_nets.h"
 #include "sock/socksrc.h"
 
 /* Why a record lacks the facts the tables do not hold. */
@@ -48,7 +50,7 @@ static const char diag_gapwhy[] =
  */
 typedef struct diag_state {
 	pthread_rwlock_t dg_lock;
-	diag_table_t	*dg_table;	/* diag_table.c */
+	diag_nets_t	*dg_nets;	/* diag_nets.c */
 } diag_state_t;
 
 /* ------------------------------------------------------------------ */
@@ -61,7 +63,7 @@ diag_release(struct ps_prochandle *P)
 
 	if (dg == NULL)
 		return;
-	diag_table_free(dg->dg_table);
+	diag_nets_free(dg->dg_nets);
 	(void) pthread_rwlock_destroy(&dg->dg_lock);
 	free(dg);
 	P->src_data = NULL;
@@ -74,7 +76,7 @@ diag_probe(struct ps_prochandle *P)
 
 	if ((dg = calloc(1, sizeof (*dg))) == NULL)
 		return (Pseterr(P, ENOMEM, "%s", strerror(ENOMEM)));
-	if ((dg->dg_table = diag_table_new(P)) == NULL) {
+	if ((dg->dg_nets = diag_nets_new(P)) == NULL) {
 		int err = errno;
 
 		free(dg);
@@ -85,15 +87,15 @@ diag_probe(struct ps_prochandle *P)
 	return (0);
 }
 
-diag_table_t *
-sock_diag_table(struct ps_prochandle *P)
+diag_nets_t *
+sock_diag_nets(struct ps_prochandle *P)
 {
 	diag_state_t *dg;
 
 	if (P->src_state != SRC_CHOSEN || P->src != &sock_diag_ops ||
 	    (dg = P->src_data) == NULL)
 		return (NULL);
-	return (dg->dg_table);
+	return (dg->dg_nets);
 }
 
 /* The facts of entry e, as the tables give them. */
@@ -149,7 +151,7 @@ static int
 diag_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 {
 	diag_state_t *dg = P->src_data;
-	diag_table_t *dt = dg->dg_table;
+	diag_table_t *dt = dg->dg_nets->dn_tab[0];
 	const dent_t *e;
 
 	if (dt->dt_nserr[0] != '\0') {
@@ -158,12 +160,13 @@ diag_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 	}
 	(void) pthread_rwlock_rdlock(&dg->dg_lock);
 	if ((e = diag_table_lookup(dt, ino)) == NULL) {
-		/* Not in the dumps made so far: the next groups', if any. */
+		/*
+		 * Not in the dumps made so far: the next groups', if any,
+		 * then the socket's own namespace's (diag_nets.c).
+		 */
 		(void) pthread_rwlock_unlock(&dg->dg_lock);
 		(void) pthread_rwlock_wrlock(&dg->dg_lock);
-		while ((e = diag_table_lookup(dt, ino)) == NULL &&
-		    diag_table_next(P, dt))
-			continue;
+		e = diag_nets_find(P, dg->dg_nets, fd, ino, &dt);
 	}
 	/*
 	 * A socket in no dump: of a family the tables do not cover, or made

@@ -1,0 +1,160 @@
+/*
+ * diag_nets.c: a socket's record in the tables of its own network
+ * namespace (diag_nets.h says why that need not be its holder's).
+ *
+ * The process's namespace's table is asked first, dumping the groups it
+ * needs.  A socket in none of its groups is asked for its own namespace:
+ * a duplicate of it (pidfd_getfd) answers SIOCGSKNS with an fd of that
+ * namespace, whose tables are then made (by a thread that enters it,
+ * when it is not pfiles' own) and kept, a few per process.  The same
+ * namespace as the process's means the socket is in no table at all
+ * (unbound, closed).  Where the socket cannot be asked (no pidfd, ptrace
+ * access or CAP_NET_ADMIN refused), pfiles' own namespace's tables are
+ * the next best: a socket of the host's namespace in a container's
+ * process is the common case, and a lookup by inode cannot mistake one
+ * socket for another.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sockios.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "netdiag/diag_nets.h"
+
+#ifndef	SYS_pidfd_getfd
+#define	SYS_pidfd_getfd	438
+#endif
+
+diag_nets_t *
+diag_nets_new(struct ps_prochandle *P)
+{
+	diag_nets_t *dn;
+
+	if ((dn = calloc(1, sizeof (*dn))) == NULL) {
+		(void) Pseterr(P, ENOMEM, "%s", strerror(ENOMEM));
+		errno = ENOMEM;
+		return (NULL);
+	}
+	if ((dn->dn_tab[0] = diag_table_new(P)) == NULL) {
+		int err = errno;
+
+		free(dn);
+		errno = err;
+		return (NULL);
+	}
+	dn->dn_n = 1;
+	dn->dn_own = DN_UNTRIED;
+	return (dn);
+}
+
+void
+diag_nets_free(diag_nets_t *dn)
+{
+	if (dn == NULL)
+		return;
+	for (size_t i = 0; i < dn->dn_n; i++)
+		diag_table_free(dn->dn_tab[i]);
+	free(dn);
+}
+
+/* The table kept for the namespace st names, or -1. */
+static int
+kept(const diag_nets_t *dn, const struct stat *st)
+{
+	for (size_t i = 0; i < dn->dn_n; i++)
+		if (dn->dn_tab[i]->dt_nsdev == st->st_dev &&
+		    dn->dn_tab[i]->dt_nsino == st->st_ino)
+			return ((int)i);
+	return (-1);
+}
+
+/*
+ * The table of the namespace of nsfd (kept, or made and kept): its
+ * index, or -1 when there is no room or it could not be made.
+ */
+static int
+table_of(struct ps_prochandle *P, diag_nets_t *dn, int nsfd)
+{
+	struct stat st;
+	diag_table_t *dt;
+	int i;
+
+	if (fstat(nsfd, &st) != 0)
+		return (-1);
+	if ((i = kept(dn, &st)) >= 0)
+		return (i);
+	if (dn->dn_n == DN_MAX || (dt = diag_table_new_in(P, nsfd)) == NULL)
+		return (-1);
+	if (dt->dt_nserr[0] != '\0') {
+		PDEBUG(P, "diag: network namespace %llu: %s",
+		    (unsigned long long)st.st_ino, dt->dt_nserr);
+	}
+	dn->dn_tab[dn->dn_n] = dt;
+	return ((int)dn->dn_n++);
+}
+
+/*
+ * The network namespace of the target's socket fd, as the socket says:
+ * an fd of it, or -1 with the errno of the call that failed.
+ */
+static int
+socket_netns(struct ps_prochandle *P, int fd)
+{
+	int s, ns, err;
+
+	if (PFD_PIDFD(P) < 0) {
+		errno = P->pidfd_err != 0 ? P->pidfd_err : EBADF;
+		return (-1);
+	}
+	if ((s = (int)syscall(SYS_pidfd_getfd, PFD_PIDFD(P), fd, 0)) < 0)
+		return (-1);
+	ns = ioctl(s, SIOCGSKNS);
+	err = errno;
+	(void) close(s);
+	errno = err;
+	return (ns);
+}
+
+const dent_t *
+diag_nets_find(struct ps_prochandle *P, diag_nets_t *dn, int fd,
+    uint64_t ino, diag_table_t **dtp)
+{
+	const dent_t *e;
+	int ns, i;
+
+	*dtp = dn->dn_tab[0];
+	if ((e = diag_table_find(P, dn->dn_tab[0], ino)) != NULL)
+		return (e);
+	if ((ns = socket_netns(P, fd)) >= 0) {
+		i = table_of(P, dn, ns);
+		(void) close(ns);
+	} else {
+		if (dn->dn_askerr == 0) {
+			dn->dn_askerr = errno;
+			PDEBUG(P, "diag: the network namespace of a socket not "
+			    "in the process's could not be asked (%s): "
+			    "pfiles' own is looked in", strerror(errno));
+		}
+		if (dn->dn_own == DN_UNTRIED) {
+			dn->dn_own = DN_NONE;
+			if ((ns = open("/proc/thread-self/ns/net", O_RDONLY |
+			    O_CLOEXEC)) >= 0) {
+				if ((i = table_of(P, dn, ns)) >= 0)
+					dn->dn_own = i;
+				(void) close(ns);
+			}
+		}
+		i = dn->dn_own;
+	}
+	/* The process's own namespace: the socket is in no table. */
+	if (i <= 0 || dn->dn_tab[i]->dt_nserr[0] != '\0')
+		return (NULL);
+	if ((e = diag_table_find(P, dn->dn_tab[i], ino)) != NULL)
+		*dtp = dn->dn_tab[i];
+	return (e);
+}
