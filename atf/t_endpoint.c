@@ -54,7 +54,8 @@
  *     the servers' holder, the servers have none.
  *   - netns_holder, netns_holder_bpf: cross, where the child moved to a
  *     network namespace of its own after: its sockets are looked up in
- *     their own namespace; every line as in cross.
+ *     their own namespace; every line as in cross.  Also with SIOCGSKNS
+ *     refused (seccomp): pfiles' own namespace is looked in instead.
  *   - netns_accept: a unix connection accepted from a client made in
  *     another network namespace: both ends (of the client's namespace,
  *     not their holders') have their lines.
@@ -80,6 +81,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <linux/sockios.h>
 #include <sys/wait.h>
 
 #include <atf-c.h>
@@ -88,6 +90,7 @@
 #include "testutil.h"
 
 #define	HELPER		BUILD_DIR "/atf/endpoint_helper"
+#define	SECCOMP_DENY	BUILD_DIR "/atf/seccomp_deny"
 #define	HELPER_SECONDS	"120"
 #define	PYTHON		"/usr/bin/python3"
 #define	CHECKER		SRC_DIR "/atf/json_check.py"
@@ -1665,11 +1668,35 @@ ATF_TC_HEAD(netns_holder, tc)
 }
 ATF_TC_BODY(netns_holder, tc)
 {
+	static const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
+	char kidpid[16], arg[32];
+	const char *argv[] = { SECCOMP_DENY, "-a", arg, "16", "1",
+	    TU_PFILES, "--via=pidfd", NULL, kidpid, NULL };
 	ep_view_t v;
+	tu_result_t r;
 
 	view_start(&v, "nscross");
 	require_cross_view(&v);
 	check_sources(&v, "nscross");
+	/*
+	 * Where a socket may not be asked its namespace (SIOCGSKNS refused,
+	 * as to a user without CAP_NET_ADMIN there), pfiles' own is looked
+	 * in: the child's sockets are of it.  The trace says the refusal
+	 * (the check of the check).
+	 */
+	(void) snprintf(arg, sizeof (arg), "1=%d", SIOCGSKNS);
+	(void) snprintf(kidpid, sizeof (kidpid), "%d",
+	    (int)v.v_procs[0].p_pid);
+	argv[7] = v.v_pid;
+	tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	tu_require_exit("seccomp_deny ioctl SIOCGSKNS pfiles", &r, 0);
+	tu_write_file("noskns.out", r.tr_out, r.tr_outlen);
+	tu_write_file("noskns.err", r.tr_err, r.tr_errlen);
+	check_all_holds("noskns", &v, r.tr_out, 0);
+	ATF_CHECK_MSG(strstr(r.tr_err, "could not be asked (Operation not "
+	    "permitted): pfiles' own is looked in") != NULL, "the trace does "
+	    "not say SIOCGSKNS was refused (see noskns.err)");
+	tu_result_free(&r);
 	view_stop(&v);
 }
 
