@@ -7,15 +7,31 @@
 #   make fuzz       AFL++ on every harness for FUZZ_SECONDS each
 #   make check-kernels  the kernel-dependent tests inside Debian's 6.1 and
 #                   6.12 kernels under qemu (KERNELS="pkg ..." to choose)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (BINDIR LIBDIR INCLUDEDIR
+#                   MANDIR PKGCONFIGDIR BASHCOMPDIR; CPPFLAGS CFLAGS LDFLAGS
+#                   are added to the project's flags)
+#   make deb        the Debian packages pfiles, libproc1, libproc-dev
 #   make deps-T     the Debian packages target T needs (demo, check, fuzz,
 #                   bench; each of those runs its own first)
 
 CC	?= cc
-PREFIX	?= /usr/local
-DESTDIR	?=
 SANITIZE ?= 0
 TOP	:= $(abspath .)
+
+# The version, written once (VERSION), and the project's name: pfiles
+# --version, LIBPROC_VERSION, libproc.pc and the Debian packages.
+VERSION	:= $(shell cat $(TOP)/VERSION)
+PROJECT	:= pfiles-linux
+
+# Where make install puts things (GNU's names); DESTDIR is a staging root.
+PREFIX	?= /usr/local
+BINDIR	?= $(PREFIX)/bin
+LIBDIR	?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR	?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DESTDIR	?=
 
 ifeq ($(SANITIZE),1)
 B	:= $(TOP)/build-san
@@ -38,15 +54,18 @@ ISA_DIR	:= $(TOP)/libproc-patch/libproc/isa/$(ISA)
 WARN	:= -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	   -Wmissing-prototypes -Wno-unused-parameter
 CFLAGS	?= -O2 -g
-ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -pthread $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC \
-	   -fno-semantic-interposition \
+# The environment's CPPFLAGS, CFLAGS and LDFLAGS (dpkg-buildflags'
+# hardening) are added to the project's own, never in their place.
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -pthread $(WARN) $(CPPFLAGS) $(CFLAGS) \
+	   $(SANFLAGS) -fPIC -fno-semantic-interposition \
+	   -DLIBPROC_VERSION='"$(VERSION)"' -DLIBPROC_PROJECT='"$(PROJECT)"' \
 	   -I$(TOP)/libproc-patch/libproc -I$(ISA_DIR)
 ALL_LDFLAGS := -pthread $(SANFLAGS) $(LDFLAGS)
 
 ALL	:=
 CLEAN	:=
 
-.PHONY: all check demo demo-build bench fuzz install clean deps
+.PHONY: all check demo demo-build bench fuzz install build-install clean deps
 all: build-all
 
 include libproc-patch/Makefile.inc
@@ -57,6 +76,13 @@ include atf/Makefile.inc
 -include bench/Makefile.inc
 
 build-all: $(ALL)
+
+# A target by its path from the top (make build/pfiles) is the same file
+# as the absolute one the rules name.
+REL_ALL := $(patsubst $(TOP)/%,%,$(ALL))
+.PHONY: $(REL_ALL)
+$(REL_ALL): %: $(TOP)/%
+	@:
 
 $(B)/%.o: $(TOP)/%.c
 	@mkdir -p $(dir $@)

@@ -1,7 +1,8 @@
 /*
  * t_pfiles_cli: pfiles' command line, checked exactly against the
  * contract (pfiles.1: SYNOPSIS, "Header", EXIT STATUS, DIAGNOSTICS):
- * usage errors, exit statuses and messages for pids that cannot be
+ * usage errors (each bad option named), --help, --version and
+ * --stat-only, exit statuses and messages for pids that cannot be
  * examined (gone, not a number, a zombie, permission denied), kernel
  * threads, several pids in one run, -n, the header lines, and --via.
  *
@@ -31,6 +32,7 @@
 #include "testutil.h"
 
 #define	USAGE	"usage:\tpfiles [-J] [-n] [--via=auto|pidfd|agent|diag|bpf] pid ...\n"
+#define	TRY	"Try 'pfiles --help' for more information.\n"
 #define	SLEEP_SECONDS	"600"
 #define	WAIT_STEP_US	5000
 #define	NOBODY		"65534"
@@ -309,8 +311,9 @@ ATF_TC_BODY(usage_no_pid, tc)
 ATF_TC(usage_bad_option);
 ATF_TC_HEAD(usage_bad_option, tc)
 {
-	atf_tc_set_md_var(tc, "descr", "An unknown option before a good "
-	    "pid: the usage line, exit 2, the pid not examined");
+	atf_tc_set_md_var(tc, "descr", "An unknown or malformed option "
+	    "before a good pid: the option named as GNU tools name it, the "
+	    "Try line, exit 2, the pid not examined");
 }
 ATF_TC_BODY(usage_bad_option, tc)
 {
@@ -321,10 +324,19 @@ ATF_TC_BODY(usage_bad_option, tc)
 		const char *const short_opt[] = { "-x", sl.sl_pid, NULL };
 		const char *const long_opt[] = { "--bogus", sl.sl_pid, NULL };
 		const char *const n_x[] = { "-nx", sl.sl_pid, NULL };
+		const char *const json_arg[] = { "--json=1", sl.sl_pid, NULL };
+		const char *const via_none[] = { "--via", NULL };
 
-		expect_pfiles(short_opt, 2, "", USAGE);
-		expect_pfiles(long_opt, 2, "", USAGE);
-		expect_pfiles(n_x, 2, "", USAGE);
+		expect_pfiles(short_opt, 2, "", "pfiles: invalid option -- "
+		    "'x'\n" TRY);
+		expect_pfiles(long_opt, 2, "", "pfiles: unrecognized option "
+		    "'--bogus'\n" TRY);
+		expect_pfiles(n_x, 2, "", "pfiles: invalid option -- 'x'\n"
+		    TRY);
+		expect_pfiles(json_arg, 2, "", "pfiles: option '--json' "
+		    "doesn't allow an argument\n" TRY);
+		expect_pfiles(via_none, 2, "", "pfiles: option '--via' "
+		    "requires an argument\n" TRY);
 	}
 	sleeper_stop(&sl);
 }
@@ -333,7 +345,8 @@ ATF_TC(usage_bad_via);
 ATF_TC_HEAD(usage_bad_via, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "--via with a value not in "
-	    "auto|pidfd|agent|diag: the usage line, exit 2");
+	    "auto|pidfd|agent|diag|bpf: the value named, the sources listed, "
+	    "the Try line, exit 2");
 }
 ATF_TC_BODY(usage_bad_via, tc)
 {
@@ -343,12 +356,129 @@ ATF_TC_BODY(usage_bad_via, tc)
 	sleeper_start(&sl, NULL, 0);
 	for (int i = 0; bad[i] != NULL; i++) {
 		char *opt = tu_asprintf("--via=%s", bad[i]);
+		char *err = tu_asprintf("pfiles: invalid argument '%s' for "
+		    "'--via' (one of auto, pidfd, agent, diag, bpf)\n" TRY,
+		    bad[i]);
 		const char *const args[] = { opt, sl.sl_pid, NULL };
 
-		expect_pfiles(args, 2, "", USAGE);
+		expect_pfiles(args, 2, "", err);
+		free(err);
 		free(opt);
 	}
 	sleeper_stop(&sl);
+}
+
+/* Does text hold a line that starts with prefix (after blanks)? */
+static int
+has_line(const char *text, const char *prefix)
+{
+	for (const char *p = text; p != NULL && *p != '\0'; ) {
+		const char *q = p + strspn(p, " ");
+
+		if (strncmp(q, prefix, strlen(prefix)) == 0)
+			return (1);
+		p = strchr(p, '\n');
+		p = p != NULL ? p + 1 : NULL;
+	}
+	return (0);
+}
+
+ATF_TC(help);
+ATF_TC_HEAD(help, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "-h and --help: the synopsis and a "
+	    "line per option on stdout (the --via line lists every source), "
+	    "nothing on stderr, exit 0, whatever follows");
+}
+ATF_TC_BODY(help, tc)
+{
+	static const char *const lines[] = { "-J, --json ",
+	    "-n, --stat-only ", "--via=SOURCE ", "-h, --help ",
+	    "-V, --version ", NULL };
+	static const char *const sources[] = { "auto", "pidfd", "agent",
+	    "diag", "bpf", NULL };
+	const char *const h[] = { "-h", NULL };
+	const char *const help[] = { "--help", "1", NULL };
+	tu_result_t r, r2;
+	const char *via;
+
+	run_pfiles(h, &r);
+	tu_require_exit("pfiles -h", &r, 0);
+	ATF_REQUIRE_EQ_MSG(r.tr_errlen, 0, "stderr: %s", r.tr_err);
+	ATF_REQUIRE_MSG(strncmp(r.tr_out, "Usage: pfiles [OPTION]... "
+	    "PID|/proc/PID...\n", 41) == 0, "no synopsis first: %s",
+	    r.tr_out);
+	for (int i = 0; lines[i] != NULL; i++)
+		ATF_CHECK_MSG(has_line(r.tr_out, lines[i]), "no line for %s",
+		    lines[i]);
+	via = strstr(r.tr_out, "--via=SOURCE ");
+	ATF_REQUIRE(via != NULL);
+	for (int i = 0; sources[i] != NULL; i++) {
+		const char *nl = strchr(via, '\n'), *at = strstr(via,
+		    sources[i]);
+
+		ATF_CHECK_MSG(at != NULL && nl != NULL && at < nl, "the --via "
+		    "line does not list %s", sources[i]);
+	}
+	run_pfiles(help, &r2);
+	tu_require_exit("pfiles --help 1", &r2, 0);
+	tu_require_same_text("--help", r.tr_out, r.tr_outlen, r2.tr_out,
+	    r2.tr_outlen);
+	ATF_CHECK_EQ(r2.tr_errlen, 0);
+	tu_result_free(&r);
+	tu_result_free(&r2);
+}
+
+ATF_TC(version);
+ATF_TC_HEAD(version, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "-V and --version: 'pfiles from "
+	    "PROJECT VERSION', the version as the VERSION file of the tree "
+	    "says, on stdout, exit 0");
+}
+ATF_TC_BODY(version, tc)
+{
+	const char *const v[] = { "-V", NULL };
+	const char *const version[] = { "--version", NULL };
+	char *file = tu_read_file(SRC_DIR "/VERSION", NULL), *want;
+	size_t n = strcspn(file, "\n");
+
+	ATF_REQUIRE_MSG(n > 0 && file[n] == '\n' && file[n + 1] == '\0',
+	    "VERSION is not one line: %s", file);
+	want = tu_asprintf("pfiles from pfiles-linux %.*s\n", (int)n, file);
+	expect_pfiles(v, 0, want, "");
+	expect_pfiles(version, 0, want, "");
+	free(want);
+	free(file);
+}
+
+ATF_TC(stat_only_long);
+ATF_TC_HEAD(stat_only_long, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "--stat-only is -n: the same output "
+	    "on the same process");
+}
+ATF_TC_BODY(stat_only_long, tc)
+{
+	sleeper_t sl;
+	tu_result_t a, b;
+
+	sleeper_start(&sl, NULL, 0);
+	{
+		const char *const n[] = { "-n", sl.sl_pid, NULL };
+		const char *const l[] = { "--stat-only", sl.sl_pid, NULL };
+
+		run_pfiles(n, &a);
+		run_pfiles(l, &b);
+	}
+	sleeper_stop(&sl);
+	tu_require_exit("pfiles -n", &a, 0);
+	tu_require_exit("pfiles --stat-only", &b, 0);
+	ATF_REQUIRE(strstr(a.tr_out, "   0: ") != NULL);
+	tu_require_same_text("--stat-only", a.tr_out, a.tr_outlen, b.tr_out,
+	    b.tr_outlen);
+	tu_result_free(&a);
+	tu_result_free(&b);
 }
 
 ATF_TC(no_such_process);
@@ -1442,6 +1572,9 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, usage_no_pid);
 	ATF_TP_ADD_TC(tp, usage_bad_option);
 	ATF_TP_ADD_TC(tp, usage_bad_via);
+	ATF_TP_ADD_TC(tp, help);
+	ATF_TP_ADD_TC(tp, version);
+	ATF_TP_ADD_TC(tp, stat_only_long);
 	ATF_TP_ADD_TC(tp, no_such_process);
 	ATF_TP_ADD_TC(tp, not_a_process_id);
 	ATF_TP_ADD_TC(tp, zombie);

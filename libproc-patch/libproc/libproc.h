@@ -25,6 +25,14 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+/*
+ * The version of this library, "MAJOR.MINOR.PATCH" (the project's VERSION
+ * file: the build defines it, make install writes it here).
+ */
+#ifndef	LIBPROC_VERSION
+#define	LIBPROC_VERSION	"@VERSION@"
+#endif
+
 #ifdef	__cplusplus
 extern "C" {
 #endif

@@ -2,6 +2,7 @@
  * pfiles(1): report the open files of processes.
  *
  *	pfiles [-J] [-n] [--via=auto|pidfd|agent|diag|bpf] pid ...
+ *	pfiles -h | --help | -V | --version
  *
  * The output contract is pfiles.1.  pfiles never stops its target for
  * long, never writes to it, and never kills it: socket facts come, with
@@ -13,7 +14,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -27,9 +27,8 @@
 #include "pf_comm.h"
 #include "pfiles_fmt.h"
 #include "pfiles_json.h"
+#include "pf_opts.h"
 
-#define	USAGE		"usage:\tpfiles [-J] [-n] [--via=auto|pidfd|agent|diag|bpf] " \
-			"pid ...\n"
 #define	STDOUT_BUFSZ	(64 * 1024)
 
 #define	NOTES_MAX	8	/* of one process, in JSON too */
@@ -393,61 +392,17 @@ show_process(const char *arg, int statonly, psocksrc_t via,
 	return (rv != 0);
 }
 
-static int
-parse_via(const char *s, psocksrc_t *viap)
-{
-	static const psocksrc_t all[] = {
-		PSOCK_AUTO, PSOCK_PIDFD, PSOCK_AGENT, PSOCK_DIAG, PSOCK_BPF
-	};
-
-	for (size_t i = 0; i < sizeof (all) / sizeof (all[0]); i++) {
-		if (strcmp(s, Psocksrc_name(all[i])) == 0) {
-			*viap = all[i];
-			return (0);
-		}
-	}
-	return (-1);
-}
-
-static void
-usage(void)
-{
-	(void) fputs(USAGE, stderr);
-	exit(2);
-}
-
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "via", required_argument, NULL, 'V' },
-		{ "json", no_argument, NULL, 'J' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static pf_comm_cache_t cc;
 	static pfj_t doc;
-	psocksrc_t via = PSOCK_AUTO;
-	int c, statonly = 0, rc = 0;
+	pf_args_t args;
+	int rc = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+Jn", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'J':
-			json = &doc;
-			break;
-		case 'n':
-			statonly = 1;
-			break;
-		case 'V':
-			if (parse_via(optarg, &via) != 0)
-				usage();
-			break;
-		default:
-			usage();
-		}
-	}
-	if (optind == argc)
-		usage();
+	pf_opts_parse(argc, argv, &args);
+	if (args.pa_json)
+		json = &doc;
 
 	/*
 	 * A reader that stops reading (pfiles PID | head) must not kill
@@ -460,8 +415,8 @@ main(int argc, char **argv)
 	(void) setvbuf(stdout, NULL, _IOFBF, STDOUT_BUFSZ);
 	if (json != NULL)
 		pfj_begin(json, stdout);
-	for (int i = optind; i < argc && !out_failed(); i++)
-		rc |= show_process(argv[i], statonly, via, &cc);
+	for (int i = args.pa_first; i < argc && !out_failed(); i++)
+		rc |= show_process(argv[i], args.pa_statonly, args.pa_via, &cc);
 	if (json != NULL && !out_failed())
 		pfj_end(json);
 

@@ -1,0 +1,208 @@
+/*
+ * pf_opts.c: pfiles' command line.  The options are written once, in
+ * opts[]: getopt_long's strings, --help and the messages for a bad
+ * option all come from that table, and the --via values from libproc
+ * (Psocksrc_name()).
+ *
+ * As GNU and util-linux tools do: --help on the standard output, exit 0;
+ * -V, --version: "pfiles from PROJECT VERSION", exit 0; an unknown or
+ * malformed option named on the standard error with a "Try" line, and
+ * illumos' exit status 2 for a usage error.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pf_opts.h"
+
+#ifndef	LIBPROC_PROJECT
+#define	LIBPROC_PROJECT	"pfiles-linux"
+#endif
+
+#define	USAGE_LINE	"usage:\tpfiles [-J] [-n] " \
+			"[--via=auto|pidfd|agent|diag|bpf] pid ...\n"
+
+/* Values of the options that have no letter (getopt_long's val). */
+#define	OPT_VIA		256
+
+typedef struct pf_opt {
+	int		o_letter;	/* the short option, or 0 */
+	const char	*o_long;	/* the long one */
+	int		o_arg;		/* no_argument, required_argument */
+	int		o_val;		/* what getopt_long returns for it */
+	const char	*o_argname;	/* its argument in --help */
+	const char	*o_help;	/* one line */
+} pf_opt_t;
+
+static const pf_opt_t opts[] = {
+	{ 'J', "json", no_argument, 'J', NULL,
+	    "print one JSON document (pfiles.schema.json)" },
+	{ 'n', "stat-only", no_argument, 'n', NULL,
+	    "the stat line of each fd only: no socket facts" },
+	{ 0, "via", required_argument, OPT_VIA, "SOURCE",
+	    "socket facts from SOURCE: " },	/* + the sources */
+	{ 'h', "help", no_argument, 'h', NULL,
+	    "print this help and exit" },
+	{ 'V', "version", no_argument, 'V', NULL,
+	    "print the version and exit" },
+};
+#define	NOPTS	(sizeof (opts) / sizeof (opts[0]))
+
+/* The sources --via takes, in the order --help lists them. */
+static const psocksrc_t sources[] = {
+	PSOCK_AUTO, PSOCK_PIDFD, PSOCK_AGENT, PSOCK_DIAG, PSOCK_BPF
+};
+#define	NSOURCES	(sizeof (sources) / sizeof (sources[0]))
+
+static const pf_opt_t *
+opt_of(int val)
+{
+	for (size_t i = 0; i < NOPTS; i++)
+		if (opts[i].o_val == val)
+			return (&opts[i]);
+	return (NULL);
+}
+
+/* The --via values, "a, b, c", to fp. */
+static void
+put_sources(FILE *fp)
+{
+	for (size_t i = 0; i < NSOURCES; i++)
+		(void) fprintf(fp, "%s%s", i > 0 ? ", " : "",
+		    Psocksrc_name(sources[i]));
+}
+
+static _Noreturn void
+help(void)
+{
+	(void) printf("Usage: pfiles [OPTION]... PID|/proc/PID...\n"
+	    "Report the open files of each process: for each fd its fstat "
+	    "and fcntl facts,\nits path, locks and, for a socket, its "
+	    "options, names, peer and endpoints.\n\n");
+	for (size_t i = 0; i < NOPTS; i++) {
+		const pf_opt_t *o = &opts[i];
+		char head[40];
+
+		(void) snprintf(head, sizeof (head), "%c%c%c --%s%s%s",
+		    o->o_letter != 0 ? '-' : ' ',
+		    o->o_letter != 0 ? o->o_letter : ' ',
+		    o->o_letter != 0 ? ',' : ' ', o->o_long,
+		    o->o_argname != NULL ? "=" : "",
+		    o->o_argname != NULL ? o->o_argname : "");
+		(void) printf("  %-22s %s", head, o->o_help);
+		if (o->o_val == OPT_VIA)
+			put_sources(stdout);
+		(void) printf("\n");
+	}
+	(void) printf("\nExit status: 0 when every process was examined, "
+	    "1 when one could not be,\n2 for a usage error.  See pfiles(1).\n");
+	exit(0);
+}
+
+static _Noreturn void
+version(void)
+{
+	(void) printf("pfiles from %s %s\n", LIBPROC_PROJECT,
+	    LIBPROC_VERSION);
+	exit(0);
+}
+
+/* A usage error: what is wrong (head, name, tail), the Try line, exit 2. */
+static _Noreturn void
+bad(const char *head, const char *name, const char *tail)
+{
+	(void) fprintf(stderr, "pfiles: %s%s%s\nTry 'pfiles --help' for more "
+	    "information.\n", head, name, tail);
+	exit(2);
+}
+
+static _Noreturn void
+bad_via(const char *s)
+{
+	(void) fprintf(stderr, "pfiles: invalid argument '%s' for '--via' "
+	    "(one of ", s);
+	put_sources(stderr);
+	(void) fprintf(stderr, ")\nTry 'pfiles --help' for more "
+	    "information.\n");
+	exit(2);
+}
+
+/*
+ * getopt_long's '?' or ':': which option, and what is wrong with it.
+ * optopt is the option's val when getopt knew the option (a long one
+ * given an argument it takes none of, or one lacking its argument), the
+ * unknown letter for a short one, and 0 for an unknown long one.
+ */
+static _Noreturn void
+bad_option(int c, char *const argv[], int ind)
+{
+	const pf_opt_t *o = optopt != 0 ? opt_of(optopt) : NULL;
+	char letter[2] = { (char)optopt, '\0' };
+
+	if (c == ':' && o != NULL)
+		bad("option '--", o->o_long, "' requires an argument");
+	if (o != NULL)
+		bad("option '--", o->o_long, "' doesn't allow an argument");
+	if (optopt != 0)
+		bad("invalid option -- '", letter, "'");
+	bad("unrecognized option '", argv[ind - 1], "'");
+}
+
+void
+pf_opts_parse(int argc, char **argv, pf_args_t *a)
+{
+	struct option longopts[NOPTS + 1];
+	char shorts[2 + 2 * NOPTS + 1] = "+:";
+	size_t ns = 2;
+	int c;
+
+	memset(a, 0, sizeof (*a));
+	a->pa_via = PSOCK_AUTO;
+	memset(longopts, 0, sizeof (longopts));
+	for (size_t i = 0; i < NOPTS; i++) {
+		longopts[i].name = opts[i].o_long;
+		longopts[i].has_arg = opts[i].o_arg;
+		longopts[i].val = opts[i].o_val;
+		if (opts[i].o_letter != 0) {
+			shorts[ns++] = (char)opts[i].o_letter;
+			if (opts[i].o_arg == required_argument)
+				shorts[ns++] = ':';
+		}
+	}
+	shorts[ns] = '\0';
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'J':
+			a->pa_json = 1;
+			break;
+		case 'n':
+			a->pa_statonly = 1;
+			break;
+		case OPT_VIA: {
+			size_t i;
+
+			for (i = 0; i < NSOURCES; i++)
+				if (strcmp(optarg,
+				    Psocksrc_name(sources[i])) == 0)
+					break;
+			if (i == NSOURCES)
+				bad_via(optarg);
+			a->pa_via = sources[i];
+			break;
+		}
+		case 'h':
+			help();
+		case 'V':
+			version();
+		default:
+			bad_option(c, argv, optind);
+		}
+	}
+	if (optind == argc) {
+		(void) fputs(USAGE_LINE, stderr);
+		exit(2);
+	}
+	a->pa_first = optind;
+}
