@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # pfiles for Linux: libproc, pfiles(1), fixtures, the kyua suite, fuzzing.
 #
 #   make            build everything into $(B)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # deps.sh PKG...: make sure the Debian packages a make target needs are
 # present (the lists are in the top Makefile, DEPS_<target>).  As root,
 # install the missing ones; otherwise print the exact apt-get line and fail.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # kyua-count.sh RESULTS.db: print "kyua: N passed, N failed, N skipped"
 # counted from a kyua results file.  Broken tests count as failed,
 # expected failures as passed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * agentutil.h: what the agent's test programs (t_agent_life, t_pr_calls,
  * t_agent_pass) share: fixtures/agent_target, its manifest (its own view

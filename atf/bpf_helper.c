@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bpf_helper: targets for t_bpf.  The helper says what it made, from its
  * own view, on stdout ("KEY VALUE..." lines, then "ready"), and then waits

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * endpoint_helper: processes that hold the two ends of local connections
  * between them, for t_endpoint.  Each process says, from its own view,

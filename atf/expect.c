@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * expect.c: pfiles' expected text from a sockfix manifest (see expect.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * expect.h: the pfiles text a sockfix process must produce, computed from
  * sockfix's manifest (its own view of its fds, see fixtures/sockfix.c) by

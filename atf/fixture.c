@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fixture.c: fixtures/sockfix started and its manifest read, and the list
  * of its sets (fixture.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fixture.h: fixtures/sockfix started by a test, and its manifest (its
  * own view of every fd it opened) read and parsed.  Shared by the test

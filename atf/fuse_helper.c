@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuse_helper: a FUSE filesystem with one file that then stops
  * answering, as a hung FUSE (or NFS) server does.  For t_truth's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * harm_helper: targets for t_harm, each of which checks, from its own
  * view, that the agent did it no harm.  It says what it made ("KEY VALUE"

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-2-Clause
 """json_check.py: the checker of pfiles -J for atf/t_json.c.
 
 Run with Debian's /usr/bin/python3 (python3-jsonschema).  Two commands:

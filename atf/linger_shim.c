@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * linger_shim.so: an LD_PRELOAD wrapper of close(2) for t_harm's
  * linger_not_waited case, which makes a race deterministic: the target

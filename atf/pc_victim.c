@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pc_victim: a program with known numbers of each counted call, for
  * t_preadcount.  It is built four ways (see atf/Makefile.inc): plainly,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pcount: run a program under libpreadcount.so and read what it counted.
  */

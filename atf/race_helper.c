@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * race_helper: targets for t_race, whose pfiles a wrapper (race_shim.so)
  * stops at one exact call while the target changes.  The helper says

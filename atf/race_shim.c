@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * race_shim.so: an LD_PRELOAD wrapper, loaded into pfiles by t_race, that
  * makes a race deterministic: at one exact call of pfiles, something

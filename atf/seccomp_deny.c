@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * seccomp_deny: run a program with one system call refused, as a sandbox
  * would refuse it.

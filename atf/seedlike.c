@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * seedlike: a test-only program that reads /proc the way the seed's pfiles
  * did on illumos, so that t_budget can show that its budget checker

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_agent_life: the agent's life (libproc-patch/libproc/agent/agent.c,
  * Psyscall.c): a thread of the target borrowed and given back, Psyscall

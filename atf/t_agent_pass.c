@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_agent_pass: pfiles --via=agent, where the target passes its sockets
  * to pfiles over SCM_RIGHTS (libproc-patch/libproc/src/agent/sock_pass.c),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_api: every public function of libproc (libproc.h) called with NULL and
  * invalid arguments, held to what libproc.3 says of them (its ERRORS

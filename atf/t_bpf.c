@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_bpf: the bpf source of socket facts (pfiles.1, "bpf") against the
  * pidfd source, byte for byte.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_budget: what pfiles reads per socket, and the netlink messages it
  * sends, against a budget per --via.

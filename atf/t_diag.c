@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_diag: pfiles' socket source diag (NETLINK_SOCK_DIAG), where the
  * others cannot serve and across network namespaces.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_diag_parse: unit tests of the NETLINK_SOCK_DIAG reply parser and
  * request builders (diag_parse.c): on replies built here byte by byte,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_docs: the manual pages are well-formed and say what the program does:
  * mandoc finds nothing to warn about, and the synopsis of pfiles.1 is the
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include "testutil.h"
@@ -510,6 +512,191 @@ ATF_TC_BODY(kyuafile_check_fails, tc)
 	progs_free(&k);
 }
 
+/* ------------------------------------------------------------------ */
+/* The licence. */
+
+#define	SPDX_BSD	"SPDX-License-Identifier: BSD-2-Clause"
+#define	SPDX_DUAL	"SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only"
+#define	BPF_DIR		"libproc-patch/libproc/src/bpf/"
+
+/* Is name (a file's, path from the top) one of the project's sources? */
+static int
+is_source(const char *path)
+{
+	static const char *const ends[] = { ".c", ".h", ".sh", ".py", ".js",
+	    ".in", ".1", ".3", ".bash-completion", ".dict", NULL };
+	static const char *const names[] = { "Makefile", "Makefile.inc",
+	    "Kyuafile", "mapfile", "catalogue", "run", "rules", NULL };
+	const char *base = strrchr(path, '/');
+	size_t n = strlen(path);
+
+	base = base != NULL ? base + 1 : path;
+	for (int i = 0; names[i] != NULL; i++)
+		if (strcmp(base, names[i]) == 0)
+			return (1);
+	for (int i = 0; ends[i] != NULL; i++) {
+		size_t e = strlen(ends[i]);
+
+		if (n > e && strcmp(path + n - e, ends[i]) == 0)
+			return (1);
+	}
+	return (0);
+}
+
+/* The BPF program's files: the dual licence, for the kernel's helpers. */
+static int
+is_bpf_program(const char *path)
+{
+	return (strncmp(path, BPF_DIR "pfiles.bpf.c", 33) == 0 ||
+	    strncmp(path, BPF_DIR "pfiles_locks.bpf.h", 39) == 0 ||
+	    strncmp(path, BPF_DIR "pfiles_sock.bpf.h", 38) == 0 ||
+	    strncmp(path, BPF_DIR "pfiles_ktypes.h", 36) == 0 ||
+	    strncmp(path, BPF_DIR "pfiles_bpf.h", 33) == 0);
+}
+
+/* The build's folders, the fuzz corpus, and the packages' scratch. */
+static int
+skip_dir(const char *rel)
+{
+	return (strncmp(rel, "build", 5) == 0 ||
+	    strcmp(rel, "fuzz/corpus") == 0 ||
+	    (strncmp(rel, "debian/", 7) == 0 &&
+	    strcmp(rel, "debian/source") != 0));
+}
+
+/*
+ * The files of the tree under dir (a path from the top, "" the top), but
+ * the build's, git's, the fuzz corpus and packaging's scratch: each
+ * source's first three lines must hold its SPDX line.  The number of
+ * sources checked, into *np; the offenders, into bad.
+ */
+static void
+walk_sources(const char *dir, size_t *np, char **bad)
+{
+	char *full = tu_asprintf("%s/%s", SRC_DIR, dir);
+	DIR *d = opendir(full);
+	struct dirent *de;
+
+	ATF_REQUIRE_MSG(d != NULL, "opendir %s: %s", full, strerror(errno));
+	while ((de = readdir(d)) != NULL) {
+		char *rel = tu_asprintf("%s%s", dir, de->d_name), *path;
+		struct stat st;
+
+		path = tu_asprintf("%s/%s", SRC_DIR, rel);
+		if (de->d_name[0] == '.' && strcmp(de->d_name, ".ci") != 0) {
+			/* ., .., .git, .gitignore */
+		} else if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) {
+			/* gone, or a link */
+		} else if (S_ISDIR(st.st_mode)) {
+			if (!skip_dir(rel)) {
+				char *sub = tu_asprintf("%s/", rel);
+
+				walk_sources(sub, np, bad);
+				free(sub);
+			}
+		} else if (S_ISREG(st.st_mode) && is_source(rel)) {
+			FILE *fp = fopen(path, "r");
+			char line[256];
+			int found = 0;
+			const char *want = is_bpf_program(rel) ? SPDX_DUAL :
+			    SPDX_BSD;
+
+			ATF_REQUIRE(fp != NULL);
+			for (int i = 0; i < 3 && fgets(line, sizeof (line),
+			    fp) != NULL; i++) {
+				char *at = strstr(line, "SPDX-License-");
+
+				/* The identifier, then the end of the comment. */
+				if (at != NULL && strncmp(at, want,
+				    strlen(want)) == 0 && strchr(" */\n",
+				    at[strlen(want)]) != NULL)
+					found = 1;
+			}
+			(void) fclose(fp);
+			(*np)++;
+			if (!found) {
+				char *next = tu_asprintf("%s %s", *bad, rel);
+
+				free(*bad);
+				*bad = next;
+			}
+		}
+		free(path);
+		free(rel);
+	}
+	(void) closedir(d);
+	free(full);
+}
+
+ATF_TC(spdx_everywhere);
+ATF_TC_HEAD(spdx_everywhere, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "LICENSE is the BSD 2-Clause licence; "
+	    "every source file of the tree (C, shell, Python, JavaScript, "
+	    "make, the pages) says 'SPDX-License-Identifier: BSD-2-Clause' "
+	    "in its first three lines, the BPF program's 'BSD-2-Clause OR "
+	    "GPL-2.0-only', and the program declares 'Dual BSD/GPL' to the "
+	    "kernel");
+}
+ATF_TC_BODY(spdx_everywhere, tc)
+{
+	char *lic = tu_read_file(SRC_DIR "/LICENSE", NULL);
+	char *prog = tu_read_file(SRC_DIR "/" BPF_DIR "pfiles.bpf.c", NULL);
+	char *bad = tu_asprintf("%s", "");
+	size_t n = 0;
+
+	ATF_CHECK_MSG(strncmp(lic, "BSD 2-Clause License\n", 21) == 0 &&
+	    strstr(lic, "Redistributions in binary form must reproduce") !=
+	    NULL, "LICENSE is not the BSD 2-Clause licence");
+	ATF_CHECK_MSG(strstr(prog, "SEC(\"license\") = \"Dual BSD/GPL\";") !=
+	    NULL, "the BPF program does not declare Dual BSD/GPL");
+	walk_sources("", &n, &bad);
+	ATF_CHECK_MSG(n >= 150, "only %zu sources found under %s", n,
+	    SRC_DIR);
+	ATF_CHECK_MSG(bad[0] == '\0', "no SPDX line, or the wrong one:%s",
+	    bad);
+	free(bad);
+	free(prog);
+	free(lic);
+}
+
+ATF_TC(options_documented);
+ATF_TC_HEAD(options_documented, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "every option pfiles --help lists has "
+	    "its entry in pfiles.1 (.It Fl X , Fl -long, or .It Fl -long)");
+}
+ATF_TC_BODY(options_documented, tc)
+{
+	const char *const argv[] = { TU_PFILES, "--help", NULL };
+	char *page = tu_read_file(PFILES_1, NULL), *save = NULL, *line;
+	tu_result_t r;
+	int nopts = 0;
+
+	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_require_exit("pfiles --help", &r, 0);
+	for (line = strtok_r(r.tr_out, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		char letter = 0, name[32];
+		char *entry;
+
+		if (sscanf(line, " -%c, --%31[a-z-]", &letter, name) == 2)
+			entry = tu_asprintf(".It Fl %c , Fl -%s\n", letter,
+			    name);
+		else if (sscanf(line, " --%31[a-z-]", name) == 1)
+			entry = tu_asprintf(".It Fl -%s", name);
+		else
+			continue;
+		nopts++;
+		ATF_CHECK_MSG(strstr(page, entry) != NULL, "pfiles.1 has no "
+		    "entry %s", entry);
+		free(entry);
+	}
+	ATF_CHECK_MSG(nopts >= 5, "--help lists %d options", nopts);
+	tu_result_free(&r);
+	free(page);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, lint);
@@ -517,5 +704,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, via_values_documented);
 	ATF_TP_ADD_TC(tp, kyuafile_is_atf_tests);
 	ATF_TP_ADD_TC(tp, kyuafile_check_fails);
+	ATF_TP_ADD_TC(tp, spdx_everywhere);
+	ATF_TP_ADD_TC(tp, options_documented);
 	return (atf_no_error());
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_exports: the shared library's interface is what libproc.h says.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_fuzz_replay: every file of the fuzzing corpus of each target,
  * fuzz/corpus/TARGET/, run through that target's replay driver,

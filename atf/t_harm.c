@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_harm: the agent does its target no harm that the target can see.
  * Each case runs pfiles --via=agent at a target of atf/harm_helper.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_hostile: a target cannot forge pfiles' output.
  *

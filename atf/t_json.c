@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_json: pfiles -J (pfiles.1, JSON OUTPUT; pfiles.schema.json).
  *

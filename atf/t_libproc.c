@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_libproc: the library's grab, psinfo, memory access and fd walk, on
  * children of the test: the grab's error codes, Pread/Pwrite against the

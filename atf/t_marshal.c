@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_marshal: unit tests of the argument marshalling of injected system
  * calls (libproc-patch/libproc/agent/marshal.c): layout, alignment,

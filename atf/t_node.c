@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_node: pfiles on the seed's scenario, fixtures/sockets.js under node,
  * with 100 loopback connections.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_parsers: unit tests of the pure parsers of kernel data (fdinfo, stat,
  * cmdline, limits, status, maps), of the record accessor and of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_pfiles_cli: pfiles' command line, checked exactly against the
  * contract (pfiles.1: SYNOPSIS, "Header", EXIT STATUS, DIAGNOSTICS):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_pfiles_fixture: pfiles' output on the sockfix fixture, byte for byte.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_pr_calls: the pr_* wrappers of the agent (libproc-patch/libproc/
  * agent/pr_calls.c), each call against the target's own view of its fds.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_preadcount: libpreadcount.so counts exactly what a program does.
  *

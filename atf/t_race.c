@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_race: what pfiles shows when the target changes at one exact step of
  * the walk.  A wrapper preloaded into pfiles (atf/race_shim.c) stops it

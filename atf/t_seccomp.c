@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_seccomp: the agent never injects a system call that the target's
  * seccomp filters have not been proven to allow.

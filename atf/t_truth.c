@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_truth: pfiles never prints a false fact, and never drops an fd
  * without saying so.  Each case reproduces one situation in which it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_via: where pfiles takes socket facts from when pidfd_getfd(2) is
  * refused, as a sandbox's seccomp policy or an old kernel refuses it:

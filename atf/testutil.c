@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * testutil.c: helpers shared by the ATF test programs (see testutil.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * truth_helper: targets for t_truth, each one of the situations in which
  * pfiles once printed something false.  The helper says what it made,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench.sh BUILD_DIR TOP: pfiles against lsof, lsfd and ss (make bench).
 #
 # pfiles is timed with each source of socket facts: --via=pidfd,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fmtbench: pfiles' text formatter alone, timed (make bench).
  *

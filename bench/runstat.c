@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * runstat: run a command once, print its wall time, peak RSS and CPU time.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # sigkill.sh BUILD TRIALS: SIGKILL pfiles --via=agent at a random moment of
 # its work, TRIALS times in each of the agent's two paths, and count the
 # targets that died or were left stopped.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * afl.c: the AFL++ driver, persistent mode with shared-memory test cases.
  * afl-clang-fast defines the __AFL_* macros; built any other way this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bpfrec.c: fuzzing harness of the BPF record parser (bpfrec_parse.c).
  *

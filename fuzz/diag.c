@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * diag.c: fuzzing harness of the NETLINK_SOCK_DIAG reply parser
  * (diag_parse.c).

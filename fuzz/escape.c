@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * escape.c: fuzzing harness of the rule for text from the target
  * (pf_escape.c), which every name pfiles prints from a target goes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fdinfo.c: fuzzing harness of the fdinfo parser (fdinfo_parse.c).
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # fuzz.sh: AFL++ runs and corpus minimization for the harnesses of fuzz/.
 # Called by fuzz/Makefile.inc:
 #

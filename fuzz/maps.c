@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * maps.c: fuzzing harness of the streaming /proc/PID/maps scanner and its
  * line parser (procfs_parse.c).

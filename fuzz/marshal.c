@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * marshal.c: fuzzing harness of the agent's argument marshalling
  * (libproc-patch/marshal.c), a batch at a time:

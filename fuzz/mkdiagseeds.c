@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mkdiagseeds: write seed inputs for the diag harness (fuzz/diag.c) from
  * real NETLINK_SOCK_DIAG replies of this machine's kernel.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mkseeds: write seed inputs for the harnesses from real kernel data.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * procfs.c: fuzzing harness of the parsers of /proc/PID/stat, cmdline,
  * limits and status (procfs_parse.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * replay.c: the replay driver.  Runs the harness once on each file named
  * on the command line, and on each regular file of each directory named,

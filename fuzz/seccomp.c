@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * seccomp.c: fuzzing harness of the checker of seccomp filters
  * (seccomp_check.c): the validator, the interpreter and the combination

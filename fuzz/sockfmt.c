@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sockfmt.c: fuzzing harness of the decoding of socket facts and of the
  * formatting of a whole fd (pfiles_fmt.c), on records built by fdrec.c.

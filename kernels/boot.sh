@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # boot.sh: boot a kernel fetched by kernels/fetch.sh under qemu and run a
 # command inside it.  The guest sees the host's / read-only (9p tag
 # hostroot) and OUTDIR read-write at the same path (9p tag out); it runs

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # btfcheck.sh [KVER ...]: the build check of the bpf source's program
 # against each kernel's own types.
 #

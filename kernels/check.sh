@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # check.sh: make check-kernels.  The kyua suite's kernel-dependent test
 # programs, inside each kernel of a list, booted under qemu (boot.sh),
 # after the build check of the bpf program against each kernel's types

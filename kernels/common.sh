@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # common.sh: shared helpers sourced by the kernels/ scripts (fetch.sh,
 # initramfs.sh, boot.sh): repository root, cache directory, package checks.
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # fetch.sh: resolve Debian kernel package names (meta-packages such as
 # linux-image-amd64 are followed through their Depends) to concrete
 # linux-image-<kver> packages, download each one and unpack it into

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # guest.sh: PID 1 of a kernels/boot.sh guest, after the initramfs has
 # switch_rooted into the host's root (read-only over 9p).  It mounts what a
 # normal system has (writable tmpfs on /tmp, /run, /var/tmp, /root, ...),

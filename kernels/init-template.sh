@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # init-template.sh: the /init of the initramfs that kernels/initramfs.sh
 # builds (run by busybox sh as PID 1).  It loads the modules listed in
 # /modules.list, mounts the host's root read-only over virtio-9p (tag

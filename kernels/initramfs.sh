@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
 # initramfs.sh: build $KERNELS_DIR/KVER/initramfs.cpio.gz for a kernel that
 # fetch.sh unpacked: static busybox, the modules needed to mount the host
 # root over virtio-9p and the socket diag modules (each with its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # mutate.sh [-n] [-m MIN] [CATALOGUE]: mutation testing of the suite.
 # -n: only check the catalogue (format, ids, every snippet found exactly
 # once in the tree), without building or running anything.

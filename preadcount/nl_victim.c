@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * nl_victim: a program with known numbers of netlink sends and receives,
  * for t_preadcount's netlink cases.  Built twice (preadcount/Makefile.inc):

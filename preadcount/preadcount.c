@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libpreadcount.so: count, per (libc entry, file), the calls through which
  * a process reads or writes a file or another process's memory, and the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # demo.sh BUILD_DIR: pfiles on a live node.js process with 100 loopback
 # connections, then the tally of what pfiles read to produce it.
 #

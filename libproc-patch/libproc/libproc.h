@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libproc.h: the illumos process-control library, for Linux.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pf_comm.c: the names of processes, for the lines that name peers and
  * holders (pf_comm.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pf_comm.h: the names of the processes that "peer:" and "endpoint:"
  * lines name (their comm, /proc/PID/comm), read once each: peers repeat,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pf_escape.c: the rule for text from the target (pf_escape.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pf_escape.h: the one rule by which pfiles writes text that comes from
  * the target: its command line, its comm, file paths, unix socket names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pf_lbuf.c: the line buffer of pfiles' text formatter, its out-of-line
  * part (pf_lbuf.h has the rest, in line): the flush, the target's text

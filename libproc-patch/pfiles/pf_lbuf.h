@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pf_lbuf.h: the line buffer of pfiles' text formatter (pfiles_fmt.c,
  * pf_sockfmt.c), and its writers of bytes, words and numbers.  Private to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pf_opts.c: pfiles' command line.  The options are written once, in
  * opts[]: getopt_long's strings, --help and the messages for a bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pf_opts.h: pfiles' command line (pf_opts.c).
  */

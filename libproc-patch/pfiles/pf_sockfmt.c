@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pf_sockfmt.c: the lines pfiles prints of a socket, after its flags
  * line: its type, its options, its addresses, its peer and the holders of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pf_sockfmt.h: what pfiles_fmt.c asks of pf_sockfmt.c, the socket part of
  * the text formatter.  Private to the formatter; what the JSON output

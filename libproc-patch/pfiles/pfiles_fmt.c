@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pfiles_fmt.c: what pfiles prints for a process and each of its fds.
  * The layout is illumos pfiles' own; the contract is pfiles.1.

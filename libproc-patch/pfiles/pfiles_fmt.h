@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pfiles_fmt.h: the formatting of pfiles(1), per the output contract
  * (pfiles.1).  No system calls: everything printed comes from the records

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pfiles_json.c: pfiles -J.  The facts are the text's, decided and named
  * by the text's formatter (pfiles_fmt.h: the same item index, the same

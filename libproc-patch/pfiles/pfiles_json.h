@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pfiles_json.h: pfiles -J, the same facts as the text as one JSON
  * document, streamed (pfiles.schema.json is its schema; pfiles.1 says

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bpfdump: a developer's tool for the BPF task-file iterator.
  *

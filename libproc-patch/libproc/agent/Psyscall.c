@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Psyscall.c: running system calls in the target through the agent
  * (agent.c borrows the thread): Psyscall and Psyscall_batch.

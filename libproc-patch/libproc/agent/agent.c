@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * agent.c: the agent -- one thread of the target borrowed through
  * ptrace(2) to run system calls in the target -- its life: seize, park,

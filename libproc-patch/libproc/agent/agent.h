@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * agent.h: the agent's insides, shared by agent.c (its life: seize,
  * park, release), agent_stop.c (ptrace stops, waits and registers) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * agent_seccomp.c: the borrowed thread's seccomp filters, read once per
  * agent, and the proof, before each call is injected, that they allow

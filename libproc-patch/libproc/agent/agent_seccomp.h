@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * agent_seccomp.h: the agent never injects a system call that the
  * borrowed thread's seccomp filters have not been proven to allow

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * agent_stop.c: the agent's ptrace stops.  Every wait for a stop is
  * bounded (AGENT_STOP_MS): waitpid with WNOHANG, spinning briefly and

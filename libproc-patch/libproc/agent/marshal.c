@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * marshal.c: the layout of injected system calls' arguments in the
  * target, and the way back.  Pure: no system calls, no I/O (see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * marshal.h: the arguments of system calls run in a target, laid out in
  * the target's memory.  A pure module: no system calls, no I/O, no global

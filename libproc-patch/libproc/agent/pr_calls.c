@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pr_calls.c: illumos' pr_* wrappers, each a system call run in the
  * target through Psyscall() (and so through an agent made for the call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * seccomp_check.c: the checker of seccomp filters, the interpreter that
  * runs them on a planned call, and the kernel's rule for combining their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * seccomp_check.h: what a thread's seccomp filters would do with a
  * system call, worked out without making it.  A pure module: no system

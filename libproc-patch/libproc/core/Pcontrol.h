@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Pcontrol.h: the inside of a process handle, and what the files of
  * libproc share.  Not installed.

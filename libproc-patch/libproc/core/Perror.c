@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Perror.c: the handle's message, and the debug trace.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Pgrab.c: grabbing and releasing a process, its psinfo and limits, and
  * its memory (Pread/Pwrite).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * procfile.c: the one reader of small files of /proc (stat, comm,
  * cmdline, limits, status).  Such a file is generated whole when it is

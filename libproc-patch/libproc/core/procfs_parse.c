@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * procfs_parse.c: pure parsers of /proc/PID/stat, cmdline, limits, status
  * and maps.  No I/O: the callers read the files.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * procfs_parse.h: pure parsers of the per-process files of /proc that
  * libproc reads once per grab (stat, cmdline, limits, status) or once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * endpoint.c: who holds the other end of each of the target's sockets
  * whose other end is on this host.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * endpoint.h: the processes at the other end of a local socket (the
  * holders of the socket that is connected to one of the target's), for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * endpoint_impl.h: what the files of endpoint/ share, and nothing else
  * includes.  Not installed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * endpoint_index.c: the answers of endpoint/, kept by inode, and
  * endpoints_of(), which gives them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * endpoint_scan.c: the fd tables endpoint/ reads: the target's, for its
  * sockets and their inodes, and every other process's, for the holders

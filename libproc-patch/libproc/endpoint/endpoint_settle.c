@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * endpoint_settle.c: the other end of each of the target's sockets
  * (endpoint.c's step 2): the socket connected to it, by its inode.

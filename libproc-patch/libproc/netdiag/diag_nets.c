@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * diag_nets.c: a socket's record in the tables of its own network
  * namespace (diag_nets.h says why that need not be its holder's).

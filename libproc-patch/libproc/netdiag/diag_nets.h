@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * diag_nets.h: a socket's record in the kernel's socket tables of its
  * own network namespace, which need not be its holder's.  Not

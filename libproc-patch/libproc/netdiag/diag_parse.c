@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * diag_parse.c: a pure parser of NETLINK_SOCK_DIAG dump replies, and the
  * builders of the requests (see diag_parse.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * diag_table.c: dumps of the kernel's socket tables (NETLINK_SOCK_DIAG)
  * of the target's network namespace, kept in memory: compact records in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * diag_table.h: the kernel's socket tables (NETLINK_SOCK_DIAG) of one
  * network namespace, dumped into memory and looked up by inode, and for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * psock.h: what the walk (walk/) and the endpoints (endpoint/) ask of the
  * handle's source of socket facts, chosen by Psetsocksrc() or, at first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sock_close.c: letting go of a duplicate of the target's socket without
  * ever waiting on it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sock_local.c: the facts of a socket that is open in this process,
  * asked locally: getsockopt(2), getsockname(2), getpeername(2).  The

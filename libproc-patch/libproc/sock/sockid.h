@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sockid.h: one of the target's sockets as a source lists them before
  * the walk (socksrc_ops_t.sc_inodes, Psock_inodes()), for the endpoints

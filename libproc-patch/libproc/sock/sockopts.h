@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sockopts.h: the socket options pfiles shows, written once.  Every
  * source asks the kernel from this table, the record builder (sockrec.c)

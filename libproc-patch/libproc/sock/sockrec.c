@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sockrec.c: one way to turn the facts a source found into the items of
  * a socket's record, whichever source found them.  The rules of what is

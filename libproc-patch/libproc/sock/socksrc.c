@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * socksrc.c: choosing where socket facts come from, and asking it.
  *

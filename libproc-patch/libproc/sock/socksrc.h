@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * socksrc.h: a source of socket facts, and the facts it finds.  Not
  * installed.

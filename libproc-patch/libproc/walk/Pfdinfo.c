@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Pfdinfo.c: the walk over a process's open files.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fdinfo_parse.c: the parser of /proc/PID/fdinfo/FD.  Pure: no I/O.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fdinfo_parse.h: a pure, line-oriented parser of /proc/PID/fdinfo/FD.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fdrec.c: the record Pfdinfo_iter() hands out: a prfdinfo_t followed by
  * self-describing items (pr_misc_header_t + payload, each padded to 8

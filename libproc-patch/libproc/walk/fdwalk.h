@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fdwalk.h: building the record of one fd, and handing it to the walk's
  * caller (Pfdinfo.c), shared by the serial walk, the pipelined one

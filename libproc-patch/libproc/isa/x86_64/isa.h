@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * isa.h (x86_64): what the agent needs to know of the machine, in one
  * place: the registers of a thread stopped by ptrace(2), where a system

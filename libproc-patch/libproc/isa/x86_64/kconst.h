@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kconst.h (x86_64): the kernel's constants that the BPF program (which
  * reads the kernel's own values) and user space (which prints them:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sock_agent.c: socket facts through the agent (agent.c), for kernels
  * and sandboxes without pidfd_getfd(2).

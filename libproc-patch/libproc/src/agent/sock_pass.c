@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sock_pass.c: the agent's fast path, our side: our sockets, the
  * messages received and the duplicates they bring, and which fd of the

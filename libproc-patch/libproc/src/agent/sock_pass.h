@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sock_pass.h: the agent's fast path, shared by sock_pass.c (our side)
  * and sock_pass_target.c (the calls run in the target).  Not installed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sock_pass_target.c: the calls of a passing round that run in the
  * target, through the agent, all with arguments by value (sock_pass.h

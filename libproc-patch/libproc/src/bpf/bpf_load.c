@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bpf_load.c: the loader of the BPF task-file iterator (bpf_load.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bpf_load.h: the loader of the BPF task-file iterator (bpf/pfiles.bpf.c),
  * through its light skeleton: no libbpf at run time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bpfrec_parse.c: the decoding and checking of the BPF iterator's records
  * (bpfrec_parse.h).  Every field is read with memcpy from its offset in

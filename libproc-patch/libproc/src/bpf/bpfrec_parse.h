@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bpfrec_parse.h: the decoding of the records that the BPF task-file
  * iterator (bpf/pfiles.bpf.c) writes, one per fd; see bpf/pfiles_bpf.h

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * pfiles.bpf.c: a BPF task-file iterator that writes, for every fd of one
  * process, one struct pfb_rec (pfiles_bpf.h) holding every fact pfiles
@@ -61,7 +62,7 @@
 #include "pfiles_bpf.h"
 #include "kconst.h"
 
-char LICENSE[] SEC("license") = "GPL";
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* One record at a time per CPU: too big for the stack. */
 struct {

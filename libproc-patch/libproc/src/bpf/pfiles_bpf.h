@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * pfiles_bpf.h: the record that the BPF task-file iterator (pfiles.bpf.c)
  * writes for every fd of the target, one after another, with

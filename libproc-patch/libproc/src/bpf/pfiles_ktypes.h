@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * pfiles_ktypes.h: the kernel's types, as much of each as pfiles.bpf.c
  * reads, declared here so that building the program depends on nothing

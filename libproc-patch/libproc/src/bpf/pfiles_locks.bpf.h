@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * pfiles_locks.bpf.h: the locks held through a file, as fdinfo shows
  * them, for the BPF program; part of pfiles.bpf.c, which includes it

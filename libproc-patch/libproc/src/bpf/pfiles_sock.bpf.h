@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause OR GPL-2.0-only */
 /*
  * pfiles_sock.bpf.h: a socket's facts, for the BPF program: its options
  * as getsockopt(2) gives them, its two names as getsockname(2) and

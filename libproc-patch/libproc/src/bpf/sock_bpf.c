@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sock_bpf.c: every fact of every fd in one pass through the kernel: the
  * BPF task-file iterator (bpf/pfiles.bpf.c, loaded by bpf_load.c), one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sock_bpf.h: what the bpf source (sock_bpf.c) shares with its load-time
  * check (sock_bpf_check.c).  Not installed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sock_bpf_check.c: the bpf source's check at each load (sock_bpf.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sock_diag.c: socket facts from the kernel's socket tables
  * (NETLINK_SOCK_DIAG), for when pfiles may not touch the target: no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sock_pidfd.c: socket facts through pidfd_getfd(2).
  *
