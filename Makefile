@@ -112,7 +112,7 @@ DEPS_demo := make $(CC_PKGS) nodejs
 # source's program (clang, bpftool, libbpf's headers)
 DEPS_check := make $(CC_PKGS) kyua libatf-dev nodejs binutils strace \
 	mandoc util-linux lsof iproute2 procps python3 python3-jsonschema \
-	clang bpftool libbpf-dev
+	clang bpftool libbpf-dev pkg-config
 # afl-clang-fast and afl-fuzz; clang for fuzz-libfuzzer; CC for mkseeds
 DEPS_fuzz := make $(CC_PKGS) afl++ clang libclang-rt-dev
 # what bench/bench.sh times: lsof, lsfd (util-linux), ss (iproute2); node
@@ -124,7 +124,13 @@ DEPS_bench := make $(CC_PKGS) nodejs lsof util-linux iproute2 strace \
 DEPS_kernels := $(DEPS_check) qemu-system-x86 busybox-static kmod \
 	xz-utils zstd
 
-DEPS_TARGETS := demo check fuzz bench kernels
+# make deb: debhelper and dpkg-buildpackage, lintian, and the packages'
+# Build-Depends (what builds the bpf program); pkg-config for .ci/run's
+# check of the installed libproc.pc
+DEPS_deb := make $(CC_PKGS) debhelper dpkg-dev lintian pkg-config clang \
+	bpftool libbpf-dev
+
+DEPS_TARGETS := demo check fuzz bench kernels deb
 .PHONY: $(addprefix deps-,$(DEPS_TARGETS))
 $(addprefix deps-,$(DEPS_TARGETS)): deps-%:
 	@sh $(TOP)/.ci/deps.sh $(DEPS_$*)
@@ -160,6 +166,12 @@ check-kernels: deps-kernels
 
 clean:
 	rm -rf $(TOP)/build $(TOP)/build-san $(CLEAN)
+
+# The Debian packages pfiles, libproc1 and libproc-dev, built from a copy
+# of the tree in $(B)/deb (scripts/deb.sh), with lintian's report.
+.PHONY: deb
+deb: deps-deb
+	@sh $(TOP)/scripts/deb.sh $(TOP) $(B)/deb $(VERSION)
 
 # The packages first, then only what scripts/demo.sh runs: pfiles and the
 # read counter (node runs fixtures/sockets.js from the tree); no ATF, no fuzz.

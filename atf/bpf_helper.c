@@ -269,7 +269,8 @@ ownfiles_thread(void *arg)
 	if (write(ownfiles_pipe[1], &tid, sizeof (tid)) != sizeof (tid))
 		die("write");
 	for (;;)
-		(void) read(sv[0], &c, 1);
+		if (read(sv[0], &c, 1) == 0)
+			(void) pause();
 	return (arg);
 }
 

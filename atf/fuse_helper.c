@@ -54,7 +54,9 @@ reply(const struct fuse_in_header *in, int error, const void *out,
 	memcpy(buf, &oh, sizeof (oh));
 	if (len > 0)
 		memcpy(buf + sizeof (oh), out, len);
-	(void) write(fusefd, buf, oh.len);
+	if (write(fusefd, buf, oh.len) < 0) {
+		/* An interrupted request: no one is waiting for the answer. */
+	}
 }
 
 static void

@@ -264,9 +264,103 @@ ATF_TC_BODY(installed_library_links, tc)
 	free(incdir);
 }
 
+ATF_TC(install_layout);
+ATF_TC_HEAD(install_layout, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "make install honours BINDIR, LIBDIR, "
+	    "INCLUDEDIR, MANDIR, PKGCONFIGDIR and BASHCOMPDIR; the installed "
+	    "libproc.h says LIBPROC_VERSION as the tree's VERSION, libproc.pc "
+	    "names the directories and the version, and a program built "
+	    "with pkg-config --cflags --libs libproc prints that version");
+	atf_tc_set_md_var(tc, "require.progs", "make pkg-config");
+	tu_timeout(tc, 300);
+}
+ATF_TC_BODY(install_layout, tc)
+{
+	static const char *const files[] = { "/opt/b/pfiles",
+	    "/opt/l/libproc.so.1", "/opt/l/libproc.so", "/opt/l/libproc.a",
+	    "/opt/i/libproc.h", "/opt/m/man1/pfiles.1", "/opt/m/man3/libproc.3",
+	    "/opt/pc/libproc.pc", "/opt/c/pfiles", NULL };
+	static const char prog[] = "#include <stdio.h>\n#include <libproc.h>\n"
+	    "int main(void) { printf(\"%s\\n\", LIBPROC_VERSION); "
+	    "return (0); }\n";
+	char cwd[PATH_MAX], *root, *destdir, *sanitize, *ver, *pc, *hdr;
+	char *want, *pcpath, *sysroot, *cmd;
+	tu_result_t r;
+	size_t n;
+
+	ATF_REQUIRE(getcwd(cwd, sizeof (cwd)) != NULL);
+	root = tu_asprintf("%s/root", cwd);
+	destdir = tu_asprintf("DESTDIR=%s", root);
+	sanitize = tu_asprintf("SANITIZE=%d", TEST_SANITIZE);
+	ver = tu_read_file(SRC_DIR "/VERSION", NULL);
+	n = strcspn(ver, "\n");
+	ver[n] = '\0';
+	ATF_REQUIRE(n > 0);
+	{
+		const char *argv[] = { "make", "-s", "-C", SRC_DIR,
+		    "--no-print-directory", "install", destdir, "PREFIX=/opt",
+		    "BINDIR=/opt/b", "LIBDIR=/opt/l", "INCLUDEDIR=/opt/i",
+		    "MANDIR=/opt/m", "PKGCONFIGDIR=/opt/pc",
+		    "BASHCOMPDIR=/opt/c", sanitize, NULL };
+
+		tu_run(argv, NULL, RUN_MS, &r);
+		tu_require_exit("make install", &r, 0);
+		tu_result_free(&r);
+	}
+	for (int i = 0; files[i] != NULL; i++) {
+		char *f = tu_asprintf("%s%s", root, files[i]);
+
+		ATF_CHECK_MSG(access(f, R_OK) == 0, "%s is not installed",
+		    files[i]);
+		free(f);
+	}
+	hdr = tu_read_file(tu_asprintf("%s/opt/i/libproc.h", root), NULL);
+	want = tu_asprintf("#define\tLIBPROC_VERSION\t\"%s\"\n", ver);
+	ATF_CHECK_MSG(strstr(hdr, want) != NULL, "the installed libproc.h "
+	    "does not define LIBPROC_VERSION as \"%s\"", ver);
+	free(want);
+	pc = tu_read_file(tu_asprintf("%s/opt/pc/libproc.pc", root), NULL);
+	want = tu_asprintf("Version: %s\n", ver);
+	ATF_CHECK_MSG(strstr(pc, "\nlibdir=/opt/l\n") != NULL &&
+	    strstr(pc, "\nincludedir=/opt/i\n") != NULL &&
+	    strstr(pc, want) != NULL && strchr(pc, '@') == NULL,
+	    "libproc.pc:\n%s", pc);
+	free(want);
+
+	/* pkg-config's flags, within the staging root, build and run it. */
+	tu_write_file("v.c", prog, sizeof (prog) - 1);
+	pcpath = tu_asprintf("PKG_CONFIG_LIBDIR=%s/opt/pc", root);
+	sysroot = tu_asprintf("PKG_CONFIG_SYSROOT_DIR=%s", root);
+	cmd = tu_asprintf("%s %s -o v v.c $(pkg-config --cflags --libs "
+	    "libproc) -Wl,-rpath,%s/opt/l && ./v", TEST_CC, TEST_SANFLAGS,
+	    root);
+	{
+		const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+		const char *env[] = { pcpath, sysroot, NULL };
+
+		tu_run(argv, env, RUN_MS, &r);
+		tu_require_exit(cmd, &r, 0);
+		want = tu_asprintf("%s\n", ver);
+		ATF_CHECK_STREQ(r.tr_out, want);
+		free(want);
+		tu_result_free(&r);
+	}
+	free(cmd);
+	free(sysroot);
+	free(pcpath);
+	free(pc);
+	free(hdr);
+	free(ver);
+	free(sanitize);
+	free(destdir);
+	free(root);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, exports_are_the_header);
 	ATF_TP_ADD_TC(tp, installed_library_links);
+	ATF_TP_ADD_TC(tp, install_layout);
 	return (atf_no_error());
 }

@@ -1568,6 +1568,61 @@ ATF_TC_BODY(debug_trace, tc)
 	sleeper_stop(&sl);
 }
 
+ATF_TC(bash_completion);
+ATF_TC_HEAD(bash_completion, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the bash completion of pfiles: "
+	    "options, --via values, and a process ID with its command name "
+	    "while more than one fits");
+	atf_tc_set_md_var(tc, "require.progs", "bash");
+}
+ATF_TC_BODY(bash_completion, tc)
+{
+	static const char script[] = "source \"$1\" 2>/dev/null; "
+	    "shift; COMP_WORDS=(pfiles \"$1\"); COMP_CWORD=1; _pfiles "
+	    "2>/dev/null; printf '%s\\n' \"${COMPREPLY[@]}\"";
+	static const struct { const char *word, *want; } cases[] = {
+		{ "--via=p", "pidfd\n" },
+		{ "--via=", "auto\npidfd\nagent\ndiag\nbpf\n" },
+		{ "--js", "--json\n" },
+		{ "--st", "--stat-only\n" },
+		{ "--vi", "--via=\n" },
+		{ "--ver", "--version\n" },
+	};
+	sleeper_t sl;
+	tu_result_t r;
+
+	for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+		const char *argv[] = { "bash", "-c", script, "bash",
+		    SRC_DIR "/libproc-patch/pfiles/pfiles.bash-completion",
+		    cases[i].word, NULL };
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_require_exit("bash", &r, 0);
+		tu_require_same_str(cases[i].word, cases[i].want, r.tr_out);
+		tu_result_free(&r);
+	}
+	sleeper_start(&sl, NULL, 0);
+	{
+		const char *argv[] = { "bash", "-c", script, "bash",
+		    SRC_DIR "/libproc-patch/pfiles/pfiles.bash-completion",
+		    sl.sl_pid, NULL };
+		char *alone = tu_asprintf("%s\n", sl.sl_pid);
+		char *named = tu_asprintf("%s(sleep)\n", sl.sl_pid);
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_require_exit("bash", &r, 0);
+		ATF_CHECK_MSG(strcmp(r.tr_out, alone) == 0 ||
+		    strncmp(r.tr_out, named, strlen(named)) == 0 ||
+		    strstr(r.tr_out, tu_asprintf("\n%s", named)) != NULL,
+		    "pid %s: %s", sl.sl_pid, r.tr_out);
+		tu_result_free(&r);
+		free(alone);
+		free(named);
+	}
+	sleeper_stop(&sl);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, usage_no_pid);
@@ -1576,6 +1631,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, help);
 	ATF_TP_ADD_TC(tp, version);
 	ATF_TP_ADD_TC(tp, stat_only_long);
+	ATF_TP_ADD_TC(tp, bash_completion);
 	ATF_TP_ADD_TC(tp, no_such_process);
 	ATF_TP_ADD_TC(tp, not_a_process_id);
 	ATF_TP_ADD_TC(tp, zombie);

@@ -87,6 +87,8 @@ Pdebug(const struct ps_prochandle *P, const char *fmt, ...)
 			line[n++] = (char)*p;
 	}
 	line[n++] = '\n';
-	(void) write(STDERR_FILENO, line, (size_t)n);
+	if (write(STDERR_FILENO, line, (size_t)n) != (ssize_t)n) {
+		/* The trace is best effort: there is nowhere to say it. */
+	}
 	errno = e;
 }

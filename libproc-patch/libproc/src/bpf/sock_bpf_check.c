@@ -528,7 +528,13 @@ bpf_check_facts(bpf_pfiles_t *bp, unsigned int *ncomparedp, char *why,
 	r = bpf_pfiles_iter(bp, getpid(), ck_record, ck, why, whysz);
 	e = errno;
 	if (started) {
-		(void) write(pipefd[1], "", 1);
+		/* Wake it: a byte, or, failing that, the end of file. */
+		if (write(pipefd[1], "", 1) != 1) {
+			for (int i = 0; i < ck->ck_n; i++)
+				if (ck->ck_fds[i].cf_fd == pipefd[1])
+					ck->ck_fds[i].cf_fd = -1;
+			(void) close(pipefd[1]);
+		}
 		(void) pthread_join(t, NULL);
 	}
 	for (int i = 0; r == 0 && i < ck->ck_n; i++) {
