@@ -5,6 +5,8 @@
 #
 #  - dpkg -i pfiles, libproc1 and libproc-dev;
 #  - /usr/bin/pfiles --version must say VERSION;
+#  - the pfiles package's description says that --via=bpf is not
+#    available exactly when the command was built without it;
 #  - /usr/bin/pfiles on a process of this script's own (a sleep holding a
 #    socketpair) must exit 0 and show the socket;
 #  - a small program built with `pkg-config --cflags --libs libproc`
@@ -45,6 +47,21 @@ dpkg-query -W pfiles libproc1 libproc-dev
 got=$(/usr/bin/pfiles --version)
 echo "deb-check: /usr/bin/pfiles --version: $got"
 [ "$got" = "pfiles from pfiles-linux $version" ] || fail "pfiles --version"
+
+# The description says --via=bpf is not available exactly when the
+# command was built without the BPF program.
+desc=$(dpkg-query -W -f='${Description}' pfiles)
+if grep -aq 'built without BPF support' /usr/bin/pfiles; then
+	case $desc in
+	*"--via=bpf is not available"*) ;;
+	*) fail "built without BPF, and the description does not say so" ;;
+	esac
+else
+	case $desc in
+	*"--via=bpf is not available"*)
+		fail "the description says there is no BPF program" ;;
+	esac
+fi
 
 # A process of our own that holds a socketpair: perl, which dpkg needs,
 # so it is on every Debian machine.
