@@ -267,7 +267,8 @@ ATF_TC_BODY(installed_library_links, tc)
 ATF_TC(install_layout);
 ATF_TC_HEAD(install_layout, tc)
 {
-	atf_tc_set_md_var(tc, "descr", "make install honours BINDIR, LIBDIR, "
+	atf_tc_set_md_var(tc, "descr", "make build/pfiles names the built "
+	    "file; make install honours BINDIR, LIBDIR, "
 	    "INCLUDEDIR, MANDIR, PKGCONFIGDIR and BASHCOMPDIR; the installed "
 	    "libproc.h says LIBPROC_VERSION as the tree's VERSION, libproc.pc "
 	    "names the directories and the version, and a program built "
@@ -306,6 +307,16 @@ ATF_TC_BODY(install_layout, tc)
 
 		tu_run(argv, NULL, RUN_MS, &r);
 		tu_require_exit("make install", &r, 0);
+		tu_result_free(&r);
+	}
+	/* A target named by its path from the top is the same file. */
+	{
+		const char *argv[] = { "make", "-s", "-C", SRC_DIR,
+		    "--no-print-directory", TEST_SANITIZE ?
+		    "build-san/pfiles" : "build/pfiles", sanitize, NULL };
+
+		tu_run(argv, NULL, RUN_MS, &r);
+		tu_require_exit("make build/pfiles", &r, 0);
 		tu_result_free(&r);
 	}
 	for (int i = 0; files[i] != NULL; i++) {
