@@ -326,12 +326,16 @@ ATF_TC_BODY(install_layout, tc)
 		    files[i]);
 		free(f);
 	}
-	hdr = tu_read_file(tu_asprintf("%s/opt/i/libproc.h", root), NULL);
+	want = tu_asprintf("%s/opt/i/libproc.h", root);
+	hdr = tu_read_file(want, NULL);
+	free(want);
 	want = tu_asprintf("#define\tLIBPROC_VERSION\t\"%s\"\n", ver);
 	ATF_CHECK_MSG(strstr(hdr, want) != NULL, "the installed libproc.h "
 	    "does not define LIBPROC_VERSION as \"%s\"", ver);
 	free(want);
-	pc = tu_read_file(tu_asprintf("%s/opt/pc/libproc.pc", root), NULL);
+	want = tu_asprintf("%s/opt/pc/libproc.pc", root);
+	pc = tu_read_file(want, NULL);
+	free(want);
 	want = tu_asprintf("Version: %s\n", ver);
 	ATF_CHECK_MSG(strstr(pc, "\nlibdir=/opt/l\n") != NULL &&
 	    strstr(pc, "\nincludedir=/opt/i\n") != NULL &&

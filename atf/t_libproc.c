@@ -171,7 +171,8 @@ record_fd(void *arg, const prfdinfo_t *info)
 					break;
 				n = (int)read(fd, buf, sizeof (buf) - 1);
 				(void) close(fd);
-				if (n > 0 && strstr(buf, ") Z") != NULL)
+				buf[n > 0 ? n : 0] = '\0';
+				if (strstr(buf, ") Z") != NULL)
 					break;
 			}
 			(void) usleep(1000);

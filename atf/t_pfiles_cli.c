@@ -1609,14 +1609,16 @@ ATF_TC_BODY(bash_completion, tc)
 		    sl.sl_pid, NULL };
 		char *alone = tu_asprintf("%s\n", sl.sl_pid);
 		char *named = tu_asprintf("%s(sleep)\n", sl.sl_pid);
+		char *inner = tu_asprintf("\n%s", named);
 
 		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
 		tu_require_exit("bash", &r, 0);
 		ATF_CHECK_MSG(strcmp(r.tr_out, alone) == 0 ||
 		    strncmp(r.tr_out, named, strlen(named)) == 0 ||
-		    strstr(r.tr_out, tu_asprintf("\n%s", named)) != NULL,
+		    strstr(r.tr_out, inner) != NULL,
 		    "pid %s: %s", sl.sl_pid, r.tr_out);
 		tu_result_free(&r);
+		free(inner);
 		free(alone);
 		free(named);
 	}
