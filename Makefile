@@ -80,7 +80,7 @@ build-all: $(ALL)
 
 # A target by its path from the top (make build/pfiles) is the same file
 # as the absolute one the rules name.
-REL_ALL := $(patsubst $(TOP)/%,%,$(ALL))
+REL_ALL := $(patsubst $(TOP)/%,%,$(filter $(TOP)/%,$(ALL)))
 .PHONY: $(REL_ALL)
 $(REL_ALL): %: $(TOP)/%
 	@:
