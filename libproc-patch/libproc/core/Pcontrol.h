@@ -205,6 +205,12 @@ extern pid_t Plive_thread(struct ps_prochandle *);
 /* The pidfd through which the target's fds are taken: its thread's. */
 #define	PFD_PIDFD(P)	((P)->thrpidfd >= 0 ? (P)->thrpidfd : (P)->pidfd)
 
+/* pidfd_getfd(2), where the C library's headers predate it (5.6). */
+#include <sys/syscall.h>
+#ifndef	SYS_pidfd_getfd
+#define	SYS_pidfd_getfd	438
+#endif
+
 /* Is the target in our pid namespace?  Read once per grab. */
 extern int Psame_pidns(struct ps_prochandle *);
 

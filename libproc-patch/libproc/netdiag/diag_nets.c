@@ -27,9 +27,6 @@
 
 #include "netdiag/diag_nets.h"
 
-#ifndef	SYS_pidfd_getfd
-#define	SYS_pidfd_getfd	438
-#endif
 
 diag_nets_t *
 diag_nets_new(struct ps_prochandle *P)

@@ -16,9 +16,6 @@
 
 #include "sock/socksrc.h"
 
-#ifndef	SYS_pidfd_getfd
-#define	SYS_pidfd_getfd	438
-#endif
 
 #define	EXEC_TRIES	EXEC_SETTLE_MS	/* 1 ms each */
 
