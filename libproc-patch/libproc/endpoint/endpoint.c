@@ -30,7 +30,9 @@
  *     tables of threads that have one of their own (unshare(CLONE_FILES):
  *     /proc/PID/fd shows the main thread's).
  * Then endpoints_of() answers per socket from memory (the index,
- * endpoint_index.c).  Reading the fd tables of 1. and 3. is
+ * endpoint_index.c).  The walk takes from here, too, what the pass of 1.
+ * and the tables of 2. already know of each of the target's sockets (its
+ * stat, its record in the tables), rather than ask again.  Reading the fd tables of 1. and 3. is
  * endpoint_scan.c's; this file puts the steps together.
  *
  * An other end that no fd table pfiles read holds, while some could not
@@ -59,6 +61,9 @@ endpoints_free(endpoints_t *en)
 	if (en == NULL)
 		return;
 	free(en->en_own.h_v);
+	free(en->en_stats.s_v);
+	free(en->en_runs);
+	diag_nets_free(en->en_nets);
 	free(en->en_ids.i_v);
 	free(en->en_other.h_v);
 	free(en->en_peers);
@@ -153,7 +158,11 @@ endpoints_resolve(struct ps_prochandle *P)
 	free(ask.h_v);
 	free(want);
 	free(dents);
-	diag_nets_free(mine);
+	/*
+	 * Tables made for this walk are kept for it: the walk takes from
+	 * them what they hold of each socket (endpoints_dent()).
+	 */
+	en->en_nets = mine;
 	return (en);
 fail:
 	/*

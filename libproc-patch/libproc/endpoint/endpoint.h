@@ -33,6 +33,50 @@ extern void endpoints_free(endpoints_t *);
  */
 extern size_t endpoints_of(endpoints_t *, uint64_t, void *, size_t);
 
+/*
+ * A socket fd of the target as the pass over its table saw it (a statx of
+ * /proc/PID/fd/N, made once: the walk does not make it again).
+ */
+typedef struct epstat {
+	int		es_fd;
+	uint32_t	es_mode, es_uid, es_gid;
+	uint32_t	es_major, es_minor, es_rmajor, es_rminor;
+	uint64_t	es_ino;
+	uint64_t	es_size;
+} epstat_t;
+
+/*
+ * The stat of the target's fd, when that pass saw it as a socket, into
+ * the statx fields the walk uses (type and mode, inode, size, owner,
+ * devices): 1; else 0.  Safe from several threads.
+ */
+struct statx;
+extern int endpoints_stat(const endpoints_t *, int, struct statx *);
+
+/*
+ * The target's fds as the pass over its table listed them, for a walk
+ * that takes them from here rather than list the table again: the next
+ * at most max from the cursor (zeroed at first) into fds, their number;
+ * 0 at the end.  -1 when the pass did not list the table (the walk
+ * lists it).
+ */
+typedef struct epcursor {
+	size_t		c_run, c_off;
+} epcursor_t;
+extern long endpoints_fds(const endpoints_t *, epcursor_t *, int *, size_t);
+
+/*
+ * The record of socket ino in the socket tables that were dumped for the
+ * endpoints, when the endpoints made them for this walk (not the diag
+ * source's, which it may add to during the walk), and its table into
+ * *dtp; else NULL.  Safe from several threads: the tables are not
+ * added to after endpoints_resolve().
+ */
+struct diag_table;
+struct dent;
+extern const struct dent *endpoints_dent(const endpoints_t *, uint64_t,
+    const struct diag_table **);
+
 /* The size of the largest payload endpoints_of() makes. */
 #define	ENDPOINTS_BUFSZ	(sizeof (prendpoints_t) + \
 	PR_ENDPOINTS_MAX * sizeof (prendpoint_t))

@@ -46,6 +46,22 @@ typedef struct holds {
 	size_t		h_n, h_cap;
 } holds_t;
 
+/*
+ * The target's socket fds as the pass over its table saw them, in fd
+ * order, each with its stat: the walk takes a socket's stat from here
+ * instead of asking again (endpoints_stat()).
+ */
+typedef struct stats {
+	epstat_t	*s_v;
+	size_t		s_n, s_cap;
+} stats_t;
+
+/* fds r_first to r_first + r_n - 1, all open when the table was read. */
+typedef struct eprun {
+	int		r_first;
+	int		r_n;
+} eprun_t;
+
 /* The source's facts of the target's sockets (sockid.h). */
 typedef struct ids {
 	psockid_t	*i_v;
@@ -78,6 +94,11 @@ typedef struct epindex {
 
 struct endpoints {
 	holds_t		en_own;		/* the target's socket fds */
+	stats_t		en_stats;	/* and their stats, by fd */
+	eprun_t		*en_runs;	/* every fd of the table read, */
+	size_t		en_nruns, en_runcap;	/* in increasing runs */
+	int		en_listed;	/* en_runs is the table's */
+	diag_nets_t	*en_nets;	/* the tables, when the walk's own */
 	ids_t		en_ids;		/* of each, when the source gave them */
 	holds_t		en_other;	/* of the other ends, elsewhere */
 	eppeer_t	*en_peers;	/* in the order found */
@@ -98,6 +119,8 @@ struct endpoints {
 
 /* endpoint_index.c: holders, and the index of the answers. */
 
+/* One stat more in s: 0, or ENOMEM. */
+extern int ep_stats_add(stats_t *, int, const struct statx *);
 /* One holder more in h: 0, or ENOMEM. */
 extern int ep_holds_add(holds_t *, uint64_t, pid_t, int);
 /* qsort's order of holders: by inode, then pid, then fd. */
@@ -130,7 +153,8 @@ extern size_t ep_unfound(endpoints_t *, uint64_t *, size_t);
 
 /*
  * The target's socket fds into en_own (and the source's facts of them
- * into en_ids, when it gives them), sorted by ep_hold_cmp; dents is a
+ * into en_ids, when it gives them), sorted by ep_hold_cmp, and their
+ * stats into en_stats (when they were read from /proc); dents is a
  * buffer of EP_DENTS bytes.
  */
 extern int ep_read_own(struct ps_prochandle *, endpoints_t *, char *);

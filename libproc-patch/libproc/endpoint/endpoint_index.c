@@ -16,11 +16,111 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "endpoint/endpoint_impl.h"
 
 /* ------------------------------------------------------------------ */
 /* Holders. */
+
+int
+ep_stats_add(stats_t *st, int fd, const struct statx *stx)
+{
+	epstat_t *e;
+
+	if (st->s_n == st->s_cap) {
+		size_t cap = st->s_cap == 0 ? 256 : st->s_cap * 2;
+		epstat_t *v = realloc(st->s_v, cap * sizeof (*v));
+
+		if (v == NULL)
+			return (ENOMEM);
+		st->s_v = v;
+		st->s_cap = cap;
+	}
+	e = &st->s_v[st->s_n++];
+	e->es_fd = fd;
+	e->es_mode = stx->stx_mode;
+	e->es_uid = stx->stx_uid;
+	e->es_gid = stx->stx_gid;
+	e->es_major = stx->stx_dev_major;
+	e->es_minor = stx->stx_dev_minor;
+	e->es_rmajor = stx->stx_rdev_major;
+	e->es_rminor = stx->stx_rdev_minor;
+	e->es_ino = stx->stx_ino;
+	e->es_size = stx->stx_size;
+	return (0);
+}
+
+int
+endpoints_stat(const endpoints_t *en, int fd, struct statx *stx)
+{
+	size_t lo = 0, hi;
+	const epstat_t *e;
+
+	if (en == NULL)
+		return (0);
+	hi = en->en_stats.s_n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (en->en_stats.s_v[mid].es_fd < fd)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == en->en_stats.s_n || en->en_stats.s_v[lo].es_fd != fd)
+		return (0);
+	e = &en->en_stats.s_v[lo];
+	memset(stx, 0, sizeof (*stx));
+	stx->stx_mode = (uint16_t)e->es_mode;
+	stx->stx_uid = e->es_uid;
+	stx->stx_gid = e->es_gid;
+	stx->stx_dev_major = e->es_major;
+	stx->stx_dev_minor = e->es_minor;
+	stx->stx_rdev_major = e->es_rmajor;
+	stx->stx_rdev_minor = e->es_rminor;
+	stx->stx_ino = e->es_ino;
+	stx->stx_size = e->es_size;
+	return (1);
+}
+
+long
+endpoints_fds(const endpoints_t *en, epcursor_t *c, int *fds, size_t max)
+{
+	size_t got = 0;
+
+	if (en == NULL || !en->en_listed)
+		return (-1);
+	while (c->c_run < en->en_nruns && got < max) {
+		const eprun_t *r = &en->en_runs[c->c_run];
+
+		while (c->c_off < (size_t)r->r_n && got < max)
+			fds[got++] = r->r_first + (int)c->c_off++;
+		if (c->c_off == (size_t)r->r_n) {
+			c->c_run++;
+			c->c_off = 0;
+		}
+	}
+	return ((long)got);
+}
+
+const dent_t *
+endpoints_dent(const endpoints_t *en, uint64_t ino, const diag_table_t **dtp)
+{
+	const dent_t *e;
+
+	if (en == NULL || en->en_nets == NULL)
+		return (NULL);
+	for (size_t k = 0; k < en->en_nets->dn_n; k++) {
+		const diag_table_t *dt = en->en_nets->dn_tab[k];
+
+		if (dt != NULL && (e = diag_table_lookup(dt, ino)) != NULL) {
+			*dtp = dt;
+			return (e);
+		}
+	}
+	return (NULL);
+}
 
 int
 ep_holds_add(holds_t *h, uint64_t ino, pid_t pid, int fd)

@@ -8,10 +8,13 @@
  * per fd tells which fds are sockets and which sockets they are, with
  * no open of anything.  The target's own table is read before the walk
  * (the walk streams in fd order, and a socket's other end may be an fd
- * not walked yet), unless the source lists its sockets more cheaply;
- * the other processes' tables are read in one pass, for the holders of
- * every other end; and the tables of threads that have their own, only
- * for an other end that no process was found to hold.
+ * not walked yet), unless the source lists its sockets more cheaply:
+ * there with one statx per fd, the walk's own, whose answers for the
+ * sockets the walk takes (endpoints_stat()) instead of asking again, so
+ * that a socket costs the walk no second look at /proc.  The other
+ * processes' tables are read in one pass, for the holders of every
+ * other end; and the tables of threads that have their own, only for an
+ * other end that no process was found to hold.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -76,26 +79,31 @@ typedef struct share {
 	const int	*sh_fds;
 	size_t		sh_nfds;
 	holds_t		sh_holds;
+	stats_t		sh_stats;
 	int		sh_err;
 } share_t;
 
-/* The socket fds among a share's fds. */
+/*
+ * The socket fds among a share's fds: a statx of each, as the walk makes
+ * it (AT_STATX_DONT_SYNC: never a wait on a file's filesystem), kept for
+ * the walk, which does not make it again.
+ */
 static void *
 read_share(void *arg)
 {
 	share_t *sh = arg;
-	char name[16], link[EP_LINK];
+	struct statx stx;
+	char name[16];
 
 	for (size_t i = 0; i < sh->sh_nfds && sh->sh_err == 0; i++) {
-		ssize_t len;
-		uint64_t ino;
-
 		(void) snprintf(name, sizeof (name), "%d", sh->sh_fds[i]);
-		if ((len = readlinkat(sh->sh_dirfd, name, link,
-		    sizeof (link))) <= 0 || (ino = socket_ino(link, len)) == 0)
+		if (statx(sh->sh_dirfd, name, AT_STATX_DONT_SYNC,
+		    STATX_BASIC_STATS, &stx) != 0 || !S_ISSOCK(stx.stx_mode))
 			continue;
-		sh->sh_err = ep_holds_add(&sh->sh_holds, ino, sh->sh_pid,
-		    sh->sh_fds[i]);
+		if ((sh->sh_err = ep_holds_add(&sh->sh_holds, stx.stx_ino,
+		    sh->sh_pid, sh->sh_fds[i])) == 0)
+			sh->sh_err = ep_stats_add(&sh->sh_stats,
+			    sh->sh_fds[i], &stx);
 	}
 	return (NULL);
 }
@@ -144,6 +152,40 @@ list_fds(int dirfd, char *dents, int **fdsp, size_t *np)
 	}
 	*fdsp = fds;
 	*np = n;
+	return (0);
+}
+
+/*
+ * The n fds listed (increasing) as runs of consecutive numbers into
+ * en_runs, for the walk, which takes its fds from them rather than list
+ * the directory again (endpoints_fds()): a few runs for a table of fds
+ * opened one after another.  0, or ENOMEM.
+ */
+static int
+keep_runs(endpoints_t *en, const int *fds, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && fds[i] == fds[i - 1] + 1) {
+			en->en_runs[k - 1].r_n++;
+			continue;
+		}
+		if (k == en->en_runcap) {
+			size_t cap = en->en_runcap == 0 ? 16 : en->en_runcap * 2;
+			eprun_t *v = realloc(en->en_runs, cap * sizeof (*v));
+
+			if (v == NULL)
+				return (ENOMEM);
+			en->en_runs = v;
+			en->en_runcap = cap;
+		}
+		en->en_runs[k].r_first = fds[i];
+		en->en_runs[k].r_n = 1;
+		k++;
+	}
+	en->en_nruns = k;
+	en->en_listed = 1;
 	return (0);
 }
 
@@ -200,7 +242,9 @@ ep_read_own(struct ps_prochandle *P, endpoints_t *en, char *dents)
 	if ((d = openat(P->procfd, "fd", O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) < 0)
 		return (errno);
-	if ((err = list_fds(d, dents, &fds, &nfds)) != 0) {
+	if ((err = list_fds(d, dents, &fds, &nfds)) != 0 ||
+	    (err = keep_runs(en, fds, nfds)) != 0) {
+		free(fds);
 		(void) close(d);
 		return (err);
 	}
@@ -223,13 +267,29 @@ ep_read_own(struct ps_prochandle *P, endpoints_t *en, char *dents)
 	(void) close(d);
 	free(fds);
 	en->en_own = sh[0].sh_holds;
+	en->en_stats = sh[0].sh_stats;
 	err = sh[0].sh_err != 0 ? sh[0].sh_err : sh[1].sh_err;
 	for (size_t i = 0; err == 0 && i < sh[1].sh_holds.h_n; i++) {
 		const ephold_t *h = &sh[1].sh_holds.h_v[i];
 
 		err = ep_holds_add(&en->en_own, h->eh_ino, h->eh_pid, h->eh_fd);
 	}
+	/* The second share's fds come after the first's: still in order. */
+	if (err == 0 && sh[1].sh_stats.s_n > 0) {
+		size_t n = en->en_stats.s_n + sh[1].sh_stats.s_n;
+		epstat_t *v = realloc(en->en_stats.s_v, n * sizeof (*v));
+
+		if (v == NULL) {
+			err = ENOMEM;
+		} else {
+			memcpy(v + en->en_stats.s_n, sh[1].sh_stats.s_v,
+			    sh[1].sh_stats.s_n * sizeof (*v));
+			en->en_stats.s_v = v;
+			en->en_stats.s_n = en->en_stats.s_cap = n;
+		}
+	}
 	free(sh[1].sh_holds.h_v);
+	free(sh[1].sh_stats.s_v);
 	return (err != 0 ? err : ep_sort_own(&en->en_own));
 }
 

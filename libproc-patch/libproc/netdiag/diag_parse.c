@@ -274,6 +274,16 @@ inet_addr(int family, uint16_t port_be, const uint32_t addr[4],
 }
 
 /* Only the family: unnamed unix, and packet sockets. */
+/*
+ * A record's cookie (sock_diag_save_cookie: the low half first), which is
+ * what getsockopt(SO_COOKIE) gives of the same socket.
+ */
+static uint64_t
+cookie(const uint32_t c[2])
+{
+	return ((uint64_t)c[0] | (uint64_t)c[1] << 32);
+}
+
 static void
 family_only(int family, struct sockaddr_storage *ss, socklen_t *lenp)
 {
@@ -315,6 +325,7 @@ parse_inet(const uint8_t *p, size_t len, const diag_req_t *req,
 	ds->ds_protocol = req->dr_protocol;
 	ds->ds_state = m.idiag_state;
 	ds->ds_ino = m.idiag_inode;
+	ds->ds_cookie = cookie(m.id.idiag_cookie);
 	ds->ds_uid = m.idiag_uid;
 	ds->ds_rqlen = m.idiag_rqueue;
 	ds->ds_wqlen = m.idiag_wqueue;
@@ -397,6 +408,7 @@ parse_unix(const uint8_t *p, size_t len, diag_sock_t *ds)
 	ds->ds_protocol = 0;
 	ds->ds_state = m.udiag_state;
 	ds->ds_ino = m.udiag_ino;
+	ds->ds_cookie = cookie(m.udiag_cookie);
 	/* Unnamed unless UNIX_DIAG_NAME says otherwise. */
 	family_only(AF_UNIX, &ds->ds_name, &ds->ds_namelen);
 	ds->ds_have |= DS_NAME;
@@ -500,6 +512,7 @@ parse_netlink(const uint8_t *p, size_t len, diag_sock_t *ds)
 	ds->ds_protocol = m.ndiag_protocol;
 	ds->ds_state = m.ndiag_state;
 	ds->ds_ino = m.ndiag_ino;
+	ds->ds_cookie = cookie(m.ndiag_cookie);
 
 	ai.ai_p = p + ALIGN4(sizeof (m));
 	ai.ai_left = len - ALIGN4(sizeof (m));
@@ -557,6 +570,7 @@ parse_packet(const uint8_t *p, size_t len, diag_sock_t *ds)
 	ds->ds_protocol = m.pdiag_num;
 	ds->ds_state = 0;
 	ds->ds_ino = m.pdiag_ino;
+	ds->ds_cookie = cookie(m.pdiag_cookie);
 	family_only(AF_PACKET, &ds->ds_name, &ds->ds_namelen);
 	ds->ds_have |= DS_NAME;
 

@@ -82,6 +82,8 @@
  *  ds_ino	the socket's inode number (st_ino of its fd); 0 for the TCP
  *		records that no fd can own (TIME_WAIT, SYN_RECV requests):
  *		they are delivered too, and the caller passes them over.
+ *  ds_cookie	the socket's cookie, as getsockopt(SO_COOKIE) gives it: one
+ *		socket's for its life, never another's (every record).
  *  ds_family	AF_INET, AF_INET6, AF_UNIX, AF_NETLINK or AF_PACKET: always
  *		the family of the request (a record of another is an error).
  *  ds_type	SOCK_STREAM, ...: unix udiag_type, netlink ndiag_type, packet
@@ -156,6 +158,7 @@
  */
 typedef struct diag_sock {
 	uint64_t	ds_ino;
+	uint64_t	ds_cookie;	/* SO_COOKIE's; 0: none given */
 	uint32_t	ds_have;	/* DS_* */
 	int		ds_family;
 	int		ds_type;

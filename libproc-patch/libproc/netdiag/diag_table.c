@@ -151,6 +151,7 @@ take_record(const diag_sock_t *ds, void *arg)
 	memset(e, 0, sizeof (*e));
 	e->de_ino = ds->ds_ino;
 	e->de_peer_ino = ds->ds_peer_ino;
+	e->de_cookie = ds->ds_cookie;
 	e->de_sndbuf = ds->ds_sndbuf;
 	e->de_rcvbuf = ds->ds_rcvbuf;
 	e->de_have = (uint16_t)(ds->ds_have & (DS_NAME | DS_PEER |

@@ -44,6 +44,7 @@
 typedef struct dent {
 	uint64_t	de_ino;
 	uint64_t	de_peer_ino;
+	uint64_t	de_cookie;	/* SO_COOKIE's (diag_parse.h) */
 	uint32_t	de_next;	/* in its hash chain: index + 1; 0 ends */
 	uint32_t	de_sndbuf, de_rcvbuf;
 	uint32_t	de_names;	/* arena offset: name, then peer */

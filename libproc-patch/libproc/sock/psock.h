@@ -11,12 +11,14 @@
 #include "sock/sockid.h"
 
 /*
- * The socket items of fd (whose inode the walk saw as ino), from the
- * handle's source (socksrc.c), chosen by Psetsocksrc or, at first use,
- * by auto.  Returns an errno: 0, ENOENT (closed since the walk saw it),
- * ESTALE (replaced since), ESRCH (the target is gone).
+ * The facts of n sockets (socksrc.h: each its fd, the inode the walk saw,
+ * and the facts known already), from the handle's source (socksrc.c),
+ * chosen by Psetsocksrc or, at first use, by auto; several at once where
+ * the source can.  Each answer is in its sa_err: 0, ENOENT (closed since
+ * the walk saw it), ESTALE (replaced since), ESRCH (the target is gone).
  */
-extern int Psockfacts(struct ps_prochandle *, int, uint64_t, fdrec_t *);
+struct sockask;
+extern void Psockfacts(struct ps_prochandle *, struct sockask *, size_t);
 /* The walk's next batch of fds, told to the source before it is walked. */
 extern void Psockbatch(struct ps_prochandle *, const int *, size_t);
 /*

@@ -15,7 +15,8 @@
  * by a short-lived thread of our own with its own fd table (unshare
  * CLONE_FILES), which holds a copy of the duplicate while we close ours;
  * its exit then drops the last reference, if that is the last, without
- * lingering.  Other sockets are closed at once.
+ * lingering.  Other sockets are closed at once: several together in one
+ * system call where the kernel allows it (sock_ring.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -27,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sock/sock_ring.h"
 #include "sock/socksrc.h"
 
 #define	CLOSER_WAIT_S	2	/* for the thread to have its own table */
@@ -139,4 +141,24 @@ sock_close(int s, const sockfacts_t *sf)
 	if (would_linger(s, sf) && close_by_exit(s) == 0)
 		return;
 	(void) close(s);
+}
+
+void
+sock_close_many(const int *s, sockfacts_t *const *sf, size_t n)
+{
+	int now[64];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < 0)
+			continue;
+		if (would_linger(s[i], sf[i]) && close_by_exit(s[i]) == 0)
+			continue;
+		if (k == sizeof (now) / sizeof (now[0])) {
+			sockring_close(now, k);
+			k = 0;
+		}
+		now[k++] = s[i];
+	}
+	sockring_close(now, k);
 }

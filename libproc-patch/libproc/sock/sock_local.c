@@ -1,18 +1,37 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * sock_local.c: the facts of a socket that is open in this process,
+ * sock_local.c: the facts of sockets that are open in this process,
  * asked locally: getsockopt(2), getsockname(2), getpeername(2).  The
  * sources that bring the target's socket here -- pidfd_getfd(2), or the
  * agent passing it over SCM_RIGHTS -- share this, so that pfiles prints
  * the same whichever brought it.
+ *
+ * Only what the facts do not hold yet is asked: the walk fills in what
+ * the kernel's socket tables hold exactly (sock_table.c), and with it
+ * the socket's cookie.  The sockets of a batch are asked together, in
+ * rounds, each round's options in one go where the kernel allows it
+ * (sock_ring.c):
+ *  1. one at a time: that the socket is the one the walk saw (fstat: its
+ *     inode), unless its cookie is known; its name and peer, unless
+ *     known (the family comes with the name);
+ *  2. SO_DOMAIN (a socket with no name) and SO_TYPE, unless known;
+ *  3. SO_COOKIE, when known, which must be the tables' (else the socket
+ *     is not the one the walk saw); SO_PROTOCOL of a netlink socket; the
+ *     options of the table that apply to its domain and type and are not
+ *     known; SO_PEERCRED of a unix socket.
+ * For a TCP socket whose facts the tables gave, that is round 3 alone,
+ * in which TCP_NODELAY (IPPROTO_TCP, which the ring does not take) is
+ * the only getsockopt(2) of its own.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sock/sock_ring.h"
 #include "sock/socksrc.h"
 
 /*
@@ -85,48 +104,6 @@ sock_family_refuses(int domain, int row)
 	return (is_refused(domain, row));
 }
 
-/* An int option, when the kernel gives one of that size. */
-static int
-getopt_int(int s, int level, int name, int *valp)
-{
-	socklen_t len = sizeof (*valp);
-
-	*valp = 0;
-	if (getsockopt(s, level, name, valp, &len) != 0)
-		return (-1);
-	if (len != sizeof (*valp)) {
-		errno = EPROTO;
-		return (-1);
-	}
-	return (0);
-}
-
-/* The options of the table that a socket of this domain and type answers. */
-static void
-ask_options(int s, sockfacts_t *sf)
-{
-	const sockopt_t *opts = sockopt_table();
-	union {
-		int		i;
-		struct linger	lg;
-	} v;
-
-	for (int row = 0; row < SOCKOPT_N; row++) {
-		const sockopt_t *o = &opts[row];
-		socklen_t len = (socklen_t)sockopt_size(o);
-
-		if (!sockopt_applies(o, sf->sf_domain, sf->sf_type) ||
-		    is_refused(sf->sf_domain, row))
-			continue;
-		memset(&v, 0, sizeof (v));
-		if (getsockopt(s, o->so_level, o->so_optname, &v, &len) != 0) {
-			note_refused(sf->sf_domain, o, row, errno);
-			continue;
-		}
-		if (len == sockopt_size(o))
-			sockfacts_set_opt(sf, o, &v);
-	}
-}
 
 typedef int sockname_f(int, struct sockaddr *, socklen_t *);
 
@@ -143,62 +120,248 @@ ask_name(int s, sockname_f *fn, struct sockaddr_storage *ss,
 	return (1);
 }
 
-/*
- * All the facts pfiles shows.  The family comes with the socket's name;
- * SO_DOMAIN is asked only when the socket has no name to give, and
- * SO_PROTOCOL only where pfiles shows it (netlink).
- */
-static void
-ask_facts(int s, sockfacts_t *sf)
+/* Is the socket open here as s the one of inode ino? */
+static int
+same_inode(int s, uint64_t ino)
 {
-	struct ucred cred;
-	socklen_t len;
-	sa_family_t fam;
-	int v;
+	struct stat st;
 
-	if (ask_name(s, getsockname, &sf->sf_name, &sf->sf_namelen)) {
+	return (fstat(s, &st) == 0 && (uint64_t)st.st_ino == ino &&
+	    S_ISSOCK(st.st_mode));
+}
+
+/* What a request of a batch asks, besides a row of the option table. */
+#define	Q_DOMAIN	(-1)
+#define	Q_TYPE		(-2)
+#define	Q_PROTOCOL	(-3)
+#define	Q_COOKIE	(-4)
+#define	Q_PEERCRED	(-5)
+#define	Q_PER_SOCKET	(SOCKOPT_N + 3)	/* in one round, at most */
+
+typedef union qval {
+	int		i;
+	struct linger	lg;
+	struct ucred	cred;
+	uint64_t	cookie;
+} qval_t;
+
+/* A batch: its requests, and for each, whose and what. */
+typedef struct batch {
+	sockopt_req_t	*b_req;
+	qval_t		*b_val;
+	int		*b_who;
+	int		*b_what;	/* a row of the table, or Q_* */
+	size_t		b_n;
+} batch_t;
+
+static void
+add_req(batch_t *b, int s, int family, int who, int what, int level,
+    int name, socklen_t len)
+{
+	sockopt_req_t *q = &b->b_req[b->b_n];
+
+	memset(&b->b_val[b->b_n], 0, sizeof (b->b_val[0]));
+	q->sr_fd = s;
+	q->sr_family = family;
+	q->sr_level = level;
+	q->sr_name = name;
+	q->sr_val = &b->b_val[b->b_n];
+	q->sr_len = len;
+	b->b_who[b->b_n] = who;
+	b->b_what[b->b_n] = what;
+	b->b_n++;
+}
+
+/* An int answer of the right size into *vp; 0, or -1. */
+static int
+int_answer(const sockopt_req_t *q, const qval_t *v, int *vp)
+{
+	if (q->sr_err != 0 || q->sr_len != sizeof (int))
+		return (-1);
+	*vp = v->i;
+	return (0);
+}
+
+/* Round 1, for one socket: 0, or ESTALE. */
+static int
+round_names(int s, uint64_t ino, sockfacts_t *sf)
+{
+	sa_family_t fam;
+
+	if (sf->sf_cookie == 0 && !same_inode(s, ino))
+		return (ESTALE);	/* replaced since the walk saw it */
+	if (!(sf->sf_have & SF_NAME) &&
+	    ask_name(s, getsockname, &sf->sf_name, &sf->sf_namelen)) {
 		sf->sf_have |= SF_NAME;
-		if (sf->sf_namelen >= sizeof (fam)) {
+		if (!(sf->sf_have & SF_DOMAIN) &&
+		    sf->sf_namelen >= sizeof (fam)) {
 			memcpy(&fam, &sf->sf_name, sizeof (fam));
 			sf->sf_domain = fam;
 			sf->sf_have |= SF_DOMAIN;
 		}
 	}
-	if (!(sf->sf_have & SF_DOMAIN) &&
-	    getopt_int(s, SOL_SOCKET, SO_DOMAIN, &v) == 0) {
-		sf->sf_domain = v;
-		sf->sf_have |= SF_DOMAIN;
-	}
-	if (getopt_int(s, SOL_SOCKET, SO_TYPE, &v) == 0) {
-		sf->sf_type = v;
-		sf->sf_have |= SF_TYPE;
-	}
-	if (sf->sf_domain == AF_NETLINK &&
-	    getopt_int(s, SOL_SOCKET, SO_PROTOCOL, &v) == 0) {
-		sf->sf_protocol = v;
-		sf->sf_have |= SF_PROTOCOL;
-	}
-	ask_options(s, sf);
-	if (ask_name(s, getpeername, &sf->sf_peer, &sf->sf_peerlen))
+	if (!(sf->sf_have & SF_PEER) && !sf->sf_nopeer &&
+	    ask_name(s, getpeername, &sf->sf_peer, &sf->sf_peerlen))
 		sf->sf_have |= SF_PEER;
-	if (sf->sf_domain == AF_UNIX) {
-		len = sizeof (cred);
-		if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
-		    len == sizeof (cred)) {
-			sf->sf_cred = cred;
+	return (0);
+}
+
+/* Round 3's requests for one socket. */
+static void
+round_options(batch_t *b, int who, int s, const sockfacts_t *sf)
+{
+	const sockopt_t *opts = sockopt_table();
+	int dom = sf->sf_domain;
+
+	if (sf->sf_cookie != 0)
+		add_req(b, s, dom, who, Q_COOKIE, SOL_SOCKET, SO_COOKIE,
+		    sizeof (uint64_t));
+	if (dom == AF_NETLINK && !(sf->sf_have & SF_PROTOCOL))
+		add_req(b, s, dom, who, Q_PROTOCOL, SOL_SOCKET, SO_PROTOCOL,
+		    sizeof (int));
+	for (int row = 0; row < SOCKOPT_N; row++) {
+		const sockopt_t *o = &opts[row];
+		uint_t known = o->so_kind == SOK_BOOL ?
+		    (sf->sf_bools.pr_known & o->so_bit) :
+		    o->so_kind == SOK_LINGER ? (sf->sf_have & SF_LINGER) :
+		    o->so_item == PR_SOCKOPT_SNDBUF ?
+		    (sf->sf_have & SF_SNDBUF) : (sf->sf_have & SF_RCVBUF);
+
+		if (known || !sockopt_applies(o, dom, sf->sf_type) ||
+		    is_refused(dom, row))
+			continue;
+		add_req(b, s, dom, who, row, o->so_level, o->so_optname,
+		    (socklen_t)sockopt_size(o));
+	}
+	if (dom == AF_UNIX && !(sf->sf_have & SF_CRED))
+		add_req(b, s, dom, who, Q_PEERCRED, SOL_SOCKET, SO_PEERCRED,
+		    sizeof (struct ucred));
+}
+
+/* One answer of round 2 or 3 into the facts; ESTALE for a cookie not the
+ * tables'. */
+static int
+take_answer(const sockopt_req_t *q, const qval_t *v, int what, int s,
+    uint64_t ino, sockfacts_t *sf)
+{
+	const sockopt_t *opts = sockopt_table();
+	int i;
+
+	switch (what) {
+	case Q_DOMAIN:
+		if (int_answer(q, v, &i) == 0) {
+			sf->sf_domain = i;
+			sf->sf_have |= SF_DOMAIN;
+		}
+		return (0);
+	case Q_TYPE:
+		if (int_answer(q, v, &i) == 0) {
+			sf->sf_type = i;
+			sf->sf_have |= SF_TYPE;
+		}
+		return (0);
+	case Q_PROTOCOL:
+		if (int_answer(q, v, &i) == 0) {
+			sf->sf_protocol = i;
+			sf->sf_have |= SF_PROTOCOL;
+		}
+		return (0);
+	case Q_COOKIE:
+		/* A kernel that does not say: the inode tells. */
+		if (q->sr_err != 0 || q->sr_len != sizeof (uint64_t))
+			return (same_inode(s, ino) ? 0 : ESTALE);
+		return (v->cookie == sf->sf_cookie ? 0 : ESTALE);
+	case Q_PEERCRED:
+		if (q->sr_err == 0 && q->sr_len == sizeof (struct ucred)) {
+			sf->sf_cred = v->cred;
 			sf->sf_have |= SF_CRED;
 		}
+		return (0);
+	default:
+		if (q->sr_err != 0)
+			note_refused(sf->sf_domain, &opts[what], what,
+			    q->sr_err);
+		else if (q->sr_len == sockopt_size(&opts[what]))
+			sockfacts_set_opt(sf, &opts[what], v);
+		return (0);
 	}
+}
+
+/* Ask a round's requests, and take their answers. */
+static void
+run_round(batch_t *b, const int *s, const uint64_t *ino,
+    sockfacts_t *const *sf, int *err)
+{
+	if (b->b_n == 0)
+		return;
+	sockring_ask(b->b_req, b->b_n);
+	for (size_t k = 0; k < b->b_n; k++) {
+		int who = b->b_who[k], e;
+
+		if (err[who] != 0)
+			continue;
+		e = take_answer(&b->b_req[k], &b->b_val[k], b->b_what[k],
+		    s[who], ino[who], sf[who]);
+		if (e != 0)
+			err[who] = e;
+	}
+	b->b_n = 0;
+}
+
+void
+sock_local_facts_many(const int *s, const uint64_t *ino,
+    sockfacts_t *const *sf, int *err, size_t n)
+{
+	batch_t b;
+	size_t cap = n * Q_PER_SOCKET;
+
+	b.b_n = 0;
+	b.b_req = malloc(cap * sizeof (*b.b_req));
+	b.b_val = malloc(cap * sizeof (*b.b_val));
+	b.b_who = malloc(cap * sizeof (*b.b_who));
+	b.b_what = malloc(cap * sizeof (*b.b_what));
+	if (b.b_req == NULL || b.b_val == NULL || b.b_who == NULL ||
+	    b.b_what == NULL) {
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] >= 0) {
+				err[i] = 0;
+				sockfacts_error(sf[i], "%s", strerror(ENOMEM));
+			}
+		}
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] >= 0)
+			err[i] = round_names(s[i], ino[i], sf[i]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < 0 || err[i] != 0)
+			continue;
+		if (!(sf[i]->sf_have & SF_DOMAIN))
+			add_req(&b, s[i], -1, (int)i, Q_DOMAIN, SOL_SOCKET,
+			    SO_DOMAIN, sizeof (int));
+		if (!(sf[i]->sf_have & SF_TYPE))
+			add_req(&b, s[i], sf[i]->sf_domain, (int)i, Q_TYPE,
+			    SOL_SOCKET, SO_TYPE, sizeof (int));
+	}
+	run_round(&b, s, ino, sf, err);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] >= 0 && err[i] == 0)
+			round_options(&b, (int)i, s[i], sf[i]);
+	}
+	run_round(&b, s, ino, sf, err);
+out:
+	free(b.b_req);
+	free(b.b_val);
+	free(b.b_who);
+	free(b.b_what);
 }
 
 int
 sock_local_facts(int s, uint64_t ino, sockfacts_t *sf)
 {
-	struct stat st;
+	int err = 0;
 
-	if (fstat(s, &st) != 0 || (uint64_t)st.st_ino != ino ||
-	    !S_ISSOCK(st.st_mode))
-		return (ESTALE);	/* replaced since the walk saw it */
-	ask_facts(s, sf);
-	return (0);
+	sock_local_facts_many(&s, &ino, &sf, &err, 1);
+	return (err);
 }

@@ -254,22 +254,27 @@ Psockbatch(struct ps_prochandle *P, const int *fds, size_t nfds)
 		P->src->sc_batch(P, fds, nfds);
 }
 
-int
-Psockfacts(struct ps_prochandle *P, int fd, uint64_t ino, fdrec_t *rec)
+void
+Psockfacts(struct ps_prochandle *P, sockask_t *asks, size_t n)
 {
-	sockfacts_t sf;
-	int err;
-
 	if (P->src_state == SRC_UNSET && Psetsocksrc(P, PSOCK_AUTO) != 0 &&
-	    errno == ESRCH)
-		return (ESRCH);
-	sockfacts_init(&sf);
-	if (P->src_state == SRC_NONE) {
-		sockfacts_error(&sf, "%s", P->errmsg);
-		err = 0;
-	} else if ((err = P->src->sc_facts(P, fd, ino, &sf)) != 0) {
-		return (err);
+	    errno == ESRCH) {
+		for (size_t i = 0; i < n; i++)
+			asks[i].sa_err = ESRCH;
+		return;
 	}
-	sockrec_add(rec, &sf);
-	return (0);
+	if (P->src_state == SRC_NONE) {
+		for (size_t i = 0; i < n; i++) {
+			sockfacts_error(&asks[i].sa_facts, "%s", P->errmsg);
+			asks[i].sa_err = 0;
+		}
+		return;
+	}
+	if (P->src->sc_facts_many != NULL) {
+		P->src->sc_facts_many(P, asks, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		asks[i].sa_err = P->src->sc_facts(P, asks[i].sa_fd,
+		    asks[i].sa_ino, &asks[i].sa_facts);
 }

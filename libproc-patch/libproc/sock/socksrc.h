@@ -52,7 +52,32 @@ typedef struct sockfacts {
 	 */
 	const char	*sf_gapwhy;
 	uint_t		sf_gaps;
+	/*
+	 * What the kernel's socket tables said of the socket, for a source
+	 * that asks it the rest (sock_table.c): sf_cookie, its cookie (0:
+	 * not known), by which the socket asked is known to be this one;
+	 * sf_nopeer, it has no peer (no getpeername to make).
+	 */
+	uint64_t	sf_cookie;
+	int		sf_nopeer;
 } sockfacts_t;
+
+/*
+ * One socket the walk asks about, among others (sc_facts_many): the
+ * target's fd, its inode as the walk saw it, its record in the socket
+ * tables the walk holds (NULL when it holds none, or the socket is in
+ * none), its facts, and what sc_facts would return for it.
+ */
+struct diag_table;
+struct dent;
+typedef struct sockask {
+	int		sa_fd;
+	uint64_t	sa_ino;
+	const struct diag_table *sa_tab;
+	const struct dent *sa_dent;	/* in sa_tab */
+	sockfacts_t	sa_facts;
+	int		sa_err;
+} sockask_t;
 
 /*
  * A source: its ops table.  Every function of it returns an errno: 0, or
@@ -66,6 +91,13 @@ typedef struct sockfacts {
  *  sc_facts	the facts of fd, whose inode the walk saw as ino: 0 (the
  *		facts found, and in sf_err why any are missing), ENOENT
  *		(closed since), ESTALE (replaced since), ESRCH (target gone).
+ *  sc_facts_many (instead of sc_facts) the same for several sockets at
+ *		once, each answer in its sa_err: a source that asks many in
+ *		one go.
+ *		It may take what the socket tables hold exactly from each
+ *		socket's record (sa_dent: sockfacts_from_table()) and ask
+ *		only the rest.  A source has one of the two: without
+ *		sc_facts_many, sc_facts is called for each socket.
  *  sc_release	(optional) let go of P->src_data.  Returns nothing.
  *  sc_walk	(optional) the whole walk instead of the fd-by-fd one: a
  *		source that finds every fact of every fd at once (bpf).
@@ -89,6 +121,8 @@ typedef struct socksrc_ops {
 			    size_t);
 	int		(*sc_facts)(struct ps_prochandle *, int, uint64_t,
 			    sockfacts_t *);
+	void		(*sc_facts_many)(struct ps_prochandle *, sockask_t *,
+			    size_t);
 	void		(*sc_release)(struct ps_prochandle *);
 	int		(*sc_walk)(struct ps_prochandle *, int,
 			    const struct fdwalk *);
@@ -109,6 +143,14 @@ extern const socksrc_ops_t sock_bpf_ops;
  */
 extern int sock_local_facts(int, uint64_t, sockfacts_t *);
 /*
+ * The same for n sockets open here at once: s[i] of inode ino[i] into
+ * *sf[i], its sock_local_facts() answer in err[i]; a socket whose s[i]
+ * is negative is passed over.  Their getsockopt calls go in as few
+ * system calls as the kernel allows (sock_ring.c).
+ */
+extern void sock_local_facts_many(const int *, const uint64_t *,
+    sockfacts_t *const *, int *, size_t);
+/*
  * Does the kernel refuse option row of the table to every socket of the
  * domain (SO_PASSCRED of inet sockets since Linux 6.16)?  Then it is
  * never a fact a socket of that domain could have (sock_local.c).
@@ -119,6 +161,19 @@ extern int sock_family_refuses(int, int);
  * SO_LINGER (sock_close.c); the facts, when known, say its linger.
  */
 extern void sock_close(int, const sockfacts_t *);
+/* The same for n sockets (s[i] negative: none), sf[i] each's facts. */
+extern void sock_close_many(const int *, sockfacts_t *const *, size_t);
+
+/*
+ * The facts the kernel's socket tables hold of entry e of table dt
+ * (netdiag/diag_table.h), into sf (sock_table.c).  With exact, only those
+ * the tables hold exactly as the calls would give them, with the cookie
+ * and whether it has a peer: for a source that asks the socket the rest.
+ * Without, every fact they hold, and a unix peer whose name they do not
+ * give is a gap (the diag source, which asks nothing).
+ */
+extern void sockfacts_from_table(sockfacts_t *, const struct diag_table *,
+    const struct dent *, int);
 
 /* sockrec.c: facts in, record items out. */
 extern void sockfacts_init(sockfacts_t *);

@@ -33,9 +33,10 @@
 
 #include "endpoint/endpoint.h"
 #include "sock/psock.h"
+#include "sock/socksrc.h"
 #include "walk/fdwalk.h"
 
-#define	DENTS_BUFSZ	32768
+#define	DENTS_BUFSZ	131072
 #define	BATCH_MAX	(DENTS_BUFSZ / 24)	/* fds one getdents can give */
 #define	FD_RETRIES	8	/* an fd replaced while being read, again */
 
@@ -240,42 +241,53 @@ add_path_statonly(struct ps_prochandle *P, const char *name,
 
 /*
  * A new record for fd with its stat fields; name (16 bytes) gets fd's
- * name in /proc/PID/fd.  0 or an errno.
+ * name in /proc/PID/fd.  The stat is the one the endpoints' pass over the
+ * table took of a socket (endpoints_stat()), unless fresh: then, or when
+ * that pass did not see fd as a socket, it is asked.  *tookp says
+ * whether it was taken.  0 or an errno.
  */
 static int
-build_stat(struct ps_prochandle *P, fdrec_t *rec, int fd, char *name,
-    struct statx *stx)
+build_stat(struct ps_prochandle *P, const fdwalk_t *fw, int fresh,
+    fdrec_t *rec, int fd, char *name, struct statx *stx, int *tookp)
 {
 	int err;
 
 	(void) snprintf(name, 16, "%d", fd);
 	if (fdrec_reset(rec, fd) != 0)
 		return (errno);
-	if ((err = stat_at(P->fddirfd, name, 0, stx)) != 0)
+	*tookp = !fresh && fw != NULL && endpoints_stat(fw->fw_ep, fd, stx);
+	if (!*tookp && (err = stat_at(P->fddirfd, name, 0, stx)) != 0)
 		return (err);
 	fill_stat(fdrec_info(rec), stx);
 	return (0);
 }
 
 /*
- * One attempt at the record of fd; ESTALE when the fd was replaced while
- * being read.  Every fact of the record must come from one open file:
- * the stat, the path (add_path), fdinfo (its ino: must be the stat's)
- * and the socket facts (each source checks the inode of what it asks).
+ * The part of one attempt at the record of fd that is not a socket's
+ * facts: all of it but for a socket, whose facts are then to be asked:
+ * *ask is made ready for that (its record in the walk's socket tables,
+ * if any) and *sockp set.  ESTALE when the fd was replaced while being
+ * read.  Every fact of the record must come from one open file: the
+ * stat, the path (add_path), fdinfo (its ino: must be the stat's) and
+ * the socket facts (each source checks the inode of what it asks).  A
+ * stat taken from the endpoints' pass is of a moment before: fdinfo's
+ * ino, which a kernel without it does not give, must be the stat's.
  *
  * A socket's link says only "socket:[INO]", which the stat already
  * tells, so it is not read.  An O_PATH descriptor of a socket file is a
  * path, not a socket endpoint: fdinfo's flags say which.
  */
 static int
-build_once(struct ps_prochandle *P, int flags, fdscratch_t *fs,
-    fdrec_t *rec, int fd)
+build_front(struct ps_prochandle *P, const fdwalk_t *fw, int flags,
+    int fresh, fdscratch_t *fs, fdrec_t *rec, int fd, sockask_t *ask,
+    int *sockp)
 {
 	char name[16];
 	struct statx stx;
-	int err, endpoint;
+	int err, took;
 
-	if ((err = build_stat(P, rec, fd, name, &stx)) != 0)
+	*sockp = 0;
+	if ((err = build_stat(P, fw, fresh, rec, fd, name, &stx, &took)) != 0)
 		return (err);
 	if (flags & PFDI_STATONLY) {
 		if (S_ISSOCK(stx.stx_mode))
@@ -285,25 +297,48 @@ build_once(struct ps_prochandle *P, int flags, fdscratch_t *fs,
 
 	if ((err = read_fdinfo(P, name, fs)) != 0)
 		return (err);
-	if ((fs->fs_fdinfo.fi_have & FDI_INO) &&
-	    fs->fs_fdinfo.fi_ino != (uint64_t)stx.stx_ino)
+	if ((fs->fs_fdinfo.fi_have & FDI_INO) ?
+	    fs->fs_fdinfo.fi_ino != (uint64_t)stx.stx_ino : took)
 		return (ESTALE);
-	endpoint = S_ISSOCK(stx.stx_mode) &&
+	fill_fdinfo(rec, &fs->fs_fdinfo);
+	if (S_ISSOCK(stx.stx_mode) &&
 	    !((fs->fs_fdinfo.fi_have & FDI_FLAGS) &&
-	    (fs->fs_fdinfo.fi_flags & O_PATH));
-	if (endpoint) {
+	    (fs->fs_fdinfo.fi_flags & O_PATH))) {
 		int n = snprintf(fs->fs_path, sizeof (fs->fs_path),
 		    "socket:[%llu]", (unsigned long long)stx.stx_ino);
 
 		(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
-		if ((err = Psockfacts(P, fd, (uint64_t)stx.stx_ino, rec)) != 0)
-			return (err);
-	} else if (!link_names_inode(P, name, &stx, fs, rec) &&
-	    (err = add_path(P, name, &stx, fs, rec)) != 0) {
-		return (err);
+		ask->sa_fd = fd;
+		ask->sa_ino = (uint64_t)stx.stx_ino;
+		ask->sa_tab = NULL;
+		ask->sa_dent = fw != NULL ? endpoints_dent(fw->fw_ep,
+		    ask->sa_ino, &ask->sa_tab) : NULL;
+		sockfacts_init(&ask->sa_facts);
+		ask->sa_err = 0;
+		*sockp = 1;
+		return (0);
 	}
-	fill_fdinfo(rec, &fs->fs_fdinfo);
+	if (!link_names_inode(P, name, &stx, fs, rec) &&
+	    (err = add_path(P, name, &stx, fs, rec)) != 0)
+		return (err);
 	return (0);
+}
+
+/* One attempt at the record of fd, its socket facts asked alone. */
+static int
+build_once(struct ps_prochandle *P, const fdwalk_t *fw, int flags,
+    int fresh, fdscratch_t *fs, fdrec_t *rec, int fd)
+{
+	sockask_t *ask = &fs->fs_ask1;
+	int err, sock;
+
+	if ((err = build_front(P, fw, flags, fresh, fs, rec, fd, ask,
+	    &sock)) != 0 || !sock)
+		return (err);
+	Psockfacts(P, ask, 1);
+	if (ask->sa_err == 0)
+		sockrec_add(rec, &ask->sa_facts);
+	return (ask->sa_err);
 }
 
 static int
@@ -311,29 +346,18 @@ build_changed(struct ps_prochandle *P, fdrec_t *rec, int fd)
 {
 	struct statx stx;
 	char name[16];
-	int err;
+	int err, took;
 
-	if ((err = build_stat(P, rec, fd, name, &stx)) != 0)
+	if ((err = build_stat(P, NULL, 1, rec, fd, name, &stx, &took)) != 0)
 		return (err);
 	(void) fdrec_add(rec, PR_CHANGED, NULL, 0);
 	return (0);
 }
 
-int
-fdwalk_build(struct ps_prochandle *P, int flags, fdscratch_t *fs,
-    fdrec_t *rec, int fd)
+/* fdwalk_build's answer for a record whose last attempt gave err. */
+static int
+build_answer(struct ps_prochandle *P, int err)
 {
-	int err = ESTALE;
-
-	for (int i = 0; i < FD_RETRIES && err == ESTALE; i++)
-		err = build_once(P, flags, fs, rec, fd);
-	/*
-	 * It never held still: what it holds is changing all the time.  It
-	 * is shown, with the stat of one moment and nothing that would need
-	 * a second look to be sure of, and marked so.
-	 */
-	if (err == ESTALE)
-		err = build_changed(P, rec, fd);
 	switch (err) {
 	case 0:
 		return (0);
@@ -342,6 +366,70 @@ fdwalk_build(struct ps_prochandle *P, int flags, fdscratch_t *fs,
 		return (ENOENT);	/* closed: skip it */
 	default:
 		return (err == ESRCH || Pexited(P) ? ESRCH : err);
+	}
+}
+
+/*
+ * The record of fd after a first attempt that gave err: again while it
+ * is ESTALE, each time with nothing taken from before.
+ */
+static int
+build_again(struct ps_prochandle *P, const fdwalk_t *fw, int flags,
+    fdscratch_t *fs, fdrec_t *rec, int fd, int err, int tries)
+{
+	for (int i = tries; i < FD_RETRIES && err == ESTALE; i++)
+		err = build_once(P, fw, flags, 1, fs, rec, fd);
+	/*
+	 * It never held still: what it holds is changing all the time.  It
+	 * is shown, with the stat of one moment and nothing that would need
+	 * a second look to be sure of, and marked so.
+	 */
+	if (err == ESTALE)
+		err = build_changed(P, rec, fd);
+	return (build_answer(P, err));
+}
+
+int
+fdwalk_build(const fdwalk_t *fw, struct ps_prochandle *P, int flags,
+    fdscratch_t *fs, fdrec_t *rec, int fd)
+{
+	return (build_again(P, fw, flags, fs, rec, fd, ESTALE, 0));
+}
+
+void
+fdwalk_build_many(const fdwalk_t *fw, struct ps_prochandle *P, int flags,
+    fdscratch_t *fs, fdrec_t *const *recs, const int *fds, int *errs,
+    size_t n)
+{
+	size_t nask = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int sock, err;
+
+		err = build_front(P, fw, flags, 0, fs, recs[i], fds[i],
+		    &fs->fs_asks[nask], &sock);
+		if (err == 0 && sock) {
+			fs->fs_askof[nask++] = i;
+			errs[i] = 0;
+		} else {
+			errs[i] = err == 0 ? 0 :
+			    build_again(P, fw, flags, fs, recs[i], fds[i],
+			    err, 1);
+		}
+		if (nask == FDWALK_CHUNK || (i == n - 1 && nask > 0)) {
+			Psockfacts(P, fs->fs_asks, nask);
+			for (size_t k = 0; k < nask; k++) {
+				const sockask_t *a = &fs->fs_asks[k];
+				size_t j = fs->fs_askof[k];
+
+				if (a->sa_err == 0)
+					sockrec_add(recs[j], &a->sa_facts);
+				else
+					errs[j] = build_again(P, fw, flags, fs,
+					    recs[j], fds[j], a->sa_err, 1);
+			}
+			nask = 0;
+		}
 	}
 }
 
@@ -392,21 +480,45 @@ next_batch(struct ps_prochandle *P, char *dents, int *fds)
 	return (count == 0 && n > 0 ? next_batch(P, dents, fds) : count);
 }
 
+/* FDWALK_CHUNK fds at a time: their records built, then handed over. */
+/*
+ * The next batch of fds: from the list the endpoints' pass over the
+ * table made, when it made one (the table is not listed twice), else
+ * from the directory.
+ */
+static long
+walk_next(struct ps_prochandle *P, const fdwalk_t *fw, epcursor_t *cur,
+    char *dents, int *fds)
+{
+	long n = endpoints_fds(fw->fw_ep, cur, fds, BATCH_MAX);
+
+	return (n >= 0 ? n : next_batch(P, dents, fds));
+}
+
 static int
 serial_walk(struct ps_prochandle *P, int flags, fdscratch_t *fs,
-    fdrec_t *rec, const int *fds, size_t nfds, const fdwalk_t *fw)
+    fdrec_t *recs, const int *fds, size_t nfds, const fdwalk_t *fw)
 {
-	int err, rv;
+	fdrec_t *rp[FDWALK_CHUNK];
+	int errs[FDWALK_CHUNK], rv;
 
-	for (size_t i = 0; i < nfds; i++) {
-		if ((err = fdwalk_build(P, flags, fs, rec, fds[i])) == ENOENT)
-			continue;
-		if (err != 0) {
-			errno = err;
-			return (-1);
+	for (int i = 0; i < FDWALK_CHUNK; i++)
+		rp[i] = &recs[i];
+	for (size_t first = 0; first < nfds; first += FDWALK_CHUNK) {
+		size_t n = nfds - first < FDWALK_CHUNK ? nfds - first :
+		    FDWALK_CHUNK;
+
+		fdwalk_build_many(fw, P, flags, fs, rp, fds + first, errs, n);
+		for (size_t i = 0; i < n; i++) {
+			if (errs[i] == ENOENT)
+				continue;
+			if (errs[i] != 0) {
+				errno = errs[i];
+				return (-1);
+			}
+			if ((rv = fdwalk_emit(fw, &recs[i])) != 0)
+				return (rv);
 		}
-		if ((rv = fdwalk_emit(fw, rec)) != 0)
-			return (rv);
 	}
 	return (0);
 }
@@ -483,10 +595,12 @@ walk_batches(struct ps_prochandle *P, int flags, fdwalk_t *fw)
 	fdscratch_t *fs = malloc(sizeof (*fs));
 	char *dents = malloc(DENTS_BUFSZ);
 	int *fds = malloc(BATCH_MAX * sizeof (int));
-	fdrec_t rec = { NULL, 0 };
+	fdrec_t recs[FDWALK_CHUNK];
+	epcursor_t cur = { 0, 0 };
 	int rv = -1, e = ENOMEM, par, used;
 	long nfds;
 
+	memset(recs, 0, sizeof (recs));
 	if (fs == NULL || dents == NULL || fds == NULL)
 		goto out;
 	par = parallel_ok(P, flags);
@@ -495,7 +609,7 @@ walk_batches(struct ps_prochandle *P, int flags, fdwalk_t *fw)
 		goto out;
 	}
 	rv = 0;			/* a process may have no fds at all */
-	while ((nfds = next_batch(P, dents, fds)) > 0) {
+	while ((nfds = walk_next(P, fw, &cur, dents, fds)) > 0) {
 		used = 0;
 		if (!(flags & PFDI_STATONLY))
 			Psockbatch(P, fds, (size_t)nfds);
@@ -503,7 +617,7 @@ walk_batches(struct ps_prochandle *P, int flags, fdwalk_t *fw)
 			rv = fdpipe_walk(P, flags, fds, (size_t)nfds, fw,
 			    &used);
 		if (!used)
-			rv = serial_walk(P, flags, fs, &rec, fds, (size_t)nfds,
+			rv = serial_walk(P, flags, fs, recs, fds, (size_t)nfds,
 			    fw);
 		if (rv != 0)
 			break;
@@ -512,7 +626,8 @@ walk_batches(struct ps_prochandle *P, int flags, fdwalk_t *fw)
 	if (nfds < 0)
 		rv = -1;
 out:
-	fdrec_free(&rec);
+	for (int i = 0; i < FDWALK_CHUNK; i++)
+		fdrec_free(&recs[i]);
 	free(fs);
 	free(dents);
 	free(fds);

@@ -25,10 +25,10 @@
 
 #include "walk/fdwalk.h"
 
-#define	PIPE_RING	64	/* records built ahead of the caller */
+#define	PIPE_RING	128	/* records built ahead of the caller */
 #define	PIPE_WORKERS	4	/* at most */
 #define	PIPE_MIN_FDS	64	/* a smaller batch is walked serially */
-#define	PIPE_CHUNK	8	/* fds a worker takes at a time */
+#define	PIPE_CHUNK	32	/* fds a worker takes at a time */
 
 typedef struct slot {
 	fdrec_t		sl_rec;
@@ -38,6 +38,7 @@ typedef struct slot {
 
 typedef struct fdpipe {
 	struct ps_prochandle *fp_P;
+	const fdwalk_t	*fp_walk;
 	int		fp_flags;
 	const int	*fp_fds;
 	size_t		fp_nfds;
@@ -54,14 +55,17 @@ typedef struct fdpipe {
 
 /*
  * A worker takes PIPE_CHUNK consecutive fds at a time, builds their
- * records, and hands them over together: two lock round trips per chunk,
- * not per fd.
+ * records together (the facts of their sockets asked at once:
+ * fdwalk_build_many), and hands them over together: two lock round trips
+ * per chunk, not per fd.
  */
 static void *
 worker(void *arg)
 {
 	fdpipe_t *fp = arg;
 	fdscratch_t *fs;
+	fdrec_t *recs[PIPE_CHUNK];
+	int errs[PIPE_CHUNK];
 	size_t first, end;
 
 	if ((fs = malloc(sizeof (*fs))) == NULL)
@@ -82,12 +86,12 @@ worker(void *arg)
 		fp->fp_next = end;
 		(void) pthread_mutex_unlock(&fp->fp_lock);
 
-		for (size_t i = first; i < end; i++) {
-			slot_t *sl = &fp->fp_ring[i % PIPE_RING];
-
-			sl->sl_err = fdwalk_build(fp->fp_P, fp->fp_flags, fs,
-			    &sl->sl_rec, fp->fp_fds[i]);
-		}
+		for (size_t i = first; i < end; i++)
+			recs[i - first] = &fp->fp_ring[i % PIPE_RING].sl_rec;
+		fdwalk_build_many(fp->fp_walk, fp->fp_P, fp->fp_flags, fs,
+		    recs, fp->fp_fds + first, errs, end - first);
+		for (size_t i = first; i < end; i++)
+			fp->fp_ring[i % PIPE_RING].sl_err = errs[i - first];
 
 		(void) pthread_mutex_lock(&fp->fp_lock);
 		for (size_t i = first; i < end; i++)
@@ -168,6 +172,7 @@ fdpipe_walk(struct ps_prochandle *P, int flags, const int *fds, size_t nfds,
 	if (nfds < PIPE_MIN_FDS || (fp = calloc(1, sizeof (*fp))) == NULL)
 		return (0);
 	fp->fp_P = P;
+	fp->fp_walk = fw;
 	fp->fp_flags = flags;
 	fp->fp_fds = fds;
 	fp->fp_nfds = nfds;

@@ -11,26 +11,44 @@
 #include <limits.h>
 
 #include "core/Pcontrol.h"
+#include "sock/socksrc.h"
 #include "walk/fdinfo_parse.h"
 
 #define	FDINFO_READSZ	4096
+/*
+ * The fds whose records are built together: their sockets' facts are
+ * asked of the source at once (sc_facts_many).
+ */
+#define	FDWALK_CHUNK	32
 
-/* What one builder needs besides the record: kept off the stack. */
+/* What one builder needs besides the records: kept off the stack. */
 typedef struct fdscratch {
 	fdinfo_t	fs_fdinfo;
 	char		fs_readbuf[FDINFO_READSZ];
 	char		fs_path[PATH_MAX];
+	sockask_t	fs_asks[FDWALK_CHUNK];	/* a chunk's sockets */
+	size_t		fs_askof[FDWALK_CHUNK];	/* the index of each's fd */
+	sockask_t	fs_ask1;		/* one socket asked alone */
 } fdscratch_t;
 
+struct fdwalk;
+
 /*
- * Build the record of fd into rec.  0 when it is ready; ENOENT when the fd
- * is not open (any more) or would not hold still; ESRCH when the target is
- * gone; another errno when it cannot be read.  Thread-safe for one
- * handle as long as each caller has its own scratch and record, and the
- * handle's source of socket facts allows it (Pfdinfo_parallel_ok).
+ * Build the record of fd into rec, for the walk fw (NULL: none of what the
+ * walk's endpoints know is taken).  0 when it is ready; ENOENT when the
+ * fd is not open (any more) or would not hold still; ESRCH when the
+ * target is gone; another errno when it cannot be read.  Thread-safe for
+ * one handle as long as each caller has its own scratch and record, and
+ * the handle's source of socket facts allows it (Pfdinfo_parallel_ok).
  */
-extern int fdwalk_build(struct ps_prochandle *, int, fdscratch_t *,
-    fdrec_t *, int);
+extern int fdwalk_build(const struct fdwalk *, struct ps_prochandle *, int,
+    fdscratch_t *, fdrec_t *, int);
+/*
+ * The same for fds[0..n) (n at most FDWALK_CHUNK) into *recs[i], each
+ * answer in errs[i]: the sockets among them asked of the source at once.
+ */
+extern void fdwalk_build_many(const struct fdwalk *, struct ps_prochandle *,
+    int, fdscratch_t *, fdrec_t *const *, const int *, int *, size_t);
 
 /*
  * One walk, as Pfdinfo_iter_flags gives it to whichever walk builds the

@@ -251,8 +251,8 @@ one_fd(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 	if (bpf_taken_as_is(br))
 		err = bpf_record(br, bw->bw_hz, &bw->bw_rec);
 	else
-		err = fdwalk_build(P, bw->bw_flags, bw->bw_fs, &bw->bw_rec,
-		    br->br_fd);
+		err = fdwalk_build(bw->bw_walk, P, bw->bw_flags, bw->bw_fs,
+		    &bw->bw_rec, br->br_fd);
 	if (err == ENOENT)
 		return (0);		/* closed since: skip it */
 	if (err != 0) {
@@ -301,10 +301,10 @@ bpf_walk(struct ps_prochandle *P, int flags, const fdwalk_t *fw)
  * A socket the walk builds the other way (an fd on which the record
  * could not be taken as it is): asked through pidfd_getfd.
  */
-static int
-bpf_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
+static void
+bpf_facts_many(struct ps_prochandle *P, sockask_t *asks, size_t n)
 {
-	return (sock_pidfd_ops.sc_facts(P, fd, ino, sf));
+	sock_pidfd_ops.sc_facts_many(P, asks, n);
 }
 
 static int
@@ -327,7 +327,7 @@ const socksrc_ops_t sock_bpf_ops = {
 	.sc_id = PSOCK_BPF,
 	.sc_name = "bpf",
 	.sc_probe = bpf_probe,
-	.sc_facts = bpf_facts,
+	.sc_facts_many = bpf_facts_many,
 	.sc_walk = bpf_walk,
 	.sc_inodes = bpf_inodes,
 	.sc_parallel = 1,

@@ -31,7 +31,6 @@
  * (sock_diag_nets()).
  */
 #include <errno.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,55 +98,6 @@ sock_diag_nets(struct ps_prochandle *P)
 	return (dg->dg_nets);
 }
 
-/* The facts of entry e, as the tables give them. */
-static void
-fill(const diag_table_t *dt, const dent_t *e, sockfacts_t *sf)
-{
-	const sockopt_t *opts = sockopt_table();
-
-	sf->sf_domain = e->de_family;
-	sf->sf_type = e->de_type;
-	sf->sf_have |= SF_DOMAIN | SF_TYPE;
-	if (e->de_family == AF_NETLINK) {
-		sf->sf_protocol = e->de_protocol;
-		sf->sf_have |= SF_PROTOCOL;
-	}
-	for (int row = 0; row < SOCKOPT_N; row++) {
-		const sockopt_t *o = &opts[row];
-		int v;
-
-		if (o->so_kind == SOK_BOOL && o->so_bit == PR_SO_ACCEPTCONN)
-			v = e->de_state == TCP_LISTEN;
-		else if (o->so_kind == SOK_INT && (e->de_have & DS_MEM))
-			v = (int)(o->so_item == PR_SOCKOPT_SNDBUF ?
-			    e->de_sndbuf : e->de_rcvbuf);
-		else
-			continue;
-		sockfacts_set_opt(sf, o, &v);
-	}
-	if (e->de_have & DS_NAME) {
-		diag_table_name(dt, e, &sf->sf_name, &sf->sf_namelen);
-		sf->sf_have |= SF_NAME;
-	}
-	if (e->de_have & DS_PEER) {
-		diag_table_peer(dt, e, &sf->sf_peer, &sf->sf_peerlen);
-		sf->sf_have |= SF_PEER;
-	} else if (e->de_have & DS_PEER_INO) {
-		/* A unix peer: its name is its own record's. */
-		const dent_t *p = e->de_peer_ino != 0 ?
-		    diag_table_lookup(dt, e->de_peer_ino) : NULL;
-
-		if (p != NULL && p->de_family == AF_UNIX &&
-		    (p->de_have & DS_NAME)) {
-			diag_table_name(dt, p, &sf->sf_peer, &sf->sf_peerlen);
-			sf->sf_have |= SF_PEER;
-		} else {
-			sf->sf_gaps |= SF_PEER;	/* connected, name unknown */
-		}
-	}
-	sf->sf_gapwhy = diag_gapwhy;
-}
-
 static int
 diag_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 {
@@ -174,9 +124,10 @@ diag_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 	 * after its family's dump (at most one dump per family and protocol
 	 * is made per process); or of a kind this kernel has no dump of.
 	 */
-	if (e != NULL)
-		fill(dt, e, sf);
-	else if (dt->dt_dumperr[0] != '\0')
+	if (e != NULL) {
+		sockfacts_from_table(sf, dt, e, 0);
+		sf->sf_gapwhy = diag_gapwhy;
+	} else if (dt->dt_dumperr[0] != '\0')
 		sockfacts_error(sf, "diag: not in the kernel's socket tables "
 		    "(%s)", dt->dt_dumperr);
 	else if (dt->dt_nodump[0] != '\0')

@@ -4,13 +4,18 @@
  *
  * The socket is duplicated into this process, asked locally
  * (sock_local.c) and closed at once.  The target is neither stopped nor
- * is its memory read.  Per socket: one pidfd_getfd, one fstat (to be sure
- * the duplicate is the socket the walk saw), the options, the two names,
- * SO_PEERCRED for unix sockets, one close (sock_close.c: never one that
- * lingers): 20 system calls for a TCP socket.  Safe from several threads at once.
+ * is its memory read.  The walk asks about several sockets at a time
+ * (sc_facts_many): each is duplicated, then all are asked together, the
+ * options of all of them in one system call where the kernel allows it,
+ * then all are closed (sock_close.c: never one that lingers).  Per TCP
+ * socket whose names and buffers the socket tables gave: one pidfd_getfd,
+ * one getsockopt (TCP_NODELAY), and a share of two io_uring_enter (its
+ * options, its close).  Safe from several threads at once.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -69,29 +74,119 @@ pidfd_probe(struct ps_prochandle *P)
 	return (Pseterr(P, err, "pidfd_getfd: %s", strerror(err)));
 }
 
+/*
+ * The duplicate of ask's socket, or -1: with its answer in sa_err, or
+ * (EMFILE, ENFILE) none yet, when *full says this process has no fd to
+ * spare.
+ */
 static int
-pidfd_facts(struct ps_prochandle *P, int fd, uint64_t ino,
-    sockfacts_t *sf)
+dup_of(struct ps_prochandle *P, sockask_t *ask, int *full)
 {
 	int s, err;
 
-	if ((s = getfd(P, fd)) < 0) {
-		if ((err = errno) == EBADF)
-			return (ENOENT);	/* closed since the walk */
-		if (Pexited(P))
-			return (ESRCH);
-		sockfacts_error(sf, "pidfd_getfd: %s", strerror(err));
-		return (0);
+	*full = 0;
+	if ((s = getfd(P, ask->sa_fd)) >= 0)
+		return (s);
+	if ((err = errno) == EBADF)
+		ask->sa_err = ENOENT;	/* closed since the walk */
+	else if (Pexited(P))
+		ask->sa_err = ESRCH;
+	else if (err == EMFILE || err == ENFILE)
+		*full = 1;
+	else
+		sockfacts_error(&ask->sa_facts, "pidfd_getfd: %s",
+		    strerror(err));
+	return (-1);
+}
+
+#define	MANY_MAX	64	/* sockets asked together, at most */
+#define	FD_SPARE	64	/* fds of ours the duplicates leave */
+
+/*
+ * How many duplicates a batch may hold at once: a share of the fds this
+ * process may open beyond FD_SPARE, for each of the walk's threads (at
+ * most 4), so that a low RLIMIT_NOFILE is not run into.
+ */
+static size_t
+batch_room(void)
+{
+	static _Atomic size_t room;
+	struct rlimit rl;
+	size_t r = atomic_load_explicit(&room, memory_order_relaxed);
+
+	if (r != 0)
+		return (r);
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		r = MANY_MAX;
+	else
+		r = rl.rlim_cur > FD_SPARE ? (rl.rlim_cur - FD_SPARE) / 4 : 1;
+	r = r < 1 ? 1 : r > MANY_MAX ? MANY_MAX : r;
+	atomic_store_explicit(&room, r, memory_order_relaxed);
+	return (r);
+}
+
+/* The m sockets of a batch, duplicated (s[i] < 0: not), asked, closed. */
+static void
+ask_batch(sockask_t *const *a, const int *s, size_t m)
+{
+	int err[MANY_MAX] = { 0 };
+	uint64_t ino[MANY_MAX] = { 0 };
+	sockfacts_t *sf[MANY_MAX] = { NULL };
+
+	for (size_t i = 0; i < m; i++) {
+		if (s[i] >= 0 && a[i]->sa_dent != NULL)
+			sockfacts_from_table(&a[i]->sa_facts, a[i]->sa_tab,
+			    a[i]->sa_dent, 1);
+		ino[i] = a[i]->sa_ino;
+		sf[i] = &a[i]->sa_facts;
+		err[i] = 0;
 	}
-	err = sock_local_facts(s, ino, sf);
-	sock_close(s, sf);
-	return (err);
+	sock_local_facts_many(s, ino, sf, err, m);
+	for (size_t i = 0; i < m; i++) {
+		if (s[i] >= 0)
+			a[i]->sa_err = err[i];
+	}
+	sock_close_many(s, sf, m);
+}
+
+/*
+ * Batches of at most batch_room() sockets.  Out of fds while the batch
+ * holds some: the batch is asked (its fds let go), and the socket
+ * duplicated again, in a batch of its own; out of fds with none held,
+ * the socket says so.
+ */
+static void
+pidfd_facts_many(struct ps_prochandle *P, sockask_t *asks, size_t n)
+{
+	sockask_t *a[MANY_MAX];
+	int s[MANY_MAX];
+	size_t room = batch_room(), m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int full;
+
+		asks[i].sa_err = 0;
+		s[m] = dup_of(P, &asks[i], &full);
+		if (full && m > 0) {
+			ask_batch(a, s, m);
+			m = 0;
+			s[m] = dup_of(P, &asks[i], &full);
+		}
+		if (full)
+			sockfacts_error(&asks[i].sa_facts, "pidfd_getfd: %s",
+			    strerror(EMFILE));
+		a[m++] = &asks[i];
+		if (m == room || i == n - 1) {
+			ask_batch(a, s, m);
+			m = 0;
+		}
+	}
 }
 
 const socksrc_ops_t sock_pidfd_ops = {
 	.sc_id = PSOCK_PIDFD,
 	.sc_name = "pidfd",
 	.sc_probe = pidfd_probe,
-	.sc_facts = pidfd_facts,
+	.sc_facts_many = pidfd_facts_many,
 	.sc_parallel = 1,
 };
