@@ -510,28 +510,6 @@ pidns_target(int ready, int hold, const char *path)
 	_exit(0);
 }
 
-/* Text without its lines holding needle. */
-static char *
-without_lines(const char *text, const char *needle)
-{
-	char *out = malloc(strlen(text) + 1), *o = out;
-	const char *p = text;
-
-	ATF_REQUIRE(out != NULL);
-	while (*p != '\0') {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl != NULL ? (size_t)(nl - p) + 1 : strlen(p);
-
-		if (memmem(p, len, needle, strlen(needle)) == NULL) {
-			memcpy(o, p, len);
-			o += len;
-		}
-		p += len;
-	}
-	*o = '\0';
-	return (out);
-}
-
 ATF_TC(fallback_pidns);
 ATF_TC_HEAD(fallback_pidns, tc)
 {
@@ -594,7 +572,7 @@ ATF_TC_BODY(fallback_pidns, tc)
 	/* The fact is there to be dropped: pidfd names the peer. */
 	ATF_CHECK_MSG(strstr(pidfd, "\tpeer: ") != NULL, "pidfd shows no "
 	    "peer:\n%s", pidfd);
-	want = without_lines(pidfd, "\tpeer: ");
+	want = tu_without_lines(pidfd, "\tpeer: ");
 	tu_require_same_text("pidns", want, strlen(want), agent,
 	    strlen(agent));
 	line = tu_asprintf("\tpeername: AF_UNIX %s\n", path);

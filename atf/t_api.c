@@ -430,7 +430,9 @@ ATF_TC_BODY(Pfdinfo_iter_invalid, tc)
 	CHECK_FAIL(Pfdinfo_iter(P, NULL, &n), EINVAL);
 	CHECK_FAIL(Pfdinfo_iter_flags(P, 0, NULL, &n), EINVAL);
 	CHECK_FAIL(Pfdinfo_iter_flags(P, PFDI_STATONLY, NULL, &n), EINVAL);
-	CHECK_FAIL(Pfdinfo_iter_flags(P, 0x2, count_cb, &n), EINVAL);
+	/* The first flag that means nothing. */
+	CHECK_FAIL(Pfdinfo_iter_flags(P, (PFDI_STATONLY | PFDI_NOENDPOINTS) +
+	    1, count_cb, &n), EINVAL);
 	CHECK_FAIL(Pfdinfo_iter_flags(P, -1, count_cb, &n), EINVAL);
 	CHECK_FAIL(Pfdinfo_iter_flags(P, INT_MIN | PFDI_STATONLY, count_cb,
 	    &n), EINVAL);
@@ -438,6 +440,10 @@ ATF_TC_BODY(Pfdinfo_iter_invalid, tc)
 	/* Refused walks leave the handle as it was. */
 	ATF_CHECK_EQ(Psocksrc(P), PSOCK_AUTO);
 	ATF_CHECK_EQ(Pfdinfo_iter_flags(P, PFDI_STATONLY, count_cb, &n), 0);
+	ATF_CHECK_EQ(n, count_kid_fds(k.k_pid));
+	n = 0;
+	ATF_CHECK_EQ(Pfdinfo_iter_flags(P, PFDI_NOENDPOINTS, count_cb, &n),
+	    0);
 	ATF_CHECK_EQ(n, count_kid_fds(k.k_pid));
 	Prelease(P, 0);
 	kid_stop(&k);

@@ -1347,6 +1347,43 @@ ATF_TC_BODY(nflag, tc)
 	    "-n: the strace check does not work");
 }
 
+ATF_TC(no_endpoints);
+ATF_TC_HEAD(no_endpoints, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --no-endpoints prints no "
+	    "endpoint line and opens no other process's fd table; the rest "
+	    "is byte for byte what pfiles prints with them, whose names "
+	    "and buffers come from the socket tables, where without them "
+	    "they are asked of each socket");
+	atf_tc_set_md_var(tc, "require.progs", "strace");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(no_endpoints, tc)
+{
+	ep_view_t v;
+	char *out, *with, *stripped;
+	int opened;
+
+	view_start(&v, "cross");
+	opened = count_other_fd_tables("--no-endpoints", v.v_pid, &out);
+	(void) count_other_fd_tables("--via=pidfd", v.v_pid, &with);
+	view_stop(&v);
+	ATF_CHECK_MSG(strstr(with, "\tendpoint: ") != NULL, "no endpoint "
+	    "line without --no-endpoints: %s", with);
+	ATF_CHECK_MSG(strstr(out, "\tendpoint: ") == NULL, "pfiles "
+	    "--no-endpoints printed endpoints: %s", out);
+	ATF_CHECK_MSG(strstr(out, "\tpeername: ") != NULL, "pfiles "
+	    "--no-endpoints printed no peer: %s", out);
+	stripped = tu_without_lines(with, "\tendpoint: ");
+	tu_require_same_text("no_endpoints", stripped, strlen(stripped), out,
+	    strlen(out));
+	ATF_REQUIRE_EQ_MSG(opened, 0, "pfiles --no-endpoints opened %d fd "
+	    "tables of other processes (see stderr)", opened);
+	free(stripped);
+	free(with);
+	free(out);
+}
+
 /* pfiles opts on pids, with -J and without: WHAT.{txt,json}[.err]. */
 static void
 run_both(const char *what, const char *via, const char *const pids[])
@@ -1835,6 +1872,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, unreadable_links);
 	ATF_TP_ADD_TC(tp, zombie_holds_nothing);
 	ATF_TP_ADD_TC(tp, nflag);
+	ATF_TP_ADD_TC(tp, no_endpoints);
 	ATF_TP_ADD_TC(tp, json);
 	ATF_TP_ADD_TC(tp, shared);
 	ATF_TP_ADD_TC(tp, thread_table);

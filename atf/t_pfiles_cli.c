@@ -32,7 +32,8 @@
 
 #include "testutil.h"
 
-#define	USAGE	"usage:\tpfiles [-J] [-n] [--via=auto|pidfd|agent|diag|bpf] pid ...\n"
+#define	USAGE	"usage:\tpfiles [-J] [-n] [--no-endpoints] " \
+	"[--via=auto|pidfd|agent|diag|bpf] pid ...\n"
 #define	TRY	"Try 'pfiles --help' for more information.\n"
 #define	SLEEP_SECONDS	"600"
 #define	WAIT_STEP_US	5000

@@ -931,3 +931,25 @@ tu_require_leaderless_refused(tu_result_t *r, const char *pid)
 	tu_require_same_str("pidfd.stderr", want, r->tr_err);
 	free(want);
 }
+
+/* Text without its lines holding needle. */
+char *
+tu_without_lines(const char *text, const char *needle)
+{
+	char *out = malloc(strlen(text) + 1), *o = out;
+	const char *p = text;
+
+	ATF_REQUIRE(out != NULL);
+	while (*p != '\0') {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl != NULL ? (size_t)(nl - p) + 1 : strlen(p);
+
+		if (memmem(p, len, needle, strlen(needle)) == NULL) {
+			memcpy(o, p, len);
+			o += len;
+		}
+		p += len;
+	}
+	*o = '\0';
+	return (out);
+}

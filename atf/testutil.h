@@ -219,6 +219,8 @@ int	tu_have_thread_pidfd(void);
 void	tu_require_leaderless_refused(tu_result_t *, const char *pid);
 
 /* asprintf that fails the test when out of memory. */
+/* text without its lines that hold needle (malloc'd). */
+char	*tu_without_lines(const char *text, const char *needle);
 char	*tu_asprintf(const char *fmt, ...)
 	    __attribute__((__format__(__printf__, 1, 2)));
 

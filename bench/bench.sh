@@ -4,10 +4,16 @@
 #
 # pfiles is timed with each source of socket facts: --via=pidfd,
 # --via=agent, --via=diag and --via=bpf.  Its output includes the
-# endpoint lines (always on: the holders of each local socket's other
-# end, here the fixture's own fds).  ss -tanp is system-wide (every TCP
-# socket of the network namespace, and every process's fds for -p), the
-# others examine the fixture alone.
+# endpoint lines (the holders of each local socket's other end, here the
+# fixture's own fds); --via=pidfd and --via=diag are timed without them
+# too (--no-endpoints), for what the lines cost.  ss -tanp is system-wide
+# (every TCP socket of the network namespace, and every process's fds for
+# -p), the others examine the fixture alone.
+#
+# With BENCH_BASELINE (a git revision of this tree; "" for none), pfiles
+# as it was at that revision is built (git archive, into
+# BUILD_DIR/bench/baseline) and timed with --via=pidfd too, for the
+# goals that are set against it.
 #
 # For each N in BENCH_NS (default "1000 10000") it starts the node fixture
 # (fixtures/sockets.js: 1 + 2N sockets in one process, loopback only),
@@ -49,8 +55,12 @@ RUNSTAT=$B/bench/runstat
 FMTBENCH=$B/bench/fmtbench
 FMT_PASSES=${BENCH_FMT_PASSES:-20}
 RESULTS=$B/bench/results.md
-TOOLS="pfiles-pidfd pfiles-agent pfiles-diag pfiles-bpf lsof lsfd ss"
+TOOLS="pfiles-pidfd pfiles-agent pfiles-diag pfiles-bpf pfiles-pidfd-noep"
+TOOLS="$TOOLS pfiles-diag-noep lsof lsfd ss"
 PFILES_TOOLS="pfiles-pidfd pfiles-agent pfiles-diag pfiles-bpf"
+PFILES_TOOLS="$PFILES_TOOLS pfiles-pidfd-noep pfiles-diag-noep"
+BASELINE=${BENCH_BASELINE-}
+BASE_PFILES=$B/bench/baseline/build/pfiles
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX") || exit 1
 fixpid=
@@ -95,6 +105,9 @@ tool_cmd() {
 	pfiles-agent)	echo "$B/pfiles --via=agent $2" ;;
 	pfiles-diag)	echo "$B/pfiles --via=diag $2" ;;
 	pfiles-bpf)	echo "$B/pfiles --via=bpf $2" ;;
+	pfiles-pidfd-noep) echo "$B/pfiles --no-endpoints --via=pidfd $2" ;;
+	pfiles-diag-noep) echo "$B/pfiles --no-endpoints --via=diag $2" ;;
+	pfiles-base)	echo "$BASE_PFILES --via=pidfd $2" ;;
 	lsof)		echo "lsof -p $2" ;;
 	lsfd)		echo "lsfd -p $2" ;;
 	ss)		echo "ss -tanp" ;;
@@ -107,6 +120,9 @@ tool_label() {
 	pfiles-agent)	echo "pfiles --via=agent" ;;
 	pfiles-diag)	echo "pfiles --via=diag" ;;
 	pfiles-bpf)	echo "pfiles --via=bpf" ;;
+	pfiles-pidfd-noep) echo "pfiles --no-endpoints --via=pidfd" ;;
+	pfiles-diag-noep) echo "pfiles --no-endpoints --via=diag" ;;
+	pfiles-base)	echo "pfiles --via=pidfd at $BASELINE (baseline)" ;;
 	lsof)		echo "lsof -p" ;;
 	lsfd)		echo "lsfd -p" ;;
 	ss)		echo "ss -tanp (system-wide)" ;;
@@ -258,7 +274,7 @@ bench_n() {
 	echo "### $n connections ($((2 * n + 1)) sockets), $RUNS runs each"
 	echo
 	[ -z "$note" ] || { echo "($note.)"; echo; }
-	echo "pfiles' output includes the endpoint lines (always on)."
+	echo "pfiles' output includes the endpoint lines but with --no-endpoints."
 	echo
 	echo "| tool | median wall (ms) | median CPU (ms) | × pfiles --via=pidfd | × ss -tanp | peak RSS (MiB) | output lines | system calls (per socket) |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
@@ -375,6 +391,29 @@ slopes() {
 	done
 }
 
+# Peak RSS per socket added, between the two largest N, for each pfiles
+# source: what its memory grows by with the fds (the socket index, the
+# socket tables' records), the fixed part left out.
+mem_slopes() {
+	# shellcheck disable=SC2086
+	set -- $(echo $NS | tr ' ' '\n' | sort -n | tail -n 2)
+	[ $# -eq 2 ] && [ -s "$tmp/summary.$1" ] && [ -s "$tmp/summary.$2" ] ||
+	    return 0
+	echo
+	echo "### Peak RSS per socket added ($((2 * $1 + 1)) to $((2 * $2 + 1)) sockets)"
+	echo
+	for t in $PFILES_TOOLS; do
+		a=$(awk -v t="$t" '$1 == t { print $3 }' "$tmp/summary.$1")
+		b=$(awk -v t="$t" '$1 == t { print $3 }' "$tmp/summary.$2")
+		[ -n "$a" ] && [ -n "$b" ] || continue
+		awk -v l="$(tool_label "$t")" -v a="$a" -v b="$b" \
+		    -v s=$((2 * ($2 - $1))) 'BEGIN {
+			printf "- %s: %.0f bytes (%.1f to %.1f MiB)\n", l,
+			    (b - a) * 1024 / s, a / 1024, b / 1024
+		    }'
+	done
+}
+
 # The median of the ratios A / B of field F (1 wall, 3 CPU) taken round
 # by round: the two ran in the same round, within seconds of each other,
 # so the ratio is not moved by the machine's speed drifting between
@@ -401,7 +440,11 @@ goals() {
 	diag=$(get pfiles-diag 2); ss=$(get ss 2)
 	lsof=$(get lsof 2); lsfd=$(get lsfd 2)
 	bpf=$(get pfiles-bpf 2); bpfcpu=$(get pfiles-bpf 4)
-	lsofcpu=$(get lsof 4)
+	lsofcpu=$(get lsof 4); pidfdcpu=$(get pfiles-pidfd 4)
+	pnoep=$(get pfiles-pidfd-noep 2); dnoep=$(get pfiles-diag-noep 2)
+	base=$(get pfiles-base 2)
+	psys=$(awk -v n="$1" '$1 == n { printf "%.2f", $3 / $2 }' \
+	    "$tmp/pfiles-pidfd.sys" 2>/dev/null)
 	prss=$(cat "$tmp"/pfiles-*.res 2>/dev/null | cut -d' ' -f2 | sort -n |
 	    tail -n 1)
 	echo
@@ -429,6 +472,11 @@ goals() {
 	    -v r_b_lo="$(paired pfiles-bpf lsof 1)" \
 	    -v r_b_p="$(paired pfiles-bpf pfiles-pidfd 1)" \
 	    -v r_bc_lc="$(paired pfiles-bpf lsof 3)" \
+	    -v pc="${pidfdcpu:-}" -v r_pc_lc="$(paired pfiles-pidfd lsof 3)" \
+	    -v psys="${psys:-}" -v base="${base:-}" -v rev="$BASELINE" \
+	    -v r_d_base="$(paired pfiles-diag pfiles-base 1)" \
+	    -v pn="${pnoep:-}" -v r_p_pn="$(paired pfiles-pidfd pfiles-pidfd-noep 1)" \
+	    -v dn="${dnoep:-}" -v r_d_dn="$(paired pfiles-diag pfiles-diag-noep 1)" \
 	    'function ratio(r, x, y) {
 		if (r != "" && r != "nan") return r
 		return (x != "" && y != "" && y > 0) ? x / y : ""
@@ -443,9 +491,16 @@ goals() {
 	    BEGIN {
 		goal("pfiles --via=pidfd / lsof -p", ratio(r_p_lo, p, lo), 0.5, "<=")
 		goal("pfiles --via=pidfd / lsfd -p", ratio(r_p_ld, p, ld), 0.5, "<=")
+		goal("pfiles --via=pidfd CPU time (user+sys) / lsof -p CPU time", ratio(r_pc_lc, pc, lc), 1.0, "<=")
+		goal("pfiles --via=pidfd system calls per socket (strace -f -c)", psys, 8, "<=")
+		goal("pfiles --via=pidfd with endpoint lines / without (--no-endpoints)", ratio(r_p_pn, p, pn), 1.1, "<=")
 		goal("pfiles --via=agent / lsof -p", ratio(r_a_lo, a, lo), 3, "<=")
 		goal("pfiles --via=diag / ss -tanp", ratio(r_d_ss, d, ss), 0.5, "<=")
-		goal("pfiles --via=diag / pfiles --via=pidfd", ratio(r_d_p, d, p), 0.5, "<=")
+		if (base != "")
+			goal("pfiles --via=diag / pfiles --via=pidfd at " rev " (baseline)", ratio(r_d_base, d, base), 0.5, "<=")
+		else
+			goal("pfiles --via=diag / pfiles --via=pidfd", ratio(r_d_p, d, p), 0.5, "<=")
+		goal("pfiles --via=diag with endpoint lines / without (--no-endpoints)", ratio(r_d_dn, d, dn), 1.1, "<=")
 		goal("pfiles --via=diag peak RSS, MiB", drss != "" ? drss / 1024 : "", 16, "<")
 		goal("pfiles --via=bpf / lsof -p", ratio(r_b_lo, b, lo), 0.2, "<=")
 		goal("pfiles --via=bpf / pfiles --via=pidfd", ratio(r_b_p, b, p), 0.35, "<=")
@@ -461,7 +516,9 @@ machine() {
 	    /proc/meminfo)
 	echo "## make bench, $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo
-	echo "pfiles with every source of socket facts, endpoint lines included."
+	echo "pfiles with every source of socket facts, endpoint lines included"
+	echo "(and without, --no-endpoints, for pidfd and diag)."
+	[ -z "$BASELINE_NOTE" ] || { echo; echo "$BASELINE_NOTE."; }
 	echo
 	echo "Machine: $(uname -srm), ${cpu:-unknown CPU}, $(nproc) CPUs, $mem."
 	echo "Tools: lsof $(lsof -v 2>&1 | sed -n 's/^ *revision: //p' | head -n 1)," \
@@ -470,15 +527,48 @@ machine() {
 	    "node $(node --version)."
 }
 
+# pfiles as it was at BASELINE, built once into $B/bench/baseline (again
+# only for another revision): adds the tool pfiles-base, or says in
+# BASELINE_NOTE why there is none.
+BASELINE_NOTE=
+build_baseline() {
+	[ -n "$BASELINE" ] || return 0
+	base=$B/bench/baseline
+	if ! rev=$(git -C "$TOP" rev-parse --verify -q \
+	    "$BASELINE^{commit}" 2>/dev/null); then
+		BASELINE_NOTE="No baseline: $BASELINE is not a revision of this"
+		BASELINE_NOTE="$BASELINE_NOTE checkout (no git history here)"
+		return 0
+	fi
+	if [ ! -x "$BASE_PFILES" ] || [ "$(cat "$base/REVISION" 2>/dev/null)" != "$rev" ]; then
+		echo "bench: building the baseline, pfiles at $BASELINE" >&2
+		rm -rf "$base"
+		mkdir -p "$base" &&
+		    git -C "$TOP" archive "$rev" | tar -x -C "$base" &&
+		    make -C "$base" B="$base/build" "$base/build/pfiles" \
+		    >"$tmp/baseline.log" 2>&1 &&
+		    echo "$rev" >"$base/REVISION" || {
+			BASELINE_NOTE="No baseline: pfiles at $BASELINE did not"
+			BASELINE_NOTE="$BASELINE_NOTE build ($(tail -n 1 \
+			    "$tmp/baseline.log" 2>/dev/null))"
+			return 0
+		}
+	fi
+	TOOLS="$TOOLS pfiles-base"
+	PFILES_TOOLS="$PFILES_TOOLS pfiles-base"
+}
+
 # Not a pipeline into tee: that would run the benchmark in a subshell,
 # out of reach of the cleanup trap.
 mkdir -p "$B/bench"
+build_baseline
 {
 	machine
 	for n in $NS; do
 		bench_n "$n"
 	done
 	slopes
+	mem_slopes
 } >"$RESULTS"
 cat "$RESULTS"
 echo

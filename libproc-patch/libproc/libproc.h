@@ -266,9 +266,12 @@ extern int proc_fdinfowalk(const prfdinfo_t *,
 
 /*
  * Linux extensions.  Pfdinfo_iter_flags(PFDI_STATONLY) gives records with
- * the stat fields and PR_PATHNAME only, and opens no fd of the target.
+ * the stat fields and PR_PATHNAME only, and opens no fd of the target;
+ * with PFDI_NOENDPOINTS, records without PR_ENDPOINTS: the holders of the
+ * other ends of the target's sockets are not looked for.
  */
 #define	PFDI_STATONLY	0x1
+#define	PFDI_NOENDPOINTS	0x2
 
 extern int Pfdinfo_iter_flags(struct ps_prochandle *, int, proc_fdinfo_f *,
     void *);

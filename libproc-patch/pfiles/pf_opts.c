@@ -21,11 +21,12 @@
 #define	LIBPROC_PROJECT	"pfiles-linux"
 #endif
 
-#define	USAGE_LINE	"usage:\tpfiles [-J] [-n] " \
+#define	USAGE_LINE	"usage:\tpfiles [-J] [-n] [--no-endpoints] " \
 			"[--via=auto|pidfd|agent|diag|bpf] pid ...\n"
 
 /* Values of the options that have no letter (getopt_long's val). */
 #define	OPT_VIA		256
+#define	OPT_NOENDPOINTS	257
 
 typedef struct pf_opt {
 	int		o_letter;	/* the short option, or 0 */
@@ -41,6 +42,8 @@ static const pf_opt_t opts[] = {
 	    "print one JSON document (pfiles.schema.json)" },
 	{ 'n', "stat-only", no_argument, 'n', NULL,
 	    "the stat line of each fd only: no socket facts" },
+	{ 0, "no-endpoints", no_argument, OPT_NOENDPOINTS, NULL,
+	    "leave out the endpoint lines (holders of other ends)" },
 	{ 0, "via", required_argument, OPT_VIA, "SOURCE",
 	    "socket facts from SOURCE: " },	/* + the sources */
 	{ 'h', "help", no_argument, 'h', NULL,
@@ -180,6 +183,9 @@ pf_opts_parse(int argc, char **argv, pf_args_t *a)
 			break;
 		case 'n':
 			a->pa_statonly = 1;
+			break;
+		case OPT_NOENDPOINTS:
+			a->pa_noendpoints = 1;
 			break;
 		case OPT_VIA: {
 			size_t i;

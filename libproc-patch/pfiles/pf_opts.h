@@ -11,6 +11,7 @@
 typedef struct pf_args {
 	int		pa_json;	/* -J, --json */
 	int		pa_statonly;	/* -n, --stat-only */
+	int		pa_noendpoints;	/* --no-endpoints */
 	psocksrc_t	pa_via;		/* --via=SOURCE */
 	int		pa_first;	/* argv's first pid */
 } pf_args_t;

@@ -2,7 +2,7 @@
 /*
  * pfiles(1): report the open files of processes.
  *
- *	pfiles [-J] [-n] [--via=auto|pidfd|agent|diag|bpf] pid ...
+ *	pfiles [-J] [-n] [--no-endpoints] [--via=auto|pidfd|agent|diag|bpf] pid ...
  *	pfiles -h | --help | -V | --version
  *
  * The output contract is pfiles.1.  pfiles never stops its target for
@@ -307,13 +307,13 @@ report_gaps(const char *arg, shown_t *sh)
 }
 
 static int
-show_process(const char *arg, int statonly, psocksrc_t via,
-    pf_comm_cache_t *cc)
+show_process(const char *arg, const pf_args_t *a, pf_comm_cache_t *cc)
 {
 	struct ps_prochandle *P;
 	shown_t sh;
 	pid_t pid;
-	int gerr, rv, err;
+	psocksrc_t via = a->pa_via;
+	int statonly = a->pa_statonly, gerr, rv, err;
 
 	if ((pid = parse_pid(arg)) < 0) {
 		complain(arg, "not a process id");
@@ -361,8 +361,8 @@ show_process(const char *arg, int statonly, psocksrc_t via,
 	sh.sh_psinfo = Ppsinfo(P);
 	sh.sh_have_rl = Plimit(P, RLIMIT_NOFILE, &sh.sh_rl) == 0;
 
-	rv = Pfdinfo_iter_flags(P, statonly ? PFDI_STATONLY : 0, show_file,
-	    &sh);
+	rv = Pfdinfo_iter_flags(P, (statonly ? PFDI_STATONLY : 0) |
+	    (a->pa_noendpoints ? PFDI_NOENDPOINTS : 0), show_file, &sh);
 	err = errno;
 	sh.sh_epwhy = Pendpoints_why(P);
 	if (out_failed()) {
@@ -417,7 +417,7 @@ main(int argc, char **argv)
 	if (json != NULL)
 		pfj_begin(json, stdout);
 	for (int i = args.pa_first; i < argc && !out_failed(); i++)
-		rc |= show_process(argv[i], args.pa_statonly, args.pa_via, &cc);
+		rc |= show_process(argv[i], &args, &cc);
 	if (json != NULL && !out_failed())
 		pfj_end(json);
 

@@ -43,6 +43,8 @@
  * is said.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,6 +73,95 @@ endpoints_free(endpoints_t *en)
 	free(en);
 }
 
+/*
+ * The first dump of the socket tables, made while the target's table is
+ * read (1. above), on a thread of its own: the dump is the kernel's work
+ * and the reading ours, and with more than one CPU the two overlap.  It
+ * is the dump of the group that every lookup makes first (TCP of
+ * AF_INET, diag_table.c), and only once the pass has seen a socket (the
+ * pass tells, ep_signal(): a process with none costs no dump); not when
+ * a source lists the sockets (the pass then tells nothing until its end,
+ * and the source's facts may settle every other end).
+ */
+typedef struct early {
+	pthread_mutex_t	ea_lock;
+	pthread_cond_t	ea_cond;
+	int		ea_told;	/* -1 not yet, else what was told */
+	struct ps_prochandle *ea_P;
+	diag_table_t	*ea_dt;
+	pthread_t	ea_thread;
+	epsignal_t	ea_sig;
+	epsignal_t	*ea_sigp;	/* &ea_sig while the thread runs */
+} early_t;
+
+static void
+early_tell(void *arg, int socket)
+{
+	early_t *ea = arg;
+
+	(void) pthread_mutex_lock(&ea->ea_lock);
+	ea->ea_told = socket;
+	(void) pthread_cond_signal(&ea->ea_cond);
+	(void) pthread_mutex_unlock(&ea->ea_lock);
+}
+
+static void *
+early_dump(void *arg)
+{
+	early_t *ea = arg;
+	int go;
+
+	(void) pthread_mutex_lock(&ea->ea_lock);
+	while (ea->ea_told < 0)
+		(void) pthread_cond_wait(&ea->ea_cond, &ea->ea_lock);
+	go = ea->ea_told;
+	(void) pthread_mutex_unlock(&ea->ea_lock);
+	if (go)
+		diag_table_dump(ea->ea_P, ea->ea_dt, DT_TCP4);
+	return (NULL);
+}
+
+static void
+early_start(early_t *ea, struct ps_prochandle *P, diag_nets_t *dn)
+{
+	sigset_t all, old;
+
+	memset(ea, 0, sizeof (*ea));
+	ea->ea_sigp = NULL;
+	if (dn == NULL || dn->dn_tab[0]->dt_nserr[0] != '\0' ||
+	    diag_table_dumped(dn->dn_tab[0], DT_TCP4) ||
+	    sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	(void) pthread_mutex_init(&ea->ea_lock, NULL);
+	(void) pthread_cond_init(&ea->ea_cond, NULL);
+	ea->ea_told = -1;
+	ea->ea_P = P;
+	ea->ea_dt = dn->dn_tab[0];
+	ea->ea_sig.sg_fn = early_tell;
+	ea->ea_sig.sg_arg = ea;
+	(void) sigfillset(&all);
+	(void) pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_create(&ea->ea_thread, NULL, early_dump, ea) == 0)
+		ea->ea_sigp = &ea->ea_sig;
+	(void) pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ea->ea_sigp == NULL) {
+		(void) pthread_mutex_destroy(&ea->ea_lock);
+		(void) pthread_cond_destroy(&ea->ea_cond);
+	}
+}
+
+/* The pass has ended: told, if it had not, and the dump waited for. */
+static void
+early_end(early_t *ea)
+{
+	if (ea->ea_sigp == NULL)
+		return;
+	ep_signal(ea->ea_sigp, 0);
+	(void) pthread_join(ea->ea_thread, NULL);
+	(void) pthread_mutex_destroy(&ea->ea_lock);
+	(void) pthread_cond_destroy(&ea->ea_cond);
+}
+
 endpoints_t *
 endpoints_resolve(struct ps_prochandle *P)
 {
@@ -83,29 +174,35 @@ endpoints_resolve(struct ps_prochandle *P)
 	uint32_t *where = NULL;
 	char *dents;
 	size_t nwant = 0;
-	int err;
+	early_t ea;
+	int err, dnerr = 0;
 
 	if ((en = calloc(1, sizeof (*en))) == NULL ||
 	    (dents = malloc(EP_DENTS)) == NULL) {
 		free(en);
 		return (NULL);
 	}
+	/* The diag source's table when it serves: no dump made twice. */
+	if ((dn = sock_diag_nets(P)) == NULL &&
+	    (dn = mine = diag_nets_new(P)) == NULL)
+		dnerr = errno;		/* said below, if it matters */
+	early_start(&ea, P, dn);
 	/*
 	 * Gone for a moment while an exec hands the pid over: again, as
 	 * the walk does.  No socket: nothing to say, not even in the trace.
 	 */
-	for (int i = 0; ((err = ep_read_own(P, en, dents)) == ENOENT ||
-	    err == ESRCH) && i < EXEC_SETTLE_MS && !Pexiting(P); i++)
+	for (int i = 0; ((err = ep_read_own(P, en, dents, ea.ea_sigp)) ==
+	    ENOENT || err == ESRCH) && i < EXEC_SETTLE_MS && !Pexiting(P);
+	    i++)
 		(void) usleep(1000);
+	early_end(&ea);
 	if (err != 0 || en->en_own.h_n == 0) {
 		if (err != 0)
 			PDEBUG(P, "endpoints: none (%s)", strerror(err));
 		goto fail;
 	}
-	/* The diag source's table when it serves: no dump made twice. */
-	if ((dn = sock_diag_nets(P)) == NULL &&
-	    (dn = mine = diag_nets_new(P)) == NULL) {
-		err = errno;
+	if (dn == NULL) {
+		err = dnerr;
 		PDEBUG(P, "endpoints: none (%s)", strerror(err));
 		goto fail;
 	}

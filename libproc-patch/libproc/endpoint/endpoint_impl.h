@@ -152,12 +152,25 @@ extern size_t ep_unfound(endpoints_t *, uint64_t *, size_t);
 /* endpoint_scan.c: fd tables. */
 
 /*
+ * Told once (ep_signal()) by the pass over the target's table, as soon as
+ * it has seen a socket (1); or by whoever ends it, that it saw none (0).
+ */
+typedef struct epsignal {
+	void		(*sg_fn)(void *, int);
+	void		*sg_arg;
+	_Atomic int	sg_sent;
+} epsignal_t;
+extern void ep_signal(epsignal_t *, int);
+
+/*
  * The target's socket fds into en_own (and the source's facts of them
  * into en_ids, when it gives them), sorted by ep_hold_cmp, and their
  * stats into en_stats (when they were read from /proc); dents is a
- * buffer of EP_DENTS bytes.
+ * buffer of EP_DENTS bytes.  The pass over /proc tells sig (when not
+ * NULL) of the first socket it sees.
  */
-extern int ep_read_own(struct ps_prochandle *, endpoints_t *, char *);
+extern int ep_read_own(struct ps_prochandle *, endpoints_t *, char *,
+    epsignal_t *);
 /*
  * The one pass over every other process's fd table: the holders of the
  * given inodes (sorted) into en_other, sorted, the count of tables

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,8 +81,16 @@ typedef struct share {
 	size_t		sh_nfds;
 	holds_t		sh_holds;
 	stats_t		sh_stats;
+	epsignal_t	*sh_sig;
 	int		sh_err;
 } share_t;
+
+void
+ep_signal(epsignal_t *sg, int socket)
+{
+	if (sg != NULL && atomic_exchange(&sg->sg_sent, 1) == 0)
+		sg->sg_fn(sg->sg_arg, socket);
+}
 
 /*
  * The socket fds among a share's fds: a statx of each, as the walk makes
@@ -100,6 +109,8 @@ read_share(void *arg)
 		if (statx(sh->sh_dirfd, name, AT_STATX_DONT_SYNC,
 		    STATX_BASIC_STATS, &stx) != 0 || !S_ISSOCK(stx.stx_mode))
 			continue;
+		if (sh->sh_holds.h_n == 0)
+			ep_signal(sh->sh_sig, 1);
 		if ((sh->sh_err = ep_holds_add(&sh->sh_holds, stx.stx_ino,
 		    sh->sh_pid, sh->sh_fds[i])) == 0)
 			sh->sh_err = ep_stats_add(&sh->sh_stats,
@@ -224,7 +235,8 @@ own_socket(void *arg, const psockid_t *id)
  * of them.
  */
 int
-ep_read_own(struct ps_prochandle *P, endpoints_t *en, char *dents)
+ep_read_own(struct ps_prochandle *P, endpoints_t *en, char *dents,
+    epsignal_t *sig)
 {
 	own_cb_t oc = { en, P->pid };
 	share_t sh[2];
@@ -254,6 +266,7 @@ ep_read_own(struct ps_prochandle *P, endpoints_t *en, char *dents)
 	for (int k = 0; k < 2; k++) {
 		sh[k].sh_dirfd = d;
 		sh[k].sh_pid = P->pid;
+		sh[k].sh_sig = sig;
 		sh[k].sh_fds = k == 0 ? fds : fds + half;
 		sh[k].sh_nfds = k == 0 ? half : nfds - half;
 	}

@@ -4,11 +4,15 @@
  *
  * The fds come from getdents64(2) on /proc/PID/fd, which the kernel lists
  * in increasing fd order, so the walk streams: a batch of fd numbers at a
- * time, one record per fd in a buffer reused from fd to fd, whatever the
- * number of fds.  Per fd the walk makes one stat and (but for sockets) one
- * readlink of /proc/PID/fd/N and, unless the caller asked for stat only,
- * one open+read+close of /proc/PID/fdinfo/N; sockets get their facts from
- * the chosen source (socksrc.c).  Nothing else of /proc is read per fd.
+ * time, records built FDWALK_CHUNK at a time in buffers reused from chunk
+ * to chunk, whatever the number of fds.  Per fd the walk makes one stat
+ * and (but for sockets) one readlink of /proc/PID/fd/N and, unless the
+ * caller asked for stat only, one open+read+close of /proc/PID/fdinfo/N;
+ * the sockets of a chunk get their facts from the chosen source at once
+ * (socksrc.c).  Nothing else of /proc is read per fd.  Where the
+ * endpoints were looked for, their pass over the table listed the fds
+ * and made the stat of each socket (endpoint.h): the walk takes both from
+ * there, and does not make them again.
  *
  * When the machine has more than one CPU and the source of socket facts
  * can be used from several threads (pidfd, or none), records are built
@@ -36,7 +40,7 @@
 #include "sock/socksrc.h"
 #include "walk/fdwalk.h"
 
-#define	DENTS_BUFSZ	131072
+#define	DENTS_BUFSZ	32768
 #define	BATCH_MAX	(DENTS_BUFSZ / 24)	/* fds one getdents can give */
 #define	FD_RETRIES	8	/* an fd replaced while being read, again */
 
@@ -480,7 +484,6 @@ next_batch(struct ps_prochandle *P, char *dents, int *fds)
 	return (count == 0 && n > 0 ? next_batch(P, dents, fds) : count);
 }
 
-/* FDWALK_CHUNK fds at a time: their records built, then handed over. */
 /*
  * The next batch of fds: from the list the endpoints' pass over the
  * table made, when it made one (the table is not listed twice), else
@@ -495,6 +498,7 @@ walk_next(struct ps_prochandle *P, const fdwalk_t *fw, epcursor_t *cur,
 	return (n >= 0 ? n : next_batch(P, dents, fds));
 }
 
+/* FDWALK_CHUNK fds at a time: their records built, then handed over. */
 static int
 serial_walk(struct ps_prochandle *P, int flags, fdscratch_t *fs,
     fdrec_t *recs, const int *fds, size_t nfds, const fdwalk_t *fw)
@@ -564,8 +568,8 @@ parallel_ok(struct ps_prochandle *P, int flags)
  * Get ready what the builders share, before any thread starts: fdinfo's
  * directory, the source of socket facts, and who holds the other ends of
  * the target's local sockets, learnt before the first record as the
- * walk streams in fd order.  A walk of stat only opens nothing of the
- * target's and asks no source.
+ * walk streams in fd order (not asked for with PFDI_NOENDPOINTS).  A
+ * walk of stat only opens nothing of the target's and asks no source.
  */
 static void
 walk_begin(fdwalk_t *fw, struct ps_prochandle *P, int flags,
@@ -581,7 +585,8 @@ walk_begin(fdwalk_t *fw, struct ps_prochandle *P, int flags,
 			(void) Psetsocksrc(P, PSOCK_AUTO);
 	}
 	P->ep_why[0] = '\0';
-	fw->fw_ep = statonly ? NULL : endpoints_resolve(P);
+	fw->fw_ep = statonly || (flags & PFDI_NOENDPOINTS) ? NULL :
+	    endpoints_resolve(P);
 }
 
 /*
@@ -669,7 +674,8 @@ Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
 	int rv, used;
 
 	/* Refused before the walk, or a source, is begun. */
-	if (P == NULL || func == NULL || (flags & ~PFDI_STATONLY) != 0) {
+	if (P == NULL || func == NULL ||
+	    (flags & ~(PFDI_STATONLY | PFDI_NOENDPOINTS)) != 0) {
 		errno = EINVAL;
 		return (-1);
 	}
