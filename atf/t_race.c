@@ -231,6 +231,61 @@ ATF_TC_BODY(socket_replaced, tc)
 	tu_helper_stop(&h);
 }
 
+ATF_TC(socket_replaced_after_pass);
+ATF_TC_HEAD(socket_replaced_after_pass, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A socket fd that the target "
+	    "replaces with another socket (dup2) just after the endpoints' "
+	    "pass over its table took its stat, which the walk then takes "
+	    "instead of a stat of its own: pfiles shows the socket the fd "
+	    "now holds, its inode and its name, not the stat of the first");
+}
+ATF_TC_BODY(socket_replaced_after_pass, tc)
+{
+	const char *hargv[] = { HELPER, "sockets", "cmd", "ack", NULL };
+	char *b, *want, *log, arg[16], say[64];
+	said_fd_t a, bs;
+	tu_helper_t h;
+	tu_result_t r;
+
+	make_fifos();
+	tu_helper_start(&h, hargv);
+	said_fd(&h, "a", &a);
+	said_fd(&h, "b", &bs);
+	(void) snprintf(arg, sizeof (arg), "RACE_ARG=%d", a.sf_fd);
+	(void) snprintf(say, sizeof (say), "RACE_SAY=dup2 %d %d", bs.sf_fd,
+	    a.sf_fd);
+	{
+		/* The first statx of fd a is the endpoints' pass's. */
+		const char *args[] = { "--via=pidfd", h.h_pid, NULL };
+		const char *vars[] = { "RACE_CALL=statx", arg,
+		    "RACE_WHEN=after", "RACE_ACTION=fifo", "RACE_CMD=cmd",
+		    "RACE_ACK=ack", say, NULL };
+
+		run_raced(args, vars, &r, &log);
+	}
+	want = tu_asprintf("statx %d fifo ok\n", a.sf_fd);
+	tu_require_same_str("race.log", want, log);
+	free(want);
+	tu_require_exit("pfiles --via=pidfd", &r, 0);
+	tu_require_same_str("stderr", "", r.tr_err);
+	ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, a.sf_fd)) != NULL,
+	    "fd %d not shown:\n%s", a.sf_fd, r.tr_out);
+	want = tu_asprintf(" ino:%llu ", bs.sf_ino);
+	ATF_CHECK_MSG(strstr(b, want) != NULL, "not the inode %llu of the "
+	    "socket it holds:\n%s", bs.sf_ino, b);
+	free(want);
+	want = tu_asprintf("\tsockname: AF_INET 127.0.0.1  port: %s\n",
+	    bs.sf_rest);
+	ATF_CHECK_MSG(strstr(b, want) != NULL, "not the name (port %s) of "
+	    "the socket it holds:\n%s", bs.sf_rest, b);
+	free(want);
+	free(b);
+	free(log);
+	tu_result_free(&r);
+	tu_helper_stop(&h);
+}
+
 ATF_TC(getfd_refused);
 ATF_TC_HEAD(getfd_refused, tc)
 {
@@ -674,6 +729,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, replaced_after_stat);
 	ATF_TP_ADD_TC(tp, socket_replaced);
+	ATF_TP_ADD_TC(tp, socket_replaced_after_pass);
 	ATF_TP_ADD_TC(tp, getfd_refused);
 	ATF_TP_ADD_TC(tp, gone_during_probe);
 	ATF_TP_ADD_TC(tp, gone_after_pidfd_open);

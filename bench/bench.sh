@@ -395,10 +395,12 @@ slopes() {
 # source: what its memory grows by with the fds (the socket index, the
 # socket tables' records), the fixed part left out.
 mem_slopes() {
-	# shellcheck disable=SC2086
-	set -- $(echo $NS | tr ' ' '\n' | sort -n | tail -n 2)
-	[ $# -eq 2 ] && [ -s "$tmp/summary.$1" ] && [ -s "$tmp/summary.$2" ] ||
-	    return 0
+	# The sizes run (one may have been reduced to what RLIMIT_NOFILE
+	# allows): the two largest.
+	# shellcheck disable=SC2046
+	set -- $(ls "$tmp" | sed -n 's/^summary\.\([0-9]*\)$/\1/p' |
+	    sort -n | tail -n 2)
+	[ $# -eq 2 ] || return 0
 	echo
 	echo "### Peak RSS per socket added ($((2 * $1 + 1)) to $((2 * $2 + 1)) sockets)"
 	echo

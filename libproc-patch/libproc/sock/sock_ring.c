@@ -4,8 +4,9 @@
  * the calling thread's (sock_ring.h).
  *
  * Each thread that asks gets a small ring of its own at its first batch
- * (io_uring_setup and three mappings), kept for its next batches and let
- * go when it exits (a thread-specific key's destructor).  A batch is
+ * (io_uring_setup and three mappings, or one a thread that has exited
+ * left), kept for its next batches and left for the next thread when it
+ * exits (a thread-specific key's destructor).  A batch is
  * written as one SQE per option (IORING_OP_URING_CMD,
  * SOCKET_URING_OP_GETSOCKOPT) and handed over with one io_uring_enter,
  * which waits for every completion: the kernel runs these commands at
@@ -79,10 +80,41 @@ ring_free(ring_t *r)
 	free(r);
 }
 
+/*
+ * Rings of threads that have exited, for the next threads to take: the
+ * walk's workers last one batch of fds each, and a ring outlives them
+ * (io_uring_setup and three mappings saved per thread).  A ring may be
+ * used by any thread of the process (no IORING_SETUP_SINGLE_ISSUER), one
+ * at a time.
+ */
+#define	RING_POOL	4
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static ring_t *pool[RING_POOL];
+static int npool;
+
 static void
 ring_destroy(void *arg)
 {
+	(void) pthread_mutex_lock(&pool_lock);
+	if (npool < RING_POOL) {
+		pool[npool++] = arg;
+		arg = NULL;
+	}
+	(void) pthread_mutex_unlock(&pool_lock);
 	ring_free(arg);
+}
+
+/* A ring from the pool, or NULL. */
+static ring_t *
+pool_take(void)
+{
+	ring_t *r = NULL;
+
+	(void) pthread_mutex_lock(&pool_lock);
+	if (npool > 0)
+		r = pool[--npool];
+	(void) pthread_mutex_unlock(&pool_lock);
+	return (r);
 }
 
 static void
@@ -179,7 +211,7 @@ thread_ring(void)
 		return (NULL);
 	if ((r = pthread_getspecific(ring_key)) != NULL)
 		return (r);
-	if ((r = ring_new()) == NULL) {
+	if ((r = pool_take()) == NULL && (r = ring_new()) == NULL) {
 		if (errno == ENOSYS || errno == EPERM || errno == EACCES)
 			atomic_store(&ring_state, -1);
 		return (NULL);

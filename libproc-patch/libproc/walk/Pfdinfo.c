@@ -37,6 +37,7 @@
 
 #include "endpoint/endpoint.h"
 #include "sock/psock.h"
+#include "sock/sock_ring.h"
 #include "sock/socksrc.h"
 #include "walk/fdwalk.h"
 
@@ -54,11 +55,24 @@ open_fdinfo_dir(struct ps_prochandle *P)
 }
 
 /*
+ * Let go of the fdinfo files a chunk read (fs_closes): together, in one
+ * system call where the kernel allows it (sock_ring.c).
+ */
+static void
+close_fdinfos(fdscratch_t *fs)
+{
+	sockring_close(fs->fs_closes, fs->fs_nclose);
+	fs->fs_nclose = 0;
+}
+
+/*
  * Read and parse /proc/PID/fdinfo/N.  fdinfo is one seq_file record, so a
  * read that returns less than was asked for has reached the end, and
  * usually one read(2) is all it takes; reading stops, too, once the lines
  * of the file's own type begin (an epoll fd's list of every fd it
- * watches is not needed).
+ * watches is not needed).  The file is closed by the chunk's end
+ * (close_fdinfos()); out of fds, those of the chunk so far are closed and
+ * the open tried again.
  */
 static int
 read_fdinfo(struct ps_prochandle *P, const char *name, fdscratch_t *fs)
@@ -67,7 +81,12 @@ read_fdinfo(struct ps_prochandle *P, const char *name, fdscratch_t *fs)
 	ssize_t n;
 	int fd, err = 0;
 
-	if ((fd = openat(P->fdinfofd, name, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = openat(P->fdinfofd, name, O_RDONLY | O_CLOEXEC)) < 0 &&
+	    (errno == EMFILE || errno == ENFILE) && fs->fs_nclose > 0) {
+		close_fdinfos(fs);
+		fd = openat(P->fdinfofd, name, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0)
 		return (errno);
 	fdinfo_parse_init(&fp, &fs->fs_fdinfo);
 	for (;;) {
@@ -84,7 +103,9 @@ read_fdinfo(struct ps_prochandle *P, const char *name, fdscratch_t *fs)
 			break;
 	}
 	fdinfo_parse_end(&fp);
-	(void) close(fd);
+	fs->fs_closes[fs->fs_nclose++] = fd;
+	if (fs->fs_nclose == FDWALK_CHUNK)
+		close_fdinfos(fs);
 	return (err);
 }
 
@@ -397,7 +418,10 @@ int
 fdwalk_build(const fdwalk_t *fw, struct ps_prochandle *P, int flags,
     fdscratch_t *fs, fdrec_t *rec, int fd)
 {
-	return (build_again(P, fw, flags, fs, rec, fd, ESTALE, 0));
+	int err = build_again(P, fw, flags, fs, rec, fd, ESTALE, 0);
+
+	close_fdinfos(fs);
+	return (err);
 }
 
 void
@@ -435,6 +459,7 @@ fdwalk_build_many(const fdwalk_t *fw, struct ps_prochandle *P, int flags,
 			nask = 0;
 		}
 	}
+	close_fdinfos(fs);
 }
 
 /* The fd a directory entry names, or -1 for "." and "..". */
@@ -597,7 +622,7 @@ walk_begin(fdwalk_t *fw, struct ps_prochandle *P, int flags,
 static int
 walk_batches(struct ps_prochandle *P, int flags, fdwalk_t *fw)
 {
-	fdscratch_t *fs = malloc(sizeof (*fs));
+	fdscratch_t *fs = calloc(1, sizeof (*fs));
 	char *dents = malloc(DENTS_BUFSZ);
 	int *fds = malloc(BATCH_MAX * sizeof (int));
 	fdrec_t recs[FDWALK_CHUNK];

@@ -68,7 +68,7 @@ worker(void *arg)
 	int errs[PIPE_CHUNK];
 	size_t first, end;
 
-	if ((fs = malloc(sizeof (*fs))) == NULL)
+	if ((fs = calloc(1, sizeof (*fs))) == NULL)
 		return (NULL);	/* the other builders carry on */
 	(void) pthread_mutex_lock(&fp->fp_lock);
 	for (;;) {

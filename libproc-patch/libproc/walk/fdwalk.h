@@ -29,6 +29,8 @@ typedef struct fdscratch {
 	sockask_t	fs_asks[FDWALK_CHUNK];	/* a chunk's sockets */
 	size_t		fs_askof[FDWALK_CHUNK];	/* the index of each's fd */
 	sockask_t	fs_ask1;		/* one socket asked alone */
+	int		fs_closes[FDWALK_CHUNK];	/* fdinfo files read, */
+	size_t		fs_nclose;		/* to close together */
 } fdscratch_t;
 
 struct fdwalk;

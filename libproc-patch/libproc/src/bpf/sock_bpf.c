@@ -277,7 +277,7 @@ bpf_walk(struct ps_prochandle *P, int flags, const fdwalk_t *fw)
 	bw.bw_walk = fw;
 	bw.bw_hz = bpf_pfiles_hz(bpf_prog);
 	bw.bw_lastfd = -1;
-	if ((bw.bw_fs = malloc(sizeof (*bw.bw_fs))) == NULL) {
+	if ((bw.bw_fs = calloc(1, sizeof (*bw.bw_fs))) == NULL) {
 		errno = ENOMEM;
 		return (-1);
 	}
