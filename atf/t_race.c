@@ -177,19 +177,15 @@ ATF_TC_BODY(replaced_after_stat, tc)
 	free(cwd);
 }
 
-ATF_TC(socket_replaced);
-ATF_TC_HEAD(socket_replaced, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "A socket fd that the target "
-	    "replaces with another socket (dup2) between the walk's stat of "
-	    "it and pidfd_getfd: pfiles never shows the other socket's facts "
-	    "under the first one's inode; it shows the socket the fd now "
-	    "holds, its inode and its name");
-}
-ATF_TC_BODY(socket_replaced, tc)
+/*
+ * The target replaces socket a with b (dup2) at call (RACE_CALL, RACE_WHEN)
+ * of fd a; pfiles with opt must show b, the socket the fd then holds.
+ */
+static void
+replaced_socket(const char *opt, const char *call, const char *when)
 {
 	const char *hargv[] = { HELPER, "sockets", "cmd", "ack", NULL };
-	char *b, *want, *log, arg[16], say[64];
+	char *b, *want, *log, arg[16], say[64], rcall[32], rwhen[32];
 	said_fd_t a, bs;
 	tu_helper_t h;
 	tu_result_t r;
@@ -201,15 +197,20 @@ ATF_TC_BODY(socket_replaced, tc)
 	(void) snprintf(arg, sizeof (arg), "RACE_ARG=%d", a.sf_fd);
 	(void) snprintf(say, sizeof (say), "RACE_SAY=dup2 %d %d", bs.sf_fd,
 	    a.sf_fd);
+	(void) snprintf(rcall, sizeof (rcall), "RACE_CALL=%s", call);
+	(void) snprintf(rwhen, sizeof (rwhen), "RACE_WHEN=%s", when);
 	{
-		const char *args[] = { "--via=pidfd", h.h_pid, NULL };
-		const char *vars[] = { "RACE_CALL=pidfd_getfd", arg,
-		    "RACE_ACTION=fifo", "RACE_CMD=cmd", "RACE_ACK=ack", say,
-		    NULL };
+		const char *args[] = { "--via=pidfd", opt, h.h_pid, NULL };
+		const char *vars[] = { rcall, arg, rwhen, "RACE_ACTION=fifo",
+		    "RACE_CMD=cmd", "RACE_ACK=ack", say, NULL };
 
+		if (opt == NULL) {
+			args[1] = h.h_pid;
+			args[2] = NULL;
+		}
 		run_raced(args, vars, &r, &log);
 	}
-	want = tu_asprintf("pidfd_getfd %d fifo ok\n", a.sf_fd);
+	want = tu_asprintf("%s %d fifo ok\n", call, a.sf_fd);
 	tu_require_same_str("race.log", want, log);
 	free(want);
 	tu_require_exit("pfiles --via=pidfd", &r, 0);
@@ -217,18 +218,39 @@ ATF_TC_BODY(socket_replaced, tc)
 	ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, a.sf_fd)) != NULL,
 	    "fd %d not shown:\n%s", a.sf_fd, r.tr_out);
 	want = tu_asprintf(" ino:%llu ", bs.sf_ino);
-	ATF_CHECK_MSG(strstr(b, want) != NULL, "not the inode %llu of the "
-	    "socket it holds:\n%s", bs.sf_ino, b);
+	ATF_CHECK_MSG(strstr(b, want) != NULL, "%s: not the inode %llu of "
+	    "the socket it holds:\n%s", opt != NULL ? opt : "", bs.sf_ino, b);
 	free(want);
 	want = tu_asprintf("\tsockname: AF_INET 127.0.0.1  port: %s\n",
 	    bs.sf_rest);
-	ATF_CHECK_MSG(strstr(b, want) != NULL, "not the name (port %s) of "
-	    "the socket it holds:\n%s", bs.sf_rest, b);
+	ATF_CHECK_MSG(strstr(b, want) != NULL, "%s: not the name (port %s) "
+	    "of the socket it holds:\n%s", opt != NULL ? opt : "",
+	    bs.sf_rest, b);
 	free(want);
 	free(b);
 	free(log);
 	tu_result_free(&r);
 	tu_helper_stop(&h);
+	(void) unlink("cmd");
+	(void) unlink("ack");
+	(void) unlink("race.log");
+}
+
+ATF_TC(socket_replaced);
+ATF_TC_HEAD(socket_replaced, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A socket fd that the target "
+	    "replaces with another socket (dup2) between the walk's stat of "
+	    "it and pidfd_getfd: pfiles never shows the other socket's facts "
+	    "under the first one's inode; it shows the socket the fd now "
+	    "holds, its inode and its name; with the endpoints (the socket "
+	    "known by its cookie in the socket tables) and without (by the "
+	    "inode of the duplicate)");
+}
+ATF_TC_BODY(socket_replaced, tc)
+{
+	replaced_socket(NULL, "pidfd_getfd", "before");
+	replaced_socket("--no-endpoints", "pidfd_getfd", "before");
 }
 
 ATF_TC(socket_replaced_after_pass);
@@ -242,48 +264,8 @@ ATF_TC_HEAD(socket_replaced_after_pass, tc)
 }
 ATF_TC_BODY(socket_replaced_after_pass, tc)
 {
-	const char *hargv[] = { HELPER, "sockets", "cmd", "ack", NULL };
-	char *b, *want, *log, arg[16], say[64];
-	said_fd_t a, bs;
-	tu_helper_t h;
-	tu_result_t r;
-
-	make_fifos();
-	tu_helper_start(&h, hargv);
-	said_fd(&h, "a", &a);
-	said_fd(&h, "b", &bs);
-	(void) snprintf(arg, sizeof (arg), "RACE_ARG=%d", a.sf_fd);
-	(void) snprintf(say, sizeof (say), "RACE_SAY=dup2 %d %d", bs.sf_fd,
-	    a.sf_fd);
-	{
-		/* The first statx of fd a is the endpoints' pass's. */
-		const char *args[] = { "--via=pidfd", h.h_pid, NULL };
-		const char *vars[] = { "RACE_CALL=statx", arg,
-		    "RACE_WHEN=after", "RACE_ACTION=fifo", "RACE_CMD=cmd",
-		    "RACE_ACK=ack", say, NULL };
-
-		run_raced(args, vars, &r, &log);
-	}
-	want = tu_asprintf("statx %d fifo ok\n", a.sf_fd);
-	tu_require_same_str("race.log", want, log);
-	free(want);
-	tu_require_exit("pfiles --via=pidfd", &r, 0);
-	tu_require_same_str("stderr", "", r.tr_err);
-	ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, a.sf_fd)) != NULL,
-	    "fd %d not shown:\n%s", a.sf_fd, r.tr_out);
-	want = tu_asprintf(" ino:%llu ", bs.sf_ino);
-	ATF_CHECK_MSG(strstr(b, want) != NULL, "not the inode %llu of the "
-	    "socket it holds:\n%s", bs.sf_ino, b);
-	free(want);
-	want = tu_asprintf("\tsockname: AF_INET 127.0.0.1  port: %s\n",
-	    bs.sf_rest);
-	ATF_CHECK_MSG(strstr(b, want) != NULL, "not the name (port %s) of "
-	    "the socket it holds:\n%s", bs.sf_rest, b);
-	free(want);
-	free(b);
-	free(log);
-	tu_result_free(&r);
-	tu_helper_stop(&h);
+	/* The first statx of fd a is the endpoints' pass's. */
+	replaced_socket(NULL, "statx", "after");
 }
 
 ATF_TC(getfd_refused);

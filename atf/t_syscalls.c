@@ -10,7 +10,9 @@
  *	per socket = (calls at 4N - calls at N) / sockets added
  *
  * which leaves out the fixed part (starting up, the dumps of the socket
- * tables, the threads).  Calls that follow the scheduler or the memory
+ * tables, the threads).  The calls on other processes' /proc entries are
+ * left out (the endpoints' pass over every process's fd table for the
+ * holders of other ends): they follow what else runs on the machine.  Calls that follow the scheduler or the memory
  * allocator, not the sockets, are shown and not budgeted: futex,
  * sched_yield, and the memory calls (mmap, munmap, mprotect, madvise,
  * brk, mremap); nor is write, the output (64 KiB at a time).
@@ -94,36 +96,90 @@ is_unbudgeted(const char *name)
 	return (0);
 }
 
+/* count name once more. */
+static void
+count_one(counts_t *c, const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < c->c_n; i++)
+		if (strlen(c->c_name[i]) == len &&
+		    strncmp(c->c_name[i], name, len) == 0)
+			break;
+	if (i == c->c_n) {
+		ATF_REQUIRE_MSG(c->c_n < NAMES_MAX && len < sizeof (c->c_name[0]),
+		    "too many system calls, or a name too long");
+		(void) snprintf(c->c_name[i], sizeof (c->c_name[0]), "%.*s",
+		    (int)len, name);
+		c->c_n++;
+	}
+	c->c_calls[i]++;
+}
+
 /*
- * strace -c's table: "% time seconds usecs/call calls [errors] syscall",
- * a line of dashes, the rows, a line of dashes, the total.
+ * Does a call of strace -y's log name another process's /proc entry than
+ * target's or self's: "/proc/PID...", or a name relative to /proc
+ * ("</proc>, \"PID/...")?  The pass over every other process's fd table
+ * for the holders of other ends (endpoint/) follows what else runs on
+ * the machine, not the target's sockets.
+ */
+static int
+other_proc(const char *line, long target, long self)
+{
+	static const char *const pre[] = { "/proc/", "</proc>, \"" };
+
+	for (int k = 0; k < 2; k++) {
+		for (const char *p = strstr(line, pre[k]); p != NULL;
+		    p = strstr(p + 1, pre[k])) {
+			const char *d = p + strlen(pre[k]);
+			char *end;
+			long v;
+
+			if (*d < '0' || *d > '9')
+				continue;
+			v = strtol(d, &end, 10);
+			if ((*end == '/' || *end == '>' || *end == '"') &&
+			    v != target && v != self)
+				return (1);
+		}
+	}
+	return (0);
+}
+
+/*
+ * strace -f -y's log: "PID name(args) = ...", one call a line (or its
+ * first half, "<unfinished ...>", the other half "<... name resumed>"):
+ * the calls by name, but those on other processes' /proc entries.  The
+ * first line's PID is pfiles'.
  */
 static void
-parse_counts(const char *path, counts_t *c)
+parse_log(const char *path, long target, counts_t *c)
 {
 	char *text = tu_read_file(path, NULL), *line, *save = NULL;
+	long self = -1;
 
 	memset(c, 0, sizeof (*c));
 	for (line = strtok_r(text, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {
-		char *tok[8], *s2 = NULL, *t;
-		int n = 0;
+		char *p;
+		long pid = strtol(line, &p, 10);
+		size_t len;
 
-		for (t = strtok_r(line, " \t", &s2); t != NULL && n < 8;
-		    t = strtok_r(NULL, " \t", &s2))
-			tok[n++] = t;
-		if (n < 5 || tok[0][0] < '0' || tok[0][0] > '9' ||
-		    strcmp(tok[n - 1], "total") == 0)
+		if (p == line || *p != ' ')
 			continue;
-		ATF_REQUIRE_MSG(c->c_n < NAMES_MAX, "too many rows in %s",
-		    path);
-		(void) snprintf(c->c_name[c->c_n], sizeof (c->c_name[0]), "%s",
-		    tok[n - 1]);
-		c->c_calls[c->c_n] = strtol(tok[3], NULL, 10);
-		c->c_n++;
+		if (self < 0)
+			self = pid;
+		while (*p == ' ')
+			p++;
+		if (*p == '<' || *p == '+' || *p == '-')
+			continue;	/* resumed, exited, a signal */
+		if ((len = strcspn(p, "(")) == 0 || p[len] != '(' ||
+		    other_proc(p, target, self))
+			continue;
+		count_one(c, p, len);
 	}
 	free(text);
-	ATF_REQUIRE_MSG(c->c_n > 0, "no rows in strace's table %s", path);
+	ATF_REQUIRE_MSG(c->c_n > 0, "no calls in strace's log %s", path);
 }
 
 /* The fixture, up with nconn connections. */
@@ -150,7 +206,7 @@ node_start(tu_child_t *node, int nconn)
 }
 
 /*
- * pfiles OPT on pid under strace -f -c, behind seccomp_deny when deny is
+ * pfiles OPT on pid under strace -f -y, behind seccomp_deny when deny is
  * not NULL (the errno io_uring_setup fails with): its counts into *c, its
  * stdout into *out (malloc'd).  It says nothing on stderr, but with
  * --via=diag the facts the tables do not hold (one line).
@@ -171,7 +227,7 @@ counted(const char *opt, pid_t pid, const char *deny, const char *table,
 	argv[n++] = "strace";
 	argv[n++] = "-f";
 	argv[n++] = "-qq";
-	argv[n++] = "-c";
+	argv[n++] = "-y";
 	argv[n++] = "-o";
 	argv[n++] = table;
 	if (deny != NULL) {
@@ -189,7 +245,7 @@ counted(const char *opt, pid_t pid, const char *deny, const char *table,
 	    strstr(r.tr_err, "(diag: the kernel's socket tables do not hold "
 	    "them)\n") != NULL && strchr(r.tr_err, '\n') ==
 	    r.tr_err + r.tr_errlen - 1), "pfiles %s said: %s", opt, r.tr_err);
-	parse_counts(table, c);
+	parse_log(table, (long)pid, c);
 	*out = r.tr_out;
 	r.tr_out = NULL;
 	tu_result_free(&r);

@@ -184,6 +184,11 @@ fdrec_add_patherr(fdrec_t *rec, int err)
  * NUL-ended (at most bufsz - 1 bytes); its length, or -1 with errno.
  */
 extern ssize_t proc_read_small(int, const char *, char *, size_t);
+/*
+ * How many fds of its own one builder of the walk may hold at once
+ * (fdroom.c): 0 when RLIMIT_NOFILE leaves none to spare.
+ */
+extern size_t Pfd_room(void);
 
 /* Open /proc/PID/<name> relative to the grab; -1 with errno. */
 extern int Pprocopen(struct ps_prochandle *, const char *, int);

@@ -257,8 +257,10 @@ endpoints_resolve(struct ps_prochandle *P)
 	free(dents);
 	/*
 	 * Tables made for this walk are kept for it: the walk takes from
-	 * them what they hold of each socket (endpoints_dent()).
+	 * them what they hold of each socket (endpoints_dent()); no more
+	 * dumps, so not their sockets, which are fds the walk may need.
 	 */
+	diag_nets_quiet(mine);
 	en->en_nets = mine;
 	return (en);
 fail:

@@ -60,6 +60,20 @@ diag_nets_free(diag_nets_t *dn)
 	free(dn);
 }
 
+void
+diag_nets_quiet(diag_nets_t *dn)
+{
+	for (size_t i = 0; dn != NULL && i < dn->dn_n; i++) {
+		diag_table_t *dt = dn->dn_tab[i];
+
+		if (dt->dt_sock >= 0)
+			(void) close(dt->dt_sock);
+		dt->dt_sock = -1;
+		free(dt->dt_buf);
+		dt->dt_buf = NULL;
+	}
+}
+
 /* The table kept for the namespace st names, or -1. */
 static int
 kept(const diag_nets_t *dn, const struct stat *st)

@@ -37,6 +37,12 @@ typedef struct diag_nets {
  */
 extern diag_nets_t *diag_nets_new(struct ps_prochandle *);
 extern void diag_nets_free(diag_nets_t *);
+/*
+ * No dump will be made any more: the tables' netlink sockets (an fd each)
+ * and receive buffers are let go; lookups go on as before, and a dump
+ * asked for is not made.
+ */
+extern void diag_nets_quiet(diag_nets_t *);
 
 /*
  * The record of the target's socket fd (inode ino), from the tables of

@@ -228,7 +228,7 @@ round_options(batch_t *b, int who, int s, const sockfacts_t *sf)
 		    (sf->sf_have & SF_SNDBUF) : (sf->sf_have & SF_RCVBUF);
 
 		if (known || !sockopt_applies(o, dom, sf->sf_type) ||
-		    is_refused(dom, row))
+		    sock_family_refuses(dom, row))
 			continue;
 		add_req(b, s, dom, who, row, o->so_level, o->so_optname,
 		    (socklen_t)sockopt_size(o));

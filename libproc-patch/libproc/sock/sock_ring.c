@@ -16,7 +16,9 @@
  *  - options of another level than SOL_SOCKET (the kernel refuses them);
  *  - everything, once io_uring_setup failed for want of io_uring
  *    (ENOSYS), or by policy (EPERM: kernel.io_uring_disabled, or a
- *    seccomp filter; EACCES); io_uring is then not tried again;
+ *    seccomp filter; EACCES); io_uring is then not tried again; and
+ *    everything while RLIMIT_NOFILE leaves no fd to spare (a ring is
+ *    one: Pfd_room());
  *  - the sockets of a family whose command the kernel refused
  *    (EOPNOTSUPP or EINVAL from the ring, while getsockopt(2) answered
  *    the same option): before Linux 6.7 no socket takes the command, and
@@ -34,6 +36,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/Pcontrol.h"
 #include "sock/sock_ring.h"
 
 /* include/uapi/linux/io_uring.h, Linux 6.7 (not in older headers). */
@@ -204,7 +207,9 @@ thread_ring(void)
 {
 	ring_t *r;
 
-	if (atomic_load_explicit(&ring_state, memory_order_relaxed) < 0)
+	/* A ring is an fd: none under a low RLIMIT_NOFILE. */
+	if (atomic_load_explicit(&ring_state, memory_order_relaxed) < 0 ||
+	    Pfd_room() == 0)
 		return (NULL);
 	(void) pthread_once(&ring_once, key_init);
 	if (!ring_key_ok)

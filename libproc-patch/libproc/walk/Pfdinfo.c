@@ -71,8 +71,9 @@ close_fdinfos(fdscratch_t *fs)
  * usually one read(2) is all it takes; reading stops, too, once the lines
  * of the file's own type begin (an epoll fd's list of every fd it
  * watches is not needed).  The file is closed by the chunk's end
- * (close_fdinfos()); out of fds, those of the chunk so far are closed and
- * the open tried again.
+ * (close_fdinfos()), or sooner when RLIMIT_NOFILE leaves few fds to
+ * spare (Pfd_room()); out of fds, those of the chunk so far are closed
+ * and the open tried again.
  */
 static int
 read_fdinfo(struct ps_prochandle *P, const char *name, fdscratch_t *fs)
@@ -104,7 +105,7 @@ read_fdinfo(struct ps_prochandle *P, const char *name, fdscratch_t *fs)
 	}
 	fdinfo_parse_end(&fp);
 	fs->fs_closes[fs->fs_nclose++] = fd;
-	if (fs->fs_nclose == FDWALK_CHUNK)
+	if (fs->fs_nclose >= FDWALK_CHUNK || fs->fs_nclose >= Pfd_room())
 		close_fdinfos(fs);
 	return (err);
 }
@@ -360,6 +361,7 @@ build_once(struct ps_prochandle *P, const fdwalk_t *fw, int flags,
 	if ((err = build_front(P, fw, flags, fresh, fs, rec, fd, ask,
 	    &sock)) != 0 || !sock)
 		return (err);
+	close_fdinfos(fs);	/* the fds the source may need */
 	Psockfacts(P, ask, 1);
 	if (ask->sa_err == 0)
 		sockrec_add(rec, &ask->sa_facts);
@@ -445,6 +447,8 @@ fdwalk_build_many(const fdwalk_t *fw, struct ps_prochandle *P, int flags,
 			    err, 1);
 		}
 		if (nask == FDWALK_CHUNK || (i == n - 1 && nask > 0)) {
+			/* Closed first: the source may need the fds. */
+			close_fdinfos(fs);
 			Psockfacts(P, fs->fs_asks, nask);
 			for (size_t k = 0; k < nask; k++) {
 				const sockask_t *a = &fs->fs_asks[k];

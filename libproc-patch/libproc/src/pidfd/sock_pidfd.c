@@ -13,9 +13,7 @@
  * options, its close).  Safe from several threads at once.
  */
 #include <errno.h>
-#include <stdatomic.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -100,29 +98,14 @@ dup_of(struct ps_prochandle *P, sockask_t *ask, int *full)
 }
 
 #define	MANY_MAX	64	/* sockets asked together, at most */
-#define	FD_SPARE	64	/* fds of ours the duplicates leave */
 
-/*
- * How many duplicates a batch may hold at once: a share of the fds this
- * process may open beyond FD_SPARE, for each of the walk's threads (at
- * most 4), so that a low RLIMIT_NOFILE is not run into.
- */
+/* How many duplicates a batch may hold at once: at least one. */
 static size_t
 batch_room(void)
 {
-	static _Atomic size_t room;
-	struct rlimit rl;
-	size_t r = atomic_load_explicit(&room, memory_order_relaxed);
+	size_t r = Pfd_room();
 
-	if (r != 0)
-		return (r);
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-		r = MANY_MAX;
-	else
-		r = rl.rlim_cur > FD_SPARE ? (rl.rlim_cur - FD_SPARE) / 4 : 1;
-	r = r < 1 ? 1 : r > MANY_MAX ? MANY_MAX : r;
-	atomic_store_explicit(&room, r, memory_order_relaxed);
-	return (r);
+	return (r < 1 ? 1 : r > MANY_MAX ? MANY_MAX : r);
 }
 
 /* The m sockets of a batch, duplicated (s[i] < 0: not), asked, closed. */
