@@ -111,6 +111,8 @@ kid_start(kid_t *k)
 	(void) close(ack[1]);
 	k->k_cmd = cmd[1];
 	ATF_REQUIRE_EQ_MSG(read(ack[0], &c, 1), 1, "child did not start");
+	/* End of file: the child has closed its end, its fds are final. */
+	ATF_REQUIRE_EQ_MSG(read(ack[0], &c, 1), 0, "child said more");
 	(void) close(ack[0]);
 }
 
