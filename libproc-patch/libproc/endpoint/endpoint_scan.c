@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,6 @@
 
 #define	EP_LINK		64		/* "socket:[INO]" and more */
 #define	PF_KTHREAD_BIT	0x00200000	/* /proc/PID/stat flags: kthread */
-#define	EP_SPLIT_MIN	2048		/* fds: a second thread reads half */
 
 /* A decimal name: its value, or -1. */
 static long
@@ -73,12 +73,26 @@ socket_ino(const char *link, ssize_t n)
 /* ------------------------------------------------------------------ */
 /* The target's own table. */
 
-/* One share of the target's fds, read by one thread. */
+/*
+ * The target's fd numbers as the pass lists them, a getdents64 batch at a
+ * time, for the threads that stat them meanwhile: listing 20,000 fds
+ * takes as long as stating a third of them.
+ */
+typedef struct feed {
+	pthread_mutex_t	fe_lock;
+	pthread_cond_t	fe_more;
+	int		**fe_fds;	/* each batch's fds */
+	size_t		*fe_len;	/* and their number */
+	size_t		fe_n, fe_cap;	/* batches listed */
+	size_t		fe_next;	/* the next one to stat */
+	int		fe_done;	/* the listing has ended */
+} feed_t;
+
+/* The share of the target's fds one thread stats, batch by batch. */
 typedef struct share {
 	int		sh_dirfd;
 	pid_t		sh_pid;
-	const int	*sh_fds;
-	size_t		sh_nfds;
+	feed_t		*sh_feed;
 	holds_t		sh_holds;
 	stats_t		sh_stats;
 	epsignal_t	*sh_sig;
@@ -92,93 +106,152 @@ ep_signal(epsignal_t *sg, int socket)
 		sg->sg_fn(sg->sg_arg, socket);
 }
 
+/* The next batch listed, or NULL at the end: *np its number of fds. */
+static const int *
+take_batch(feed_t *fe, size_t *np)
+{
+	const int *fds = NULL;
+
+	(void) pthread_mutex_lock(&fe->fe_lock);
+	while (fe->fe_next == fe->fe_n && !fe->fe_done)
+		(void) pthread_cond_wait(&fe->fe_more, &fe->fe_lock);
+	if (fe->fe_next < fe->fe_n) {
+		*np = fe->fe_len[fe->fe_next];
+		fds = fe->fe_fds[fe->fe_next++];
+	}
+	(void) pthread_mutex_unlock(&fe->fe_lock);
+	return (fds);
+}
+
 /*
- * The socket fds among a share's fds: a statx of each, as the walk makes
- * it (AT_STATX_DONT_SYNC: never a wait on a file's filesystem), kept for
- * the walk, which does not make it again.
+ * The socket fds among the batches a share takes: a statx of each, as the
+ * walk makes it (AT_STATX_DONT_SYNC: never a wait on a file's
+ * filesystem), kept for the walk, which does not make it again.  A
+ * share's batches are in increasing fd order.
  */
 static void *
 read_share(void *arg)
 {
 	share_t *sh = arg;
 	struct statx stx;
+	const int *fds;
 	char name[16];
+	size_t n;
 
-	for (size_t i = 0; i < sh->sh_nfds && sh->sh_err == 0; i++) {
-		(void) snprintf(name, sizeof (name), "%d", sh->sh_fds[i]);
-		if (statx(sh->sh_dirfd, name, AT_STATX_DONT_SYNC,
-		    STATX_BASIC_STATS, &stx) != 0 || !S_ISSOCK(stx.stx_mode))
-			continue;
-		if (sh->sh_holds.h_n == 0)
-			ep_signal(sh->sh_sig, 1);
-		if ((sh->sh_err = ep_holds_add(&sh->sh_holds, stx.stx_ino,
-		    sh->sh_pid, sh->sh_fds[i])) == 0)
-			sh->sh_err = ep_stats_add(&sh->sh_stats,
-			    sh->sh_fds[i], &stx);
+	while ((fds = take_batch(sh->sh_feed, &n)) != NULL) {
+		for (size_t i = 0; i < n && sh->sh_err == 0; i++) {
+			(void) snprintf(name, sizeof (name), "%d", fds[i]);
+			if (statx(sh->sh_dirfd, name, AT_STATX_DONT_SYNC,
+			    STATX_BASIC_STATS, &stx) != 0 ||
+			    !S_ISSOCK(stx.stx_mode))
+				continue;
+			if (sh->sh_holds.h_n == 0)
+				ep_signal(sh->sh_sig, 1);
+			if ((sh->sh_err = ep_holds_add(&sh->sh_holds,
+			    stx.stx_ino, sh->sh_pid, fds[i])) == 0)
+				sh->sh_err = ep_stats_add(&sh->sh_stats, fds[i],
+				    &stx);
+		}
 	}
 	return (NULL);
 }
 
+/* One batch more into the feed: 0, or ENOMEM. */
+static int
+feed_add(feed_t *fe, int *fds, size_t n)
+{
+	int err = 0;
+
+	(void) pthread_mutex_lock(&fe->fe_lock);
+	if (fe->fe_n == fe->fe_cap) {
+		size_t cap = fe->fe_cap == 0 ? 16 : fe->fe_cap * 2;
+		int **f = realloc(fe->fe_fds, cap * sizeof (*f));
+		size_t *l = f != NULL ? realloc(fe->fe_len, cap * sizeof (*l)) :
+		    NULL;
+
+		if (f != NULL)
+			fe->fe_fds = f;
+		if (l != NULL) {
+			fe->fe_len = l;
+			fe->fe_cap = cap;
+		} else {
+			err = ENOMEM;
+		}
+	}
+	if (err == 0) {
+		fe->fe_fds[fe->fe_n] = fds;
+		fe->fe_len[fe->fe_n++] = n;
+		(void) pthread_cond_signal(&fe->fe_more);
+	}
+	(void) pthread_mutex_unlock(&fe->fe_lock);
+	return (err);
+}
+
 /*
- * The fd numbers of the fd directory dirfd, into *fdsp (*np of them).
- * 0 or an errno.
+ * List the fd directory dirfd into the feed, a getdents64 at a time; once
+ * a second batch comes (a table of more than one), *startp is called
+ * with arg, to start a thread that stats them meanwhile.  The feed's end
+ * is said either way.  0 or an errno.
  */
 static int
-list_fds(int dirfd, char *dents, int **fdsp, size_t *np)
+list_fds(int dirfd, char *dents, feed_t *fe, void (*startp)(void *),
+    void *arg)
 {
-	int *fds = NULL, *nf;
-	size_t n = 0, cap = 0;
 	long got;
+	int err = 0;
 
-	while ((got = syscall(SYS_getdents64, dirfd, dents, EP_DENTS)) > 0) {
+	while (err == 0 &&
+	    (got = syscall(SYS_getdents64, dirfd, dents, EP_DENTS)) > 0) {
+		int *fds = malloc((size_t)got / 20 * sizeof (*fds) + sizeof (*fds));
+		size_t n = 0;
+
+		if (fds == NULL) {
+			err = ENOMEM;
+			break;
+		}
 		for (long off = 0; off < got; ) {
 			struct dirent64 *d = (struct dirent64 *)(void *)
 			    (dents + off);
 			long fd;
 
-			if (d->d_reclen == 0 || d->d_reclen > got - off) {
-				free(fds);
-				return (EPROTO);
+			if (d->d_reclen < 20 || d->d_reclen > got - off) {
+				err = EPROTO;
+				break;
 			}
 			off += d->d_reclen;
-			if ((fd = decimal(d->d_name)) < 0)
-				continue;
-			if (n == cap) {
-				cap = cap == 0 ? 1024 : cap * 2;
-				if ((nf = realloc(fds, cap * sizeof (*fds))) ==
-				    NULL) {
-					free(fds);
-					return (ENOMEM);
-				}
-				fds = nf;
-			}
-			fds[n++] = (int)fd;
+			if ((fd = decimal(d->d_name)) >= 0)
+				fds[n++] = (int)fd;
 		}
+		if (err != 0 || (err = feed_add(fe, fds, n)) != 0) {
+			free(fds);
+			break;
+		}
+		if (fe->fe_n == 2 && startp != NULL)
+			startp(arg);
 	}
-	if (got < 0) {
-		int err = errno;
-
-		free(fds);
-		return (err);
-	}
-	*fdsp = fds;
-	*np = n;
-	return (0);
+	if (err == 0 && got < 0)
+		err = errno;
+	(void) pthread_mutex_lock(&fe->fe_lock);
+	fe->fe_done = 1;
+	(void) pthread_cond_broadcast(&fe->fe_more);
+	(void) pthread_mutex_unlock(&fe->fe_lock);
+	return (err);
 }
 
 /*
- * The n fds listed (increasing) as runs of consecutive numbers into
- * en_runs, for the walk, which takes its fds from them rather than list
+ * The n fds listed (increasing, after those kept so far) as runs of
+ * consecutive numbers into en_runs, for the walk, which takes its fds from them rather than list
  * the directory again (endpoints_fds()): a few runs for a table of fds
  * opened one after another.  0, or ENOMEM.
  */
 static int
 keep_runs(endpoints_t *en, const int *fds, size_t n)
 {
-	size_t k = 0;
+	size_t k = en->en_nruns;
 
 	for (size_t i = 0; i < n; i++) {
-		if (i > 0 && fds[i] == fds[i - 1] + 1) {
+		if (k > 0 && fds[i] == en->en_runs[k - 1].r_first +
+		    en->en_runs[k - 1].r_n) {
 			en->en_runs[k - 1].r_n++;
 			continue;
 		}
@@ -226,13 +299,70 @@ own_socket(void *arg, const psockid_t *id)
 	    id->sid_fd));
 }
 
+/* The thread that stats a share while the table is still listed. */
+typedef struct starter {
+	share_t		*st_share;
+	pthread_t	st_thread;
+	int		st_started;
+} starter_t;
+
+static void
+start_helper(void *arg)
+{
+	starter_t *st = arg;
+	sigset_t all, old;
+
+	(void) sigfillset(&all);
+	(void) pthread_sigmask(SIG_SETMASK, &all, &old);
+	st->st_started = pthread_create(&st->st_thread, NULL, read_share,
+	    st->st_share) == 0;
+	(void) pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/*
+ * The two shares' holders and stats into en: the holders together (sorted
+ * after), the stats merged by fd, each share's being in fd order.  0, or
+ * ENOMEM.
+ */
+static int
+merge_shares(endpoints_t *en, const share_t *sh)
+{
+	const stats_t *a = &sh[0].sh_stats, *b = &sh[1].sh_stats;
+	size_t i = 0, j = 0;
+	int err = 0;
+
+	for (int k = 0; k < 2 && err == 0; k++) {
+		for (size_t h = 0; h < sh[k].sh_holds.h_n && err == 0; h++) {
+			const ephold_t *e = &sh[k].sh_holds.h_v[h];
+
+			err = ep_holds_add(&en->en_own, e->eh_ino, e->eh_pid,
+			    e->eh_fd);
+		}
+	}
+	if (err != 0 || a->s_n + b->s_n == 0)
+		return (err);
+	if ((en->en_stats.s_v = malloc((a->s_n + b->s_n) *
+	    sizeof (epstat_t))) == NULL)
+		return (ENOMEM);
+	en->en_stats.s_cap = a->s_n + b->s_n;
+	while (i < a->s_n || j < b->s_n) {
+		if (j == b->s_n || (i < a->s_n &&
+		    a->s_v[i].es_fd < b->s_v[j].es_fd))
+			en->en_stats.s_v[en->en_stats.s_n++] = a->s_v[i++];
+		else
+			en->en_stats.s_v[en->en_stats.s_n++] = b->s_v[j++];
+	}
+	return (0);
+}
+
 /*
  * The target's socket fds, sorted by inode: 0 or an errno.  From the
  * source when it knows them cheaply (the bpf source: one pass of 16
- * bytes per socket); else a readlink of each /proc/PID/fd/N, a few
- * microseconds each (a lookup, a check of ptrace access, the link
- * made): with many fds and more than one CPU, a second thread reads half
- * of them.
+ * bytes per socket); else a statx of each /proc/PID/fd/N, a few
+ * microseconds each (a lookup, a check of ptrace access, the stat):
+ * with more than one CPU, a second thread stats batches of the table
+ * while it is still being listed, and the listing thread joins in once
+ * it is done.
  */
 int
 ep_read_own(struct ps_prochandle *P, endpoints_t *en, char *dents,
@@ -240,9 +370,9 @@ ep_read_own(struct ps_prochandle *P, endpoints_t *en, char *dents,
 {
 	own_cb_t oc = { en, P->pid };
 	share_t sh[2];
-	pthread_t t;
-	int d, err, *fds = NULL, two;
-	size_t nfds = 0, half;
+	starter_t st;
+	feed_t fe;
+	int d, err;
 
 	if (Psock_inodes(P, own_socket, &oc) == 0) {
 		return (ep_sort_own(&en->en_own));
@@ -254,55 +384,43 @@ ep_read_own(struct ps_prochandle *P, endpoints_t *en, char *dents,
 	if ((d = openat(P->procfd, "fd", O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) < 0)
 		return (errno);
-	if ((err = list_fds(d, dents, &fds, &nfds)) != 0 ||
-	    (err = keep_runs(en, fds, nfds)) != 0) {
-		free(fds);
-		(void) close(d);
-		return (err);
-	}
-	two = nfds >= EP_SPLIT_MIN && sysconf(_SC_NPROCESSORS_ONLN) > 1;
-	half = two ? nfds / 2 : nfds;
+	memset(&fe, 0, sizeof (fe));
+	(void) pthread_mutex_init(&fe.fe_lock, NULL);
+	(void) pthread_cond_init(&fe.fe_more, NULL);
 	memset(sh, 0, sizeof (sh));
+	memset(&st, 0, sizeof (st));
 	for (int k = 0; k < 2; k++) {
 		sh[k].sh_dirfd = d;
 		sh[k].sh_pid = P->pid;
 		sh[k].sh_sig = sig;
-		sh[k].sh_fds = k == 0 ? fds : fds + half;
-		sh[k].sh_nfds = k == 0 ? half : nfds - half;
+		sh[k].sh_feed = &fe;
 	}
-	if (two && pthread_create(&t, NULL, read_share, &sh[1]) != 0)
-		two = 0;
+	st.st_share = &sh[1];
+	err = list_fds(d, dents, &fe, sysconf(_SC_NPROCESSORS_ONLN) > 1 ?
+	    start_helper : NULL, &st);
 	(void) read_share(&sh[0]);
-	if (two)
-		(void) pthread_join(t, NULL);
-	else
-		(void) read_share(&sh[1]);
+	if (st.st_started)
+		(void) pthread_join(st.st_thread, NULL);
 	(void) close(d);
-	free(fds);
-	en->en_own = sh[0].sh_holds;
-	en->en_stats = sh[0].sh_stats;
-	err = sh[0].sh_err != 0 ? sh[0].sh_err : sh[1].sh_err;
-	for (size_t i = 0; err == 0 && i < sh[1].sh_holds.h_n; i++) {
-		const ephold_t *h = &sh[1].sh_holds.h_v[i];
-
-		err = ep_holds_add(&en->en_own, h->eh_ino, h->eh_pid, h->eh_fd);
+	for (size_t b = 0; b < fe.fe_n; b++) {
+		if (err == 0)
+			err = keep_runs(en, fe.fe_fds[b], fe.fe_len[b]);
+		free(fe.fe_fds[b]);
 	}
-	/* The second share's fds come after the first's: still in order. */
-	if (err == 0 && sh[1].sh_stats.s_n > 0) {
-		size_t n = en->en_stats.s_n + sh[1].sh_stats.s_n;
-		epstat_t *v = realloc(en->en_stats.s_v, n * sizeof (*v));
-
-		if (v == NULL) {
-			err = ENOMEM;
-		} else {
-			memcpy(v + en->en_stats.s_n, sh[1].sh_stats.s_v,
-			    sh[1].sh_stats.s_n * sizeof (*v));
-			en->en_stats.s_v = v;
-			en->en_stats.s_n = en->en_stats.s_cap = n;
-		}
+	if (err == 0)
+		en->en_listed = 1;
+	free(fe.fe_fds);
+	free(fe.fe_len);
+	(void) pthread_mutex_destroy(&fe.fe_lock);
+	(void) pthread_cond_destroy(&fe.fe_more);
+	if (err == 0)
+		err = sh[0].sh_err != 0 ? sh[0].sh_err : sh[1].sh_err;
+	if (err == 0)
+		err = merge_shares(en, sh);
+	for (int k = 0; k < 2; k++) {
+		free(sh[k].sh_holds.h_v);
+		free(sh[k].sh_stats.s_v);
 	}
-	free(sh[1].sh_holds.h_v);
-	free(sh[1].sh_stats.s_v);
 	return (err != 0 ? err : ep_sort_own(&en->en_own));
 }
 
