@@ -873,8 +873,108 @@ ATF_TC_BODY(many_names, tc)
 	    "the child: wait status 0x%x", (unsigned)status);
 }
 
+/*
+ * A child in a network namespace of its own (nothing of it is reachable:
+ * not even loopback is up) that listens on the wildcard address: its fd
+ * and port, as its getsockname gives them, on a line; it waits until go
+ * is written to.
+ */
+static pid_t
+wildcard_child(int *fdp, unsigned *portp, int *gop)
+{
+	int rp[2], go[2];
+	pid_t kid;
+	char *line;
+
+	ATF_REQUIRE(pipe(rp) == 0 && pipe(go) == 0);
+	ATF_REQUIRE((kid = fork()) >= 0);
+	if (kid == 0) {
+		struct sockaddr_in sin;
+		socklen_t len = sizeof (sin);
+		char buf[64], c;
+		int s;
+
+		(void) close(rp[0]);
+		(void) close(go[1]);
+		(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+		memset(&sin, 0, sizeof (sin));
+		sin.sin_family = AF_INET;
+		sin.sin_addr.s_addr = htonl(INADDR_ANY);
+		if (unshare(CLONE_NEWNET) != 0 ||
+		    (s = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+		    bind(s, (struct sockaddr *)&sin, sizeof (sin)) != 0 ||
+		    listen(s, 1) != 0 ||
+		    getsockname(s, (struct sockaddr *)&sin, &len) != 0)
+			_exit(3);
+		(void) snprintf(buf, sizeof (buf), "%d %u\n", s,
+		    (unsigned)ntohs(sin.sin_port));
+		if (write(rp[1], buf, strlen(buf)) < 0)
+			_exit(4);
+		(void) read(go[0], &c, 1);
+		_exit(0);
+	}
+	(void) close(rp[1]);
+	(void) close(go[0]);
+	line = tu_read_line(rp[0], TU_TIMEOUT_MS);
+	(void) close(rp[0]);
+	*gop = go[1];
+	if (line == NULL || sscanf(line, "%d %u", fdp, portp) != 2) {
+		int st;
+
+		(void) close(go[1]);
+		(void) waitpid(kid, &st, 0);
+		atf_tc_skip("no network namespace of its own here (wait "
+		    "status 0x%x)", (unsigned)st);
+	}
+	free(line);
+	return (kid);
+}
+
+ATF_TC(wildcard);
+ATF_TC_HEAD(wildcard, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A listener on the wildcard address "
+	    "(in a network namespace of its own): --via=diag names it as the "
+	    "socket tables hold it, and --via=pidfd, which asks "
+	    "getsockname rather than take a wildcard name from the tables, "
+	    "as its getsockname does: 0.0.0.0 and its port");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	tu_timeout(tc, 60);
+}
+ATF_TC_BODY(wildcard, tc)
+{
+	static const char *const vias[] = { "--via=diag", "--via=pidfd" };
+	unsigned port;
+	int fd, go, st;
+	char pid[16];
+	pid_t kid = wildcard_child(&fd, &port, &go);
+
+	(void) snprintf(pid, sizeof (pid), "%d", (int)kid);
+	for (size_t i = 0; i < 2; i++) {
+		const char *const argv[] = { TU_PFILES, vias[i], pid, NULL };
+		char *b, *want;
+		tu_result_t r;
+
+		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_require_exit(vias[i], &r, 0);
+		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, fd)) != NULL,
+		    "%s: fd %d not shown:\n%s", vias[i], fd, r.tr_out);
+		want = tu_asprintf("\tsockname: AF_INET 0.0.0.0  port: %u\n",
+		    port);
+		ATF_CHECK_MSG(strstr(b, want) != NULL, "%s: not the name "
+		    "0.0.0.0, port %u:\n%s", vias[i], port, b);
+		free(want);
+		free(b);
+		tu_result_free(&r);
+	}
+	(void) close(go);
+	ATF_CHECK(waitpid(kid, &st, 0) == kid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, wildcard);
 	ATF_TP_ADD_TC(tp, seccomp_auto);
 	ATF_TP_ADD_TC(tp, refusal_is_no_exec);
 	ATF_TP_ADD_TC(tp, pidfd_open_refused);
