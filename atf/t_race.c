@@ -280,12 +280,15 @@ ATF_TC_BODY(socket_replaced_after_pass, tc)
 ATF_TC(getfd_refused);
 ATF_TC_HEAD(getfd_refused, tc)
 {
-	atf_tc_set_md_var(tc, "descr", "pidfd_getfd fails with EMFILE for "
-	    "one socket, after the probe served: pfiles shows that socket "
-	    "(its stat line), says on stderr that its details are "
-	    "unavailable and why, and shows the other socket whole");
+	atf_tc_set_md_var(tc, "descr", "pidfd_getfd fails with EMFILE, "
+	    "then with EPERM, for one socket, after the probe served: pfiles "
+	    "shows that socket (its stat line), says on stderr that its "
+	    "details are unavailable and why (each errno as it is), and "
+	    "shows the other socket whole");
 }
-ATF_TC_BODY(getfd_refused, tc)
+/* pidfd_getfd of socket a fails with err: a alone shows no details. */
+static void
+getfd_fails(int err)
 {
 	const char *hargv[] = { HELPER, "sockets", "cmd", "ack", NULL };
 	char *b, *want, *log, arg[16], errnum[32];
@@ -298,7 +301,7 @@ ATF_TC_BODY(getfd_refused, tc)
 	said_fd(&h, "a", &a);
 	said_fd(&h, "b", &bs);
 	(void) snprintf(arg, sizeof (arg), "RACE_ARG=%d", a.sf_fd);
-	(void) snprintf(errnum, sizeof (errnum), "RACE_ERRNO=%d", EMFILE);
+	(void) snprintf(errnum, sizeof (errnum), "RACE_ERRNO=%d", err);
 	{
 		const char *args[] = { "--via=pidfd", h.h_pid, NULL };
 		const char *vars[] = { "RACE_CALL=pidfd_getfd", arg,
@@ -311,7 +314,7 @@ ATF_TC_BODY(getfd_refused, tc)
 	free(want);
 	tu_require_exit("pfiles --via=pidfd", &r, 0);
 	want = tu_asprintf("pfiles: %s: details of 1 socket unavailable: "
-	    "pidfd_getfd: %s\n", h.h_pid, strerror(EMFILE));
+	    "pidfd_getfd: %s\n", h.h_pid, strerror(err));
 	tu_require_same_str("stderr", want, r.tr_err);
 	free(want);
 	ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, a.sf_fd)) != NULL,
@@ -337,6 +340,16 @@ ATF_TC_BODY(getfd_refused, tc)
 	free(log);
 	tu_result_free(&r);
 	tu_helper_stop(&h);
+	(void) unlink("cmd");
+	(void) unlink("ack");
+	(void) unlink("race.log");
+}
+
+ATF_TC_BODY(getfd_refused, tc)
+{
+	/* Out of fds with none held, and refused: each said as it is. */
+	getfd_fails(EMFILE);
+	getfd_fails(EPERM);
 }
 
 /*
