@@ -649,6 +649,39 @@ many_mappings(void)
 	}
 }
 
+/*
+ * A file of one seq_file record comes whole in one read: proc_read_record
+ * gives what reading to the end gives, and a buffer too small its start,
+ * cut and NUL-terminated.
+ */
+ATF_TC_WITHOUT_HEAD(read_record_whole);
+ATF_TC_BODY(read_record_whole, tc)
+{
+	static const char *const files[] = { "stat", "comm", "limits",
+	    "status" };
+	char path[64], buf[8192], *want;
+	size_t wantlen;
+	ssize_t n;
+
+	for (size_t i = 0; i < sizeof (files) / sizeof (files[0]); i++) {
+		(void) snprintf(path, sizeof (path), "/proc/self/%s", files[i]);
+		want = tu_read_file(path, &wantlen);
+		memset(buf, 'X', sizeof (buf));
+		n = proc_read_record(AT_FDCWD, path, buf, sizeof (buf));
+		/* status moves (its counters): its length only, then. */
+		ATF_CHECK_MSG(n > 0 && (i == 3 || ((size_t)n == wantlen &&
+		    memcmp(buf, want, wantlen) == 0)), "%s: %zd bytes, not "
+		    "%zu", files[i], n, wantlen);
+		ATF_CHECK(n >= 0 && buf[n] == '\0');
+		n = proc_read_record(AT_FDCWD, path, buf, 8);
+		ATF_CHECK_EQ(n, 7);
+		ATF_CHECK(memcmp(buf, want, 7) == 0 && buf[7] == '\0');
+		free(want);
+	}
+	ATF_CHECK_EQ(proc_read_record(AT_FDCWD, "/proc/self/no such file",
+	    buf, sizeof (buf)), -1);
+}
+
 ATF_TC_WITHOUT_HEAD(read_small_in_pieces);
 ATF_TC_BODY(read_small_in_pieces, tc)
 {
@@ -698,6 +731,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, grab_errors);
 	ATF_TP_ADD_TC(tp, grab_out_of_fds);
 	ATF_TP_ADD_TC(tp, grab_gone_other_pidns);
+	ATF_TP_ADD_TC(tp, read_record_whole);
 	ATF_TP_ADD_TC(tp, read_small_in_pieces);
 	ATF_TP_ADD_TC(tp, psinfo_and_limit);
 	ATF_TP_ADD_TC(tp, pread_pwrite);

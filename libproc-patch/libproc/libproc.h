@@ -283,6 +283,29 @@ extern int Pfdinfo_iter_flags(struct ps_prochandle *, int, proc_fdinfo_f *,
  */
 extern const char *Pendpoints_why(struct ps_prochandle *);
 
+/*
+ * A run over many processes (pfiles /proc/ *): what is the machine's and
+ * not one process's -- who holds each socket (every process's fd table),
+ * the kernel's socket tables of each network namespace, and with the bpf
+ * source one iterator pass over every task's files -- is learned once,
+ * by the first handle that needs it, and serves every handle attached to
+ * the same share, in turn (one at a time).  Pshare_pids names the run's
+ * processes in the order they will be walked: the bpf source then keeps,
+ * from its one pass, the records of those not walked yet (their memory
+ * bounded, the rest taken by a later pass).  Facts kept from an earlier
+ * handle's turn are the run's: a holder named by the endpoint lines is
+ * checked again (its link still names the socket) before it is given.
+ * Pshare(P, NULL) detaches; destroy a share after every handle attached
+ * to it is released.  Pshare_create returns NULL with errno (ENOMEM);
+ * Pshare_pids and Pshare return 0, or -1 with errno (EINVAL, ENOMEM).
+ */
+typedef struct ps_share ps_share_t;
+
+extern ps_share_t *Pshare_create(void);
+extern int Pshare_pids(ps_share_t *, const pid_t *, size_t);
+extern int Pshare(struct ps_prochandle *, ps_share_t *);
+extern void Pshare_destroy(ps_share_t *);
+
 /* Where socket facts come from; see pfiles(1) --via. */
 typedef enum {
 	PSOCK_AUTO = 0,

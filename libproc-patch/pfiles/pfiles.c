@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,6 +37,7 @@
 #define	NOTE_MAX	512
 
 static const char *command = "pfiles";
+static ps_share_t *share;	/* what the run's handles learn once */
 static int fastpath_said;	/* why bpf is not used: said once a run */
 static pfj_t *json;		/* -J: the document being written */
 static int out_errno;		/* the output failed: why (EPIPE: not read) */
@@ -306,26 +308,144 @@ report_gaps(const char *arg, shown_t *sh)
 	}
 }
 
-static int
-show_process(const char *arg, const pf_args_t *a, pf_comm_cache_t *cc)
-{
-	struct ps_prochandle *P;
-	shown_t sh;
-	pid_t pid;
-	psocksrc_t via = a->pa_via;
-	int statonly = a->pa_statonly, gerr, rv, err;
+/*
+ * A process grabbed (ahead of its turn, with many pids): the handle or
+ * why not, and the limit its header shows.
+ */
+typedef struct grabbed {
+	pid_t		gr_pid;		/* -1: not a process id */
+	struct ps_prochandle *gr_P;
+	int		gr_gerr;
+	struct rlimit	gr_rl;
+	int		gr_have_rl;
+} grabbed_t;
 
-	if ((pid = parse_pid(arg)) < 0) {
+static void
+grab(const char *arg, grabbed_t *g)
+{
+	memset(g, 0, sizeof (*g));
+	if ((g->gr_pid = parse_pid(arg)) < 0)
+		return;
+	if ((g->gr_P = Pgrab(g->gr_pid, PGRAB_RETAIN | PGRAB_FORCE |
+	    PGRAB_NOSTOP, &g->gr_gerr)) != NULL)
+		g->gr_have_rl = Plimit(g->gr_P, RLIMIT_NOFILE, &g->gr_rl) == 0;
+}
+
+/*
+ * With many pids, the next ones are grabbed on a thread of their own
+ * while one is walked and shown: a grab is a dozen small reads of /proc
+ * that wait on nothing of the walk's, and with two CPUs the two overlap.
+ * At most GA_AHEAD handles are held ahead (their fds: a few each).  The
+ * output is not touched: each process is still shown in its turn.
+ */
+#define	GA_AHEAD	4
+
+static struct {
+	pthread_mutex_t	ga_lock;
+	pthread_cond_t	ga_cond;
+	pthread_t	ga_thread;
+	int		ga_on;
+	char		**ga_argv;
+	int		ga_end;		/* argv's end */
+	int		ga_grabbed;	/* the next to grab */
+	int		ga_taken;	/* the next to take */
+	int		ga_stop;
+	grabbed_t	ga_slot[GA_AHEAD];
+} ga = { .ga_lock = PTHREAD_MUTEX_INITIALIZER,
+    .ga_cond = PTHREAD_COND_INITIALIZER };
+
+static void *
+grab_ahead(void *arg)
+{
+	(void) arg;
+	(void) pthread_mutex_lock(&ga.ga_lock);
+	while (!ga.ga_stop && ga.ga_grabbed < ga.ga_end) {
+		int i = ga.ga_grabbed;
+		grabbed_t g;
+
+		if (i - ga.ga_taken >= GA_AHEAD) {
+			(void) pthread_cond_wait(&ga.ga_cond, &ga.ga_lock);
+			continue;
+		}
+		(void) pthread_mutex_unlock(&ga.ga_lock);
+		grab(ga.ga_argv[i], &g);
+		(void) pthread_mutex_lock(&ga.ga_lock);
+		ga.ga_slot[i % GA_AHEAD] = g;
+		ga.ga_grabbed = i + 1;
+		(void) pthread_cond_broadcast(&ga.ga_cond);
+	}
+	(void) pthread_mutex_unlock(&ga.ga_lock);
+	return (NULL);
+}
+
+static void
+ahead_start(char **argv, int first, int end)
+{
+	sigset_t all, old;
+
+	ga.ga_argv = argv;
+	ga.ga_grabbed = ga.ga_taken = first;
+	ga.ga_end = end;
+	(void) sigfillset(&all);
+	(void) pthread_sigmask(SIG_SETMASK, &all, &old);
+	ga.ga_on = pthread_create(&ga.ga_thread, NULL, grab_ahead, NULL) == 0;
+	(void) pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Argument i's grab: the thread's, or made here. */
+static void
+take(char **argv, int i, grabbed_t *g)
+{
+	if (!ga.ga_on) {
+		grab(argv[i], g);
+		return;
+	}
+	(void) pthread_mutex_lock(&ga.ga_lock);
+	while (ga.ga_grabbed <= i)
+		(void) pthread_cond_wait(&ga.ga_cond, &ga.ga_lock);
+	*g = ga.ga_slot[i % GA_AHEAD];
+	ga.ga_taken = i + 1;
+	(void) pthread_cond_broadcast(&ga.ga_cond);
+	(void) pthread_mutex_unlock(&ga.ga_lock);
+}
+
+/* The thread stopped, and the handles it grabbed for nobody let go. */
+static void
+ahead_end(void)
+{
+	if (!ga.ga_on)
+		return;
+	(void) pthread_mutex_lock(&ga.ga_lock);
+	ga.ga_stop = 1;
+	(void) pthread_cond_broadcast(&ga.ga_cond);
+	(void) pthread_mutex_unlock(&ga.ga_lock);
+	(void) pthread_join(ga.ga_thread, NULL);
+	for (int i = ga.ga_taken; i < ga.ga_grabbed; i++)
+		Prelease(ga.ga_slot[i % GA_AHEAD].gr_P, 0);
+	ga.ga_on = 0;
+}
+
+static int
+show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
+    pf_comm_cache_t *cc)
+{
+	struct ps_prochandle *P = g->gr_P;
+	shown_t sh;
+	pid_t pid = g->gr_pid;
+	psocksrc_t via = a->pa_via;
+	int statonly = a->pa_statonly, gerr = g->gr_gerr, rv, err;
+
+	if (pid < 0) {
 		complain(arg, "not a process id");
 		return (1);
 	}
-	if ((P = Pgrab(pid, PGRAB_RETAIN | PGRAB_FORCE | PGRAB_NOSTOP,
-	    &gerr)) == NULL) {
+	if (P == NULL) {
 		if (gerr == G_SYS)
 			return (show_sysproc(arg, pid));
 		complain(arg, Pgrab_error(gerr));
 		return (1);
 	}
+	(void) Pshare(P, share);
 
 	/* A forced source that cannot serve is an error, before output. */
 	if (!statonly && Psetsocksrc(P, via) != 0 &&
@@ -359,7 +479,8 @@ show_process(const char *arg, const pf_args_t *a, pf_comm_cache_t *cc)
 	sh.sh_ctx.pf_comm = pf_comm_of;
 	sh.sh_ctx.pf_comm_arg = cc;
 	sh.sh_psinfo = Ppsinfo(P);
-	sh.sh_have_rl = Plimit(P, RLIMIT_NOFILE, &sh.sh_rl) == 0;
+	sh.sh_rl = g->gr_rl;
+	sh.sh_have_rl = g->gr_have_rl;
 
 	rv = Pfdinfo_iter_flags(P, (statonly ? PFDI_STATONLY : 0) |
 	    (a->pa_noendpoints ? PFDI_NOENDPOINTS : 0), show_file, &sh);
@@ -393,6 +514,33 @@ show_process(const char *arg, const pf_args_t *a, pf_comm_cache_t *cc)
 	return (rv != 0);
 }
 
+/*
+ * More than one pid: the run's handles share what is the machine's (who
+ * holds each socket, the socket tables, the bpf source's one pass), made
+ * once and in the order the pids will be walked.  Without memory for it,
+ * each process is examined on its own, as with one pid.
+ */
+static void
+share_run(int argc, char **argv, const pf_args_t *a)
+{
+	pid_t *pids;
+	size_t n = 0;
+
+	if (argc - a->pa_first < 2 || a->pa_statonly ||
+	    (pids = malloc((size_t)argc * sizeof (*pids))) == NULL)
+		return;
+	for (int i = a->pa_first; i < argc; i++) {
+		if ((pids[n] = parse_pid(argv[i])) > 0)
+			n++;
+	}
+	if ((share = Pshare_create()) != NULL &&
+	    Pshare_pids(share, pids, n) != 0) {
+		Pshare_destroy(share);
+		share = NULL;
+	}
+	free(pids);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -416,10 +564,19 @@ main(int argc, char **argv)
 	(void) setvbuf(stdout, NULL, _IOFBF, STDOUT_BUFSZ);
 	if (json != NULL)
 		pfj_begin(json, stdout);
-	for (int i = args.pa_first; i < argc && !out_failed(); i++)
-		rc |= show_process(argv[i], &args, &cc);
+	share_run(argc, argv, &args);
+	if (share != NULL)
+		ahead_start(argv, args.pa_first, argc);
+	for (int i = args.pa_first; i < argc && !out_failed(); i++) {
+		grabbed_t g;
+
+		take(argv, i, &g);
+		rc |= show_process(argv[i], &g, &args, &cc);
+	}
+	ahead_end();
 	if (json != NULL && !out_failed())
 		pfj_end(json);
+	Pshare_destroy(share);
 
 	errno = 0;
 	if ((fflush(stdout) != 0 || out_failed()) && out_errno == 0)

@@ -76,6 +76,8 @@ struct ps_prochandle {
 	int		pidfd_err;	/* pidfd_open's errno when there is none */
 	/* what the last walk could not learn of the other ends, "" if none */
 	char		ep_why[PERRMSG_MAX];
+	struct ps_share	*share;		/* the run's (Pshare), or NULL */
+	unsigned	share_turn;	/* this handle's turn in it */
 	char		errmsg[PERRMSG_MAX];
 };
 
@@ -184,6 +186,8 @@ fdrec_add_patherr(fdrec_t *rec, int err)
  * NUL-ended (at most bufsz - 1 bytes); its length, or -1 with errno.
  */
 extern ssize_t proc_read_small(int, const char *, char *, size_t);
+/* The same for a file of one seq_file record: a short read is its end. */
+extern ssize_t proc_read_record(int, const char *, char *, size_t);
 /*
  * How many fds of its own one builder of the walk may hold at once
  * (fdroom.c): 0 when RLIMIT_NOFILE leaves none to spare.

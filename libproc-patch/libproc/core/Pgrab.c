@@ -53,7 +53,7 @@ fill_psinfo(int procfd, pid_t pid, psinfo_t *psp, procstat_t *stp)
 
 	memset(psp, 0, sizeof (*psp));
 	psp->pr_pid = pid;
-	if ((n = proc_read_small(procfd, "stat", buf, sizeof (buf))) < 0)
+	if ((n = proc_read_record(procfd, "stat", buf, sizeof (buf))) < 0)
 		return (-1);
 	if (procfs_parse_stat(buf, (size_t)n, stp) != 0) {
 		errno = EPROTO;
@@ -66,7 +66,7 @@ fill_psinfo(int procfd, pid_t pid, psinfo_t *psp, procstat_t *stp)
 		psp->pr_uid = st.st_uid;
 		psp->pr_gid = st.st_gid;
 	}
-	if ((n = proc_read_small(procfd, "comm", buf, sizeof (buf))) > 0) {
+	if ((n = proc_read_record(procfd, "comm", buf, sizeof (buf))) > 0) {
 		if (buf[n - 1] == '\n')
 			n--;
 		if ((size_t)n >= sizeof (psp->pr_fname))
@@ -94,7 +94,7 @@ same_process(int pidfd, pid_t pid)
 	if (pidfd >= 0) {
 		(void) snprintf(path, sizeof (path), "/proc/self/fdinfo/%d",
 		    pidfd);
-		if ((n = proc_read_small(AT_FDCWD, path, buf,
+		if ((n = proc_read_record(AT_FDCWD, path, buf,
 		    sizeof (buf))) > 0 &&
 		    (seen = procfs_parse_pidfd(buf, (size_t)n)) >= 0)
 			return (seen == pid);
@@ -282,7 +282,7 @@ Plives_on(struct ps_prochandle *P)
 	procstat_t st;
 	ssize_t n;
 
-	return ((n = proc_read_small(P->procfd, "stat", buf,
+	return ((n = proc_read_record(P->procfd, "stat", buf,
 	    sizeof (buf))) > 0 && procfs_parse_stat(buf, (size_t)n, &st) == 0 &&
 	    lives_on(&st));
 }
@@ -556,7 +556,7 @@ Plimit(struct ps_prochandle *P, int resource, struct rlimit *rl)
 		errno = EINVAL;
 		return (-1);
 	}
-	if ((n = proc_read_small(P->procfd, "limits", buf, sizeof (buf))) < 0)
+	if ((n = proc_read_record(P->procfd, "limits", buf, sizeof (buf))) < 0)
 		return (-1);
 	if (procfs_parse_limits(buf, (size_t)n, resource, rl) != 0) {
 		errno = EINVAL;
@@ -571,7 +571,7 @@ Prefresh_status(struct ps_prochandle *P)
 	char buf[4096];
 	ssize_t n;
 
-	if ((n = proc_read_small(P->procfd, "status", buf, sizeof (buf))) < 0)
+	if ((n = proc_read_record(P->procfd, "status", buf, sizeof (buf))) < 0)
 		return (NULL);
 	procfs_parse_status(buf, (size_t)n, &P->status);
 	P->status_read = 1;

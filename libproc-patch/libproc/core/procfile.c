@@ -2,7 +2,12 @@
 /*
  * procfile.c: the one reader of small files of /proc (stat, comm,
  * cmdline, limits, status).  Such a file is generated whole when it is
- * read, so the loop only guards against short reads and EINTR.
+ * read, so the loop only guards against short reads and EINTR.  A file
+ * that is one seq_file record (stat, comm, limits, status, a pidfd's
+ * fdinfo) comes whole in the first read whose buffer holds it: a read
+ * that gives less than was asked for has reached the end, and
+ * proc_read_record() makes no second read to see it (a grab reads five
+ * such files; a run over a whole machine, thousands).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +15,8 @@
 
 #include "core/Pcontrol.h"
 
-ssize_t
-proc_read_small(int dirfd, const char *name, char *buf, size_t bufsz)
+static ssize_t
+read_small(int dirfd, const char *name, char *buf, size_t bufsz, int record)
 {
 	size_t len = 0;
 	ssize_t n;
@@ -36,8 +41,22 @@ proc_read_small(int dirfd, const char *name, char *buf, size_t bufsz)
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		if (record && (size_t)n < bufsz - 1 - (len - (size_t)n))
+			break;		/* short: the record's end */
 	}
 	(void) close(fd);
 	buf[len] = '\0';
 	return ((ssize_t)len);
+}
+
+ssize_t
+proc_read_small(int dirfd, const char *name, char *buf, size_t bufsz)
+{
+	return (read_small(dirfd, name, buf, bufsz, 0));
+}
+
+ssize_t
+proc_read_record(int dirfd, const char *name, char *buf, size_t bufsz)
+{
+	return (read_small(dirfd, name, buf, bufsz, 1));
 }

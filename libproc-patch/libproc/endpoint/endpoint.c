@@ -233,13 +233,19 @@ endpoints_resolve(struct ps_prochandle *P)
 		goto fail;
 	PDEBUG(P, "endpoints: %zu socket fds, %zu with another end here, "
 	    "%zu other ends", en->en_own.h_n, en->en_npeers, nwant);
-	if (nwant > 0 && (err = ep_scan_others(P, en, want, nwant,
-	    dents)) != 0)
-		goto fail;
-	/* Held by no process: by a thread with a table of its own? */
-	if (nwant > 0 && (nwant = ep_unfound(en, want, nwant)) > 0 &&
-	    (err = ep_scan_threads(P, en, want, nwant, dents)) != 0)
-		goto fail;
+	if (P->share != NULL) {
+		/* The run's index, made once (endpoint_share.c). */
+		if ((err = ep_share_holders(P, en, want, nwant, dents)) != 0)
+			goto fail;
+	} else {
+		if (nwant > 0 && (err = ep_scan_others(P, en, want, nwant,
+		    dents)) != 0)
+			goto fail;
+		/* Held by no process: by a thread with a table of its own? */
+		if (nwant > 0 && (nwant = ep_unfound(en, want, nwant)) > 0 &&
+		    (err = ep_scan_threads(P, en, want, nwant, dents)) != 0)
+			goto fail;
+	}
 	if (en->en_scanfail > 0)
 		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%u fd table%s "
 		    "of other processes could not be read (%s)",

@@ -115,6 +115,9 @@ struct endpoints {
 	int		en_outside;	/* processes outside pfiles' pid */
 					/* namespace hold fds it cannot see */
 	int		en_scanned;	/* the other processes were read */
+	size_t		en_links;	/* fd links the scans read */
+	int		en_stale;	/* the run's holders, of an earlier */
+					/* turn, may lack an other end's */
 };
 
 /* endpoint_index.c: holders, and the index of the answers. */
@@ -123,6 +126,8 @@ struct endpoints {
 extern int ep_stats_add(stats_t *, int, const struct statx *);
 /* One holder more in h: 0, or ENOMEM. */
 extern int ep_holds_add(holds_t *, uint64_t, pid_t, int);
+/* The first holder of ino in h (sorted), or h_n. */
+extern size_t ep_first_of(const holds_t *, uint64_t);
 /* qsort's order of holders: by inode, then pid, then fd. */
 extern int ep_hold_cmp(const void *, const void *);
 /* A process's own socket fds into ep_hold_cmp's order: 0, or ENOMEM. */
@@ -187,6 +192,28 @@ extern int ep_scan_others(struct ps_prochandle *, endpoints_t *,
  */
 extern int ep_scan_threads(struct ps_prochandle *, endpoints_t *,
     const uint64_t *, size_t, char *);
+
+/*
+ * The inode of the socket fd of pid, as its link says now (a readlink),
+ * or 0 (not a socket, closed, not readable).
+ */
+extern uint64_t ep_fd_ino(pid_t, int);
+/* Does pfiles' /proc show every process of the machine? */
+extern int ep_sees_every_process(void);
+
+/* endpoint_share.c: the run's holders (core/Pshare.h). */
+
+/*
+ * The holders of the nwant sorted inodes of want (the other ends) that
+ * are not the target's, into en_other, from the run's index of every
+ * process's socket fds, which the first handle that needs it makes (the
+ * source's sc_holders, else one pass over every fd table), and which
+ * the target's own table then brings up to date for the handles after.
+ * Then, for an other end no process holds, the threads' own tables, the
+ * same way.  0 or an errno.
+ */
+extern int ep_share_holders(struct ps_prochandle *, endpoints_t *,
+    uint64_t *, size_t, char *);
 
 /* endpoint_settle.c: the other ends. */
 

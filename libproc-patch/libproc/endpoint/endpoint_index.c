@@ -236,8 +236,8 @@ ep_sort_own(holds_t *h)
 }
 
 /* The first holder of ino in the sorted h, or h->h_n. */
-static size_t
-first_of(const holds_t *h, uint64_t ino)
+size_t
+ep_first_of(const holds_t *h, uint64_t ino)
 {
 	size_t lo = 0, hi = h->h_n;
 
@@ -419,7 +419,7 @@ ep_unfound(endpoints_t *en, uint64_t *want, size_t n)
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		size_t j = first_of(&en->en_other, want[i]);
+		size_t j = ep_first_of(&en->en_other, want[i]);
 
 		if (ix_find(en, want[i]) != NULL ||
 		    (j < en->en_other.h_n &&
@@ -458,7 +458,7 @@ endpoints_of(endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
 		i = x->ix_peer;
 		peer = en->en_own.h_v[i].eh_ino;
 	}
-	j = first_of(&en->en_other, peer);
+	j = ep_first_of(&en->en_other, peer);
 	total = 0;
 	while (1) {
 		const ephold_t *next;
@@ -486,7 +486,7 @@ endpoints_of(endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
 	 * read, a process outside its pid namespace): one, at least.
 	 */
 	if (total == 0 && en->en_scanned && (en->en_unreadable > 0 ||
-	    en->en_outside))
+	    en->en_outside || en->en_stale))
 		hdr.pr_more = 1;
 	if (hdr.pr_nend == 0 && hdr.pr_more == 0)
 		return (0);

@@ -70,6 +70,18 @@ socket_ino(const char *link, ssize_t n)
 	return (v);
 }
 
+uint64_t
+ep_fd_ino(pid_t pid, int fd)
+{
+	char path[48], link[EP_LINK];
+	ssize_t n;
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/fd/%d", (int)pid, fd);
+	if ((n = readlink(path, link, sizeof (link))) <= 0)
+		return (0);
+	return (socket_ino(link, n));
+}
+
 /* ------------------------------------------------------------------ */
 /* The target's own table. */
 
@@ -455,7 +467,7 @@ wanted(const uint64_t *want, size_t n, uint64_t ino)
  */
 static int
 read_fd_table(int dirfd, pid_t pid, char *dents, const uint64_t *want,
-    size_t nwant, holds_t *h)
+    size_t nwant, holds_t *h, size_t *nlinks)
 {
 	char link[EP_LINK];
 	int denied = 0;
@@ -474,6 +486,7 @@ read_fd_table(int dirfd, pid_t pid, char *dents, const uint64_t *want,
 			off += d->d_reclen;
 			if ((fd = decimal(d->d_name)) < 0)
 				continue;
+			(*nlinks)++;
 			if ((len = readlinkat(dirfd, d->d_name, link,
 			    sizeof (link))) < 0 && (errno == EACCES ||
 			    errno == EPERM))
@@ -525,8 +538,8 @@ holds_nothing(int procdir, long pid)
  * (root); else pfiles' own namespace does, when this /proc shows pfiles
  * itself (/proc/self): a /proc of a namespace pfiles is not in does not.
  */
-static int
-sees_every_process(void)
+int
+ep_sees_every_process(void)
 {
 	struct stat st;
 
@@ -551,7 +564,7 @@ ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
 
 	if ((proc = opendir("/proc")) == NULL)
 		return (errno);
-	en->en_outside = !sees_every_process();
+	en->en_outside = !ep_sees_every_process();
 	while (err == 0 && (d = readdir(proc)) != NULL) {
 		char path[32];
 		long pid = decimal(d->d_name);
@@ -576,7 +589,7 @@ ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
 			continue;
 		}
 		err = read_fd_table(fdd, (pid_t)pid, dents, want, nwant,
-		    &en->en_other);
+		    &en->en_other, &en->en_links);
 		if (err == EACCES || err == EPERM) {
 			en->en_unreadable++;
 			err = 0;
@@ -607,7 +620,7 @@ ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
  */
 static int
 scan_tasks(int taskd, long pid, const uint64_t *want, size_t nwant,
-    char *dents, holds_t *h)
+    char *dents, holds_t *h, size_t *nlinks)
 {
 	struct dirent *d;
 	DIR *tasks;
@@ -629,8 +642,8 @@ scan_tasks(int taskd, long pid, const uint64_t *want, size_t nwant,
 		if ((fdd = openat(dirfd(tasks), path, O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC)) < 0)
 			continue;
-		if (read_fd_table(fdd, (pid_t)tid, dents, want, nwant, h) ==
-		    ENOMEM)
+		if (read_fd_table(fdd, (pid_t)tid, dents, want, nwant, h,
+		    nlinks) == ENOMEM)
 			err = ENOMEM;
 		(void) close(fdd);
 	}
@@ -660,7 +673,7 @@ ep_scan_threads(struct ps_prochandle *P, endpoints_t *en,
 		if ((taskd = openat(dirfd(proc), path, O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC)) >= 0)
 			err = scan_tasks(taskd, pid, want, nwant, dents,
-			    &en->en_other);
+			    &en->en_other, &en->en_links);
 	}
 	(void) closedir(proc);
 	if (en->en_other.h_n > 1)

@@ -25,12 +25,42 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/Pshare.h"
 #include "netdiag/diag_nets.h"
+
+/* The run's table of the namespace st names, or NULL. */
+static diag_table_t *
+shared_table(const struct ps_prochandle *P, const struct stat *st)
+{
+	const ps_share_t *sh = P->share;
+
+	for (size_t i = 0; sh != NULL && i < sh->ps_ntabs; i++)
+		if (sh->ps_tabs[i]->dt_nsdev == st->st_dev &&
+		    sh->ps_tabs[i]->dt_nsino == st->st_ino)
+			return (sh->ps_tabs[i]);
+	return (NULL);
+}
+
+/*
+ * A table made for the handle becomes the run's when it shares one (and
+ * there is room): 1 when it did (the set borrows it), else 0.
+ */
+static int
+share_table(struct ps_prochandle *P, diag_table_t *dt)
+{
+	ps_share_t *sh = P->share;
+
+	if (sh == NULL || sh->ps_ntabs == PS_TABS)
+		return (0);
+	sh->ps_tabs[sh->ps_ntabs++] = dt;
+	return (1);
+}
 
 
 diag_nets_t *
 diag_nets_new(struct ps_prochandle *P)
 {
+	struct stat st;
 	diag_nets_t *dn;
 
 	if ((dn = calloc(1, sizeof (*dn))) == NULL) {
@@ -38,12 +68,17 @@ diag_nets_new(struct ps_prochandle *P)
 		errno = ENOMEM;
 		return (NULL);
 	}
-	if ((dn->dn_tab[0] = diag_table_new(P)) == NULL) {
+	if (P->share != NULL && fstatat(P->procfd, "ns/net", &st, 0) == 0 &&
+	    (dn->dn_tab[0] = shared_table(P, &st)) != NULL) {
+		dn->dn_borrowed = 1;
+	} else if ((dn->dn_tab[0] = diag_table_new(P)) == NULL) {
 		int err = errno;
 
 		free(dn);
 		errno = err;
 		return (NULL);
+	} else if (share_table(P, dn->dn_tab[0])) {
+		dn->dn_borrowed = 1;
 	}
 	dn->dn_n = 1;
 	dn->dn_own = DN_UNTRIED;
@@ -56,7 +91,8 @@ diag_nets_free(diag_nets_t *dn)
 	if (dn == NULL)
 		return;
 	for (size_t i = 0; i < dn->dn_n; i++)
-		diag_table_free(dn->dn_tab[i]);
+		if (!(dn->dn_borrowed & (1U << i)))
+			diag_table_free(dn->dn_tab[i]);
 	free(dn);
 }
 
@@ -66,6 +102,8 @@ diag_nets_quiet(diag_nets_t *dn)
 	for (size_t i = 0; dn != NULL && i < dn->dn_n; i++) {
 		diag_table_t *dt = dn->dn_tab[i];
 
+		if (dn->dn_borrowed & (1U << i))
+			continue;	/* the run's: later handles dump more */
 		if (dt->dt_sock >= 0)
 			(void) close(dt->dt_sock);
 		dt->dt_sock = -1;
@@ -100,8 +138,17 @@ table_of(struct ps_prochandle *P, diag_nets_t *dn, int nsfd)
 		return (-1);
 	if ((i = kept(dn, &st)) >= 0)
 		return (i);
-	if (dn->dn_n == DN_MAX || (dt = diag_table_new_in(P, nsfd)) == NULL)
+	if (dn->dn_n == DN_MAX)
 		return (-1);
+	if ((dt = shared_table(P, &st)) != NULL) {
+		dn->dn_borrowed |= 1U << dn->dn_n;
+		dn->dn_tab[dn->dn_n] = dt;
+		return ((int)dn->dn_n++);
+	}
+	if ((dt = diag_table_new_in(P, nsfd)) == NULL)
+		return (-1);
+	if (share_table(P, dt))
+		dn->dn_borrowed |= 1U << dn->dn_n;
 	if (dt->dt_nserr[0] != '\0') {
 		PDEBUG(P, "diag: network namespace %llu: %s",
 		    (unsigned long long)st.st_ino, dt->dt_nserr);

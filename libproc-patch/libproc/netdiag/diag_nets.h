@@ -12,6 +12,12 @@
  * made in.  The diag source (sock_diag.c) and the endpoints (endpoint/)
  * look a socket up through this module, and share one set where the
  * diag source serves (sock_diag_nets()).
+ *
+ * In a run whose handles share what they learn (Pshare), a namespace's
+ * table is the run's: made by the first handle that needs it, its dumps
+ * made once and kept for every handle after (their records are then the
+ * run's, as ss's and lsof's are of their one pass).  A set borrows such
+ * tables and does not free or quiet them.
  */
 #ifndef	_DIAG_NETS_H
 #define	_DIAG_NETS_H
@@ -26,6 +32,8 @@ typedef struct diag_nets {
 	int		dn_own;		/* index of pfiles' own, or: */
 #define	DN_UNTRIED	(-1)		/* not looked for yet */
 #define	DN_NONE		(-2)		/* none to be had */
+	unsigned	dn_borrowed;	/* bit i: dn_tab[i] is the run's */
+					/* (core/Pshare.h), not freed here */
 	int		dn_askerr;	/* why a socket's namespace could not */
 					/* be asked (the first time), or 0 */
 } diag_nets_t;

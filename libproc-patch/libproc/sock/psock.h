@@ -29,12 +29,26 @@ extern void Psockbatch(struct ps_prochandle *, const int *, size_t);
 struct fdwalk;
 extern int Psock_walk(struct ps_prochandle *, int, const struct fdwalk *,
     int *);
+/* Does the chosen source walk by itself (sc_walk)? */
+extern int Psock_walks(struct ps_prochandle *);
 /*
  * The target's sockets, a psockid_t each (sockid.h), from a source that
  * knows them cheaply (bpf): returns an errno, ENOTSUP when the source
  * cannot.
  */
 extern int Psock_inodes(struct ps_prochandle *, psockid_f *, void *);
+/*
+ * Every socket fd of the machine from the source, when it lists them
+ * without reading fd tables (sc_holders): 0, or an errno (ENOTSUP: it
+ * does not).
+ */
+extern int Psock_holders(struct ps_prochandle *, psockhold_f *, void *);
+/*
+ * The pass of the run that the handle's records (holders 0) or the
+ * source's socket fds of the machine (holders 1) come from, or 0 (not
+ * one of the run's passes).
+ */
+extern unsigned Psock_snapshot(struct ps_prochandle *, int);
 /* May records be built on several threads?  Only if the source says so. */
 extern int Psock_parallel_ok(struct ps_prochandle *);
 

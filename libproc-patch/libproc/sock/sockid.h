@@ -10,6 +10,7 @@
 #define	_SOCKID_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 /* sid_have */
 #define	PSI_OWNNET	0x0001	/* sid_ownnet */
@@ -39,5 +40,8 @@ typedef struct psockid {
 
 /* Called with each: non-zero stops the listing, which returns it. */
 typedef int psockid_f(void *, const psockid_t *);
+
+/* A socket fd of some process (sc_holders): non-zero stops the listing. */
+typedef int psockhold_f(void *, uint64_t ino, pid_t pid, int fd);
 
 #endif	/* _SOCKID_H */

@@ -241,6 +241,28 @@ Psock_inodes(struct ps_prochandle *P, psockid_f *cb,
 	return (P->src->sc_inodes(P, cb, arg));
 }
 
+unsigned
+Psock_snapshot(struct ps_prochandle *P, int holders)
+{
+	if (P->src_state != SRC_CHOSEN || P->src->sc_snapshot == NULL)
+		return (0);
+	return (P->src->sc_snapshot(P, holders));
+}
+
+int
+Psock_walks(struct ps_prochandle *P)
+{
+	return (P->src_state == SRC_CHOSEN && P->src->sc_walk != NULL);
+}
+
+int
+Psock_holders(struct ps_prochandle *P, psockhold_f *cb, void *arg)
+{
+	if (P->src_state != SRC_CHOSEN || P->src->sc_holders == NULL)
+		return (ENOTSUP);
+	return (P->src->sc_holders(P, cb, arg));
+}
+
 int
 Psock_parallel_ok(struct ps_prochandle *P)
 {

@@ -111,6 +111,15 @@ typedef struct sockask {
  *		other end) to cb, more cheaply than a readlink of every
  *		fd (bpf): for the endpoints (endpoint.c), before the walk.
  *		0, or an errno (the sockets given so far are not all).
+ *  sc_holders	(optional) every socket fd of every process of the
+ *		machine, (inode, pid, fd) each to cb, without reading
+ *		each process's fd table (bpf: one pass over every task's
+ *		files): for the endpoints' holders of the other ends,
+ *		once per run (endpoint_share.c).  0, or an errno.
+ *  sc_snapshot	(optional) the pass of the run (1, 2, ...) whose records
+ *		the handle's walk shows and whose socket fds sc_holders
+ *		gave (bpf), or 0: holders of the same pass as the records
+ *		are not checked again (endpoint_share.c).
  *  sc_parallel	sc_facts may be called from several threads at once.
  */
 typedef struct socksrc_ops {
@@ -128,6 +137,9 @@ typedef struct socksrc_ops {
 			    const struct fdwalk *);
 	int		(*sc_inodes)(struct ps_prochandle *, psockid_f *,
 			    void *);
+	int		(*sc_holders)(struct ps_prochandle *, psockhold_f *,
+			    void *);
+	unsigned	(*sc_snapshot)(struct ps_prochandle *, int);
 	int		sc_parallel;
 } socksrc_ops_t;
 

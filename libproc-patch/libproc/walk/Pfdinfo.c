@@ -82,6 +82,8 @@ read_fdinfo(struct ps_prochandle *P, const char *name, fdscratch_t *fs)
 	ssize_t n;
 	int fd, err = 0;
 
+	if (P->fdinfofd < 0 && open_fdinfo_dir(P) != 0)
+		return (errno);
 	if ((fd = openat(P->fdinfofd, name, O_RDONLY | O_CLOEXEC)) < 0 &&
 	    (errno == EMFILE || errno == ENFILE) && fs->fs_nclose > 0) {
 		close_fdinfos(fs);
@@ -609,9 +611,15 @@ walk_begin(fdwalk_t *fw, struct ps_prochandle *P, int flags,
 	fw->fw_func = func;
 	fw->fw_cd = cd;
 	if (!statonly) {
-		(void) open_fdinfo_dir(P);
 		if (P->src_state == SRC_UNSET)
 			(void) Psetsocksrc(P, PSOCK_AUTO);
+		/*
+		 * Before the builders' threads start; a source that walks
+		 * by itself (bpf) builds on its one thread, and most of its
+		 * records need no fdinfo: opened at first use there.
+		 */
+		if (!Psock_walks(P))
+			(void) open_fdinfo_dir(P);
 	}
 	P->ep_why[0] = '\0';
 	fw->fw_ep = statonly || (flags & PFDI_NOENDPOINTS) ? NULL :
@@ -710,8 +718,12 @@ Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
 	}
 	walk_begin(&fw, P, flags, func, cd);
 	rv = Psock_walk(P, flags, &fw, &used);
-	if (!used)
+	if (!used) {
+		/* The builders' threads find fdinfo's directory open. */
+		if (!(flags & PFDI_STATONLY))
+			(void) open_fdinfo_dir(P);
 		rv = walk_batches(P, flags, &fw);
+	}
 	return (walk_end(P, &fw, rv));
 }
 

@@ -196,7 +196,7 @@ take_rec(void *arg, const uint8_t *p, size_t len, int *stopp, char *why,
 		}
 		return (used);
 	}
-	if (br.br_tgid != rw->rw_pid) {
+	if (rw->rw_pid != 0 && br.br_tgid != rw->rw_pid) {
 		(void) snprintf(why, whysz, "the kernel's task-file iterator "
 		    "gave process %d's fds (no pid filter: 6.1 and later)",
 		    (int)br.br_tgid);
@@ -262,6 +262,24 @@ bpf_pfiles_sock_inodes(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_ino_f *cb,
     void *arg, char *why, size_t whysz)
 {
 	(void) snprintf(why, whysz, "built without BPF support");
+	errno = ENOTSUP;
+	return (-1);
+}
+
+int
+bpf_pfiles_iter_all(bpf_pfiles_t *bp, bpf_pfiles_rec_f *cb, void *arg,
+    char *why, size_t whysz)
+{
+	(void) snprintf(why, whysz, "pfiles was built without BPF support");
+	errno = ENOTSUP;
+	return (-1);
+}
+
+int
+bpf_pfiles_replay(const void *buf, size_t len, pid_t pid,
+    bpf_pfiles_rec_f *cb, void *arg, char *why, size_t whysz)
+{
+	(void) snprintf(why, whysz, "pfiles was built without BPF support");
 	errno = ENOTSUP;
 	return (-1);
 }
@@ -437,6 +455,43 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 	if ((fd = iter_fd(bp->bp_prog_fd, pid, why, whysz)) < 0)
 		return (-1);
 	return (iter_records(&bp->bp_reader, fd, pid, cb, arg, why, whysz));
+}
+
+int
+bpf_pfiles_iter_all(bpf_pfiles_t *bp, bpf_pfiles_rec_f *cb, void *arg,
+    char *why, size_t whysz)
+{
+	int fd;
+
+	if ((fd = iter_fd(bp->bp_prog_fd, 0, why, whysz)) < 0)
+		return (-1);
+	return (iter_records(&bp->bp_reader, fd, 0, cb, arg, why, whysz));
+}
+
+int
+bpf_pfiles_replay(const void *buf, size_t len, pid_t pid,
+    bpf_pfiles_rec_f *cb, void *arg, char *why, size_t whysz)
+{
+	rec_walk_t rw = { pid, cb, arg };
+	const uint8_t *p = buf;
+	size_t off = 0;
+	ssize_t used;
+	int stop = 0;
+
+	while (off < len) {
+		if ((used = take_rec(&rw, p + off, len - off, &stop, why,
+		    whysz)) < 0)
+			return (-1);
+		if (stop != 0)
+			return (stop);
+		if (used == 0) {
+			(void) snprintf(why, whysz, "BPF record: cut short");
+			errno = EPROTO;
+			return (-1);
+		}
+		off += (size_t)used;
+	}
+	return (0);
 }
 
 /* A walk of the inode program's records: to whom. */

@@ -56,6 +56,20 @@ extern int bpf_pfiles_read(int, pid_t, bpf_pfiles_rec_f *, void *, char *,
 typedef psockid_f bpf_pfiles_ino_f;
 extern int bpf_pfiles_sock_inodes(bpf_pfiles_t *, pid_t, bpf_pfiles_ino_f *,
     void *, char *, size_t);
+/*
+ * One pass over every task's files (no pid filter): every record of every
+ * process to cb, in the kernel's order (by pid, then fd); as
+ * bpf_pfiles_iter.
+ */
+extern int bpf_pfiles_iter_all(bpf_pfiles_t *, bpf_pfiles_rec_f *, void *,
+    char *, size_t);
+/*
+ * The records of process pid kept from such a pass (len bytes at buf, as
+ * the kernel wrote them) to cb, each parsed again (nothing is trusted
+ * because it was parsed once): as bpf_pfiles_iter.
+ */
+extern int bpf_pfiles_replay(const void *, size_t, pid_t, bpf_pfiles_rec_f *,
+    void *, char *, size_t);
 extern unsigned int bpf_pfiles_hz(const bpf_pfiles_t *);
 extern void bpf_pfiles_times(const bpf_pfiles_t *, bpf_pfiles_times_t *);
 extern void bpf_pfiles_close(bpf_pfiles_t *);

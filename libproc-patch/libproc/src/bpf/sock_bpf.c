@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "src/bpf/bpf_load.h"
+#include "src/bpf/bpf_run.h"
 #include "walk/fdwalk.h"
 #include "src/bpf/sock_bpf.h"
 
@@ -268,6 +269,7 @@ static int
 bpf_walk(struct ps_prochandle *P, int flags, const fdwalk_t *fw)
 {
 	char why[PERRMSG_MAX];
+	bpf_run_t *run;
 	bpf_walk_t bw;
 	int r;
 
@@ -281,7 +283,11 @@ bpf_walk(struct ps_prochandle *P, int flags, const fdwalk_t *fw)
 		errno = ENOMEM;
 		return (-1);
 	}
-	r = bpf_pfiles_iter(bpf_prog, P->pid, one_fd, &bw, why, sizeof (why));
+	/* The run's one pass, when it keeps this process's records. */
+	if ((run = bpf_run_of(P)) == NULL || (r = bpf_run_walk(P, run,
+	    bpf_prog, one_fd, &bw, why, sizeof (why))) == BPF_RUN_NONE)
+		r = bpf_pfiles_iter(bpf_prog, P->pid, one_fd, &bw, why,
+		    sizeof (why));
 	fdrec_free(&bw.bw_rec);
 	free(bw.bw_fs);
 	if (bw.bw_rv != 0)
@@ -307,20 +313,72 @@ bpf_facts_many(struct ps_prochandle *P, sockask_t *asks, size_t n)
 	sock_pidfd_ops.sc_facts_many(P, asks, n);
 }
 
+/* A socket of the run's records, for the endpoints (as sc_inodes). */
+typedef struct run_sock {
+	psockid_f	*rs_cb;
+	void		*rs_arg;
+} run_sock_t;
+
+static int
+run_socket(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
+{
+	run_sock_t *rs = arg;
+	psockid_t id;
+
+	if ((br->br_mode & S_IFMT) != S_IFSOCK ||
+	    (br->br_have & BPFREC_OWNTABLE) || (br->br_fflags & O_PATH))
+		return (0);
+	/* Its inode only: where its other end is, the tables say. */
+	memset(&id, 0, sizeof (id));
+	id.sid_fd = br->br_fd;
+	id.sid_ino = br->br_ino;
+	return (rs->rs_cb(rs->rs_arg, &id));
+}
+
 static int
 bpf_inodes(struct ps_prochandle *P, psockid_f *cb,
     void *arg)
 {
 	char why[PERRMSG_MAX];
+	run_sock_t rs = { cb, arg };
+	bpf_run_t *run;
 	int r;
 
+	/* From the run's one pass, else a pass of the inode program. */
+	if ((run = bpf_run_of(P)) == NULL || (r = bpf_run_sockets(P, run,
+	    bpf_prog, run_socket, &rs, why, sizeof (why))) == BPF_RUN_NONE)
+		r = bpf_pfiles_sock_inodes(bpf_prog, P->pid, cb, arg, why,
+		    sizeof (why));
 	/* The callback's stop is its errno; else the iterator's failure. */
-	if ((r = bpf_pfiles_sock_inodes(bpf_prog, P->pid, cb, arg, why,
-	    sizeof (why))) < 0) {
+	if (r < 0) {
 		r = errno != 0 ? errno : EIO;
 		PDEBUG(P, "bpf: the sockets' inodes: %s", why);
 	}
 	return (r);
+}
+
+/* Every socket fd of the machine, from the run's one pass. */
+static int
+bpf_holders(struct ps_prochandle *P, psockhold_f *cb, void *arg)
+{
+	char why[PERRMSG_MAX];
+	bpf_run_t *run;
+	int r;
+
+	if ((run = bpf_run_of(P)) == NULL)
+		return (ENOTSUP);
+	if ((r = bpf_run_holders(P, run, bpf_prog, cb, arg, why,
+	    sizeof (why))) != 0)
+		PDEBUG(P, "bpf: every socket fd: %s", why);
+	return (r);
+}
+
+static unsigned
+bpf_snapshot(struct ps_prochandle *P, int holders)
+{
+	bpf_run_t *run = bpf_run_of(P);
+
+	return (run != NULL ? bpf_run_snapshot(P, run, holders) : 0);
 }
 
 const socksrc_ops_t sock_bpf_ops = {
@@ -330,5 +388,7 @@ const socksrc_ops_t sock_bpf_ops = {
 	.sc_facts_many = bpf_facts_many,
 	.sc_walk = bpf_walk,
 	.sc_inodes = bpf_inodes,
+	.sc_holders = bpf_holders,
+	.sc_snapshot = bpf_snapshot,
 	.sc_parallel = 1,
 };
