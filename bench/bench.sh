@@ -63,6 +63,7 @@ BASELINE=${BENCH_BASELINE-}
 BASE_PFILES=$B/bench/baseline/build/pfiles
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX") || exit 1
+. "$TOP/bench/lib.sh"
 fixpid=
 
 stop_fixture() {
@@ -171,15 +172,6 @@ start_fixture() {
 	[ -n "$pid" ] || die "sockets.js $n: no pid in its output"
 }
 
-# The median of the numbers on stdin.
-median() {
-	sort -g | awk '{ v[NR] = $1 }
-	    END {
-		if (NR == 0) { print "nan"; exit }
-		if (NR % 2) print v[(NR + 1) / 2]
-		else print (v[NR / 2] + v[NR / 2 + 1]) / 2
-	    }'
-}
 
 # One timed run of tool T on pid P: appends "WALL RSS CPU" to its file.
 run_tool() {
@@ -207,12 +199,6 @@ count_syscalls() {
 	awk '$NF == "total" { print $4 }' "$tmp/strace.out"
 }
 
-# The tools in rotated order for round R.
-rotated() {
-	echo $TOOLS | awk -v r="$1" '{
-		for (i = 0; i < NF; i++) printf "%s ", $((i + r) % NF + 1)
-	}'
-}
 
 # Room the fixture needs beyond its 1 + 2N sockets (node's own fds).
 FD_MARGIN=100
@@ -416,20 +402,6 @@ mem_slopes() {
 	done
 }
 
-# The median of the ratios A / B of field F (1 wall, 3 CPU) taken round
-# by round: the two ran in the same round, within seconds of each other,
-# so the ratio is not moved by the machine's speed drifting between
-# rounds as a ratio of two medians is.  Empty when a run of either
-# failed (the rounds are not paired then).
-paired() {
-	[ -s "$tmp/$1.res" ] && [ -s "$tmp/$2.res" ] || return 0
-	[ "$(wc -l <"$tmp/$1.res")" = "$(wc -l <"$tmp/$2.res")" ] || return 0
-	[ ! -e "$tmp/$1.fail" ] && [ ! -e "$tmp/$2.fail" ] || return 0
-	cut -d' ' -f"$3" "$tmp/$1.res" >"$tmp/paired.a"
-	cut -d' ' -f"$3" "$tmp/$2.res" >"$tmp/paired.b"
-	paste -d' ' "$tmp/paired.a" "$tmp/paired.b" |
-	    awk '$2 > 0 { print $1 / $2 }' | median
-}
 
 # The issues' goals, for the fixture of N connections (asked for as
 # ASKED): binding at the largest size asked for only.  Each ratio is the

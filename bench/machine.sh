@@ -38,6 +38,7 @@ RESULTS=$B/bench/machine.md
 TOOLS="pidfd diag bpf agent statonly pidfd-all bpf-all lsof lsfd ss"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/machine.XXXXXX") || exit 1
+. "$TOP/bench/lib.sh"
 fixpid=
 
 die() {
@@ -130,28 +131,6 @@ run_one() {
 	*)	echo "$t: exit status $3" >>"$tmp/$t.fail"; return 1 ;;
 	esac
 	echo "$1 $2 $4" >>"$tmp/$t.res"
-}
-
-median() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "nan"; exit }
-		print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-	}'
-}
-
-paired() {
-	[ -s "$tmp/$1.res" ] && [ -s "$tmp/$2.res" ] || return 0
-	[ ! -e "$tmp/$1.fail" ] && [ ! -e "$tmp/$2.fail" ] || return 0
-	cut -d' ' -f"$3" "$tmp/$1.res" >"$tmp/pa"
-	cut -d' ' -f"$3" "$tmp/$2.res" >"$tmp/pb"
-	paste -d' ' "$tmp/pa" "$tmp/pb" | awk '$2 > 0 { print $1 / $2 }' |
-	    median
-}
-
-rotated() {
-	echo $TOOLS | awk -v r="$1" '{
-		for (i = 0; i < NF; i++) printf "%s ", $((i + r) % NF + 1)
-	}'
 }
 
 # Under strace -f -y, pfiles --via=SRC on ARGS: "LINKS DIRS DIRREADS",

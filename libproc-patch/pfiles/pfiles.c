@@ -517,8 +517,10 @@ show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
 /*
  * More than one pid: the run's handles share what is the machine's (who
  * holds each socket, the socket tables, the bpf source's one pass), made
- * once and in the order the pids will be walked.  Without memory for it,
- * each process is examined on its own, as with one pid.
+ * once and in the order the pids will be walked.  With --via=bpf, one pid
+ * too: the one pass gives the holders of its sockets' other ends, where
+ * otherwise every fd table of the machine would be read.  Without memory
+ * for it, each process is examined on its own.
  */
 static void
 share_run(int argc, char **argv, const pf_args_t *a)
@@ -526,7 +528,8 @@ share_run(int argc, char **argv, const pf_args_t *a)
 	pid_t *pids;
 	size_t n = 0;
 
-	if (argc - a->pa_first < 2 || a->pa_statonly ||
+	if ((argc - a->pa_first < 2 && a->pa_via != PSOCK_BPF) ||
+	    a->pa_statonly ||
 	    (pids = malloc((size_t)argc * sizeof (*pids))) == NULL)
 		return;
 	for (int i = a->pa_first; i < argc; i++) {
@@ -565,7 +568,7 @@ main(int argc, char **argv)
 	if (json != NULL)
 		pfj_begin(json, stdout);
 	share_run(argc, argv, &args);
-	if (share != NULL)
+	if (share != NULL && argc - args.pa_first > 1)
 		ahead_start(argv, args.pa_first, argc);
 	for (int i = args.pa_first; i < argc && !out_failed(); i++) {
 		grabbed_t g;
