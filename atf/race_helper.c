@@ -21,6 +21,17 @@
  *					waiting to be sent for good (the
  *					peer's window is shut), then SO_LINGER
  *					on for 1 s: "linger FD"
+ *	race_helper holders		a unix socket pair: one end
+ *					("theirs") a child holds (the
+ *					target), the other ("mine") this
+ *					process and a second child (the
+ *					holder): "target PID", "holder PID"
+ *	race_helper latecomer CMD ACK	a child (the target) that keeps
+ *					every fd sent to it: a line "late"
+ *					on CMD makes a new socket pair, one
+ *					end sent to the target, the other
+ *					kept here ("got FD", "mine FD" on
+ *					stdout; "done FD" on ACK)
  *	race_helper noopt OPT PROG ARG...  run PROG, in which getsockopt
  *					of SOL_SOCKET option OPT fails with
  *					ENOPROTOOPT, as a kernel that does
@@ -87,6 +98,74 @@ ino_of(int fd)
 }
 
 /* Do what the lines of cmd say, answer into ack, until stdin closes. */
+/*
+ * "late" (mode latecomer): a new socket pair, one end sent to the target
+ * (it keeps it), the other kept here; the fd the target got, said on
+ * stdout ("got FD") and returned.
+ */
+static int late_ctl = -1;
+
+static int
+late_pair(void)
+{
+	char cbuf[CMSG_SPACE(sizeof (int))];
+	struct msghdr mh;
+	struct iovec iov;
+	struct cmsghdr *cm;
+	int sv[2], got = -1;
+	char c = 'f';
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		die("socketpair");
+	memset(&mh, 0, sizeof (mh));
+	memset(cbuf, 0, sizeof (cbuf));
+	iov.iov_base = &c;
+	iov.iov_len = 1;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = cbuf;
+	mh.msg_controllen = sizeof (cbuf);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof (int));
+	memcpy(CMSG_DATA(cm), &sv[0], sizeof (int));
+	if (sendmsg(late_ctl, &mh, 0) != 1 ||
+	    read(late_ctl, &got, sizeof (got)) != (ssize_t)sizeof (got))
+		die("late");
+	(void) close(sv[0]);
+	(void) printf("got %d\nmine %d\n", got, sv[1]);
+	(void) fflush(stdout);
+	return (got);
+}
+
+/* The target of "latecomer": keeps every fd sent to it, says which. */
+static void
+late_target(int ctl)
+{
+	char cbuf[CMSG_SPACE(sizeof (int))], c;
+	struct msghdr mh;
+	struct iovec iov;
+	int fd;
+
+	for (;;) {
+		memset(&mh, 0, sizeof (mh));
+		iov.iov_base = &c;
+		iov.iov_len = 1;
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof (cbuf);
+		if (recvmsg(ctl, &mh, 0) <= 0)
+			_exit(0);
+		if (CMSG_FIRSTHDR(&mh) == NULL)
+			continue;
+		memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&mh)), sizeof (fd));
+		if (write(ctl, &fd, sizeof (fd)) != (ssize_t)sizeof (fd))
+			_exit(1);
+	}
+}
+
 static void
 serve(const char *cmdpath, const char *ackpath)
 {
@@ -127,11 +206,16 @@ serve(const char *cmdpath, const char *ackpath)
 			char out[64];
 			int from, to, n;
 
-			if (sscanf(line, "dup2 %d %d", &from, &to) != 2 ||
-			    dup2(from, to) != to)
-				die(line);
-			n = snprintf(out, sizeof (out), "done %llu\n",
-			    ino_of(to));
+			if (strcmp(line, "late") == 0) {
+				n = snprintf(out, sizeof (out), "done %d\n",
+				    late_pair());
+			} else {
+				if (sscanf(line, "dup2 %d %d", &from,
+				    &to) != 2 || dup2(from, to) != to)
+					die(line);
+				n = snprintf(out, sizeof (out),
+				    "done %llu\n", ino_of(to));
+			}
 			if (write(ack, out, (size_t)n) != n)
 				die("write ack");
 		}
@@ -343,6 +427,69 @@ mode_noopt(int opt, char **argv)
 	return (127);
 }
 
+static int
+mode_latecomer(const char *cmd, const char *ack)
+{
+	pid_t target;
+	int ctl[2], st;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0)
+		die("socketpair");
+	(void) fflush(stdout);
+	if ((target = fork()) < 0)
+		die("fork");
+	if (target == 0) {
+		(void) close(ctl[0]);
+		late_target(ctl[1]);
+	}
+	(void) close(ctl[1]);
+	late_ctl = ctl[0];
+	(void) printf("target %d\n", (int)target);
+	serve(cmd, ack);
+	(void) close(late_ctl);
+	while (waitpid(target, &st, 0) < 0 && errno == EINTR)
+		;
+	return (0);
+}
+
+static int
+mode_holders(void)
+{
+	unsigned long long theirs;
+	pid_t target, holder;
+	int sv[2], st;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		die("socketpair");
+	(void) fflush(stdout);
+	if ((target = fork()) < 0)
+		die("fork");
+	if (target == 0) {
+		(void) close(sv[1]);
+		wait_stdin();
+		_exit(0);
+	}
+	if ((holder = fork()) < 0)
+		die("fork");
+	if (holder == 0) {
+		(void) close(sv[0]);
+		wait_stdin();
+		_exit(0);
+	}
+	theirs = ino_of(sv[0]);
+	(void) close(sv[0]);
+	(void) printf("target %d\nholder %d\nmine %d %llu 0\n"
+	    "theirs %d %llu 0\n", (int)target, (int)holder, sv[1],
+	    ino_of(sv[1]), sv[0], theirs);
+	ready();
+	wait_stdin();
+	while (waitpid(target, &st, 0) < 0 && errno == EINTR)
+		;
+	while (waitpid(holder, &st, 0) < 0 && errno == EINTR)
+		;
+	return (0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -359,10 +506,14 @@ main(int argc, char **argv)
 		return (mode_zthread(argv[2]));
 	if (strcmp(mode, "linger") == 0 && argc == 3)
 		return (mode_linger(argv[2]));
+	if (strcmp(mode, "holders") == 0)
+		return (mode_holders());
+	if (strcmp(mode, "latecomer") == 0 && argc == 4)
+		return (mode_latecomer(argv[2], argv[3]));
 	if (strcmp(mode, "noopt") == 0 && argc > 3)
 		return (mode_noopt(atoi(argv[2]), argv + 3));
 	(void) fprintf(stderr, "usage: race_helper files DIR CMD ACK | "
 	    "sockets CMD ACK | reaped | zthread FILE | linger PORT | "
-	    "noopt OPT PROG ARG...\n");
+	    "holders | latecomer CMD ACK | noopt OPT PROG ARG...\n");
 	return (2);
 }

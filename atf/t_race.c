@@ -113,6 +113,142 @@ run_raced(const char *const args[], const char *const vars[],
 	free(cwd);
 }
 
+/*
+ * In a run over many pids the holders of the other ends are found in the
+ * run's index, made in an earlier process's turn: a holder that has let
+ * go since is not named.  The helper (first pid) holds "mine"; so does a
+ * second child, the holder; the target (second pid) holds "theirs".  The
+ * index is made in the helper's turn; the holder is killed at the
+ * target's first statx of its fd "theirs", before its endpoints are
+ * answered: its line must be gone, the helper's stay.
+ */
+ATF_TC(holder_gone_since_index);
+ATF_TC_HEAD(holder_gone_since_index, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles over many pids names no "
+	    "holder of an other end that let it go after the run's index "
+	    "was made (its link is read again)");
+}
+ATF_TC_BODY(holder_gone_since_index, tc)
+{
+	char *log, *b, *fb, *want, arg[16], pidvar[32], tpid[16], hpid[16];
+	said_fd_t mine, theirs;
+	const char *target, *holder;
+	tu_helper_t h;
+	tu_result_t r;
+
+	{
+		const char *hargv[] = { HELPER, "holders", NULL };
+
+		tu_helper_start(&h, hargv);
+	}
+	said_fd(&h, "mine", &mine);
+	said_fd(&h, "theirs", &theirs);
+	(void) snprintf(tpid, sizeof (tpid), "%d", atoi(tu_said(&h,
+	    "target")));
+	(void) snprintf(hpid, sizeof (hpid), "%d", atoi(tu_said(&h,
+	    "holder")));
+	target = tpid;
+	holder = hpid;
+	(void) snprintf(arg, sizeof (arg), "RACE_ARG=%d", theirs.sf_fd);
+	(void) snprintf(pidvar, sizeof (pidvar), "RACE_PID=%s", holder);
+	{
+		const char *args[] = { "--via=pidfd", h.h_pid, target, NULL };
+		const char *vars[] = { "RACE_CALL=statx", arg,
+		    "RACE_ACTION=kill", pidvar, NULL };
+
+		run_raced(args, vars, &r, &log);
+	}
+	tu_require_exit("pfiles", &r, 0);
+	ATF_REQUIRE_MSG(strstr(log, "kill ok") != NULL, "the holder was not "
+	    "killed at the target's statx: %s", log);
+	b = strstr(r.tr_out, tu_asprintf("%s:\t", target));
+	ATF_REQUIRE_MSG(b != NULL, "no block of the target in:\n%s",
+	    r.tr_out);
+	fb = tu_fd_block(b, theirs.sf_fd);
+	ATF_REQUIRE(fb != NULL);
+	want = tu_asprintf("\tendpoint: race_helper[%s] fd %d\n", h.h_pid,
+	    mine.sf_fd);
+	ATF_CHECK_MSG(strstr(fb, want) != NULL, "the helper's line is "
+	    "missing:\n%s", fb);
+	ATF_CHECK_MSG(strstr(fb, tu_asprintf("[%s] fd", holder)) == NULL &&
+	    strstr(fb, "more") == NULL, "the holder gone is named:\n%s", fb);
+	free(fb);
+	free(want);
+	free(log);
+	tu_result_free(&r);
+	tu_helper_stop(&h);
+}
+
+/*
+ * A connection made after the run's index and socket tables: the helper
+ * (first pid) sends the target (second pid) one end of a new socket pair
+ * at the walk's second statx of the helper's fd 0, after its turn's index
+ * was made and its tables dumped, and keeps the other end.  The target's
+ * line for it must name the helper (tables and index read again), or say
+ * "and 1 more" (someone pfiles did not see holds it), or pfiles must say
+ * on stderr that the socket was not looked for: never nothing.
+ */
+ATF_TC(other_end_made_since_index);
+ATF_TC_HEAD(other_end_made_since_index, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles over many pids says a holder "
+	    "of an other end made after the run's index was: named, or "
+	    "'and 1 more', never left out");
+}
+ATF_TC_BODY(other_end_made_since_index, tc)
+{
+	char *log, *b, *fb, *named, *line, tpid[16];
+	int got = -1, mine = -1;
+	tu_helper_t h;
+	tu_result_t r;
+
+	make_fifos();
+	{
+		const char *hargv[] = { HELPER, "latecomer", "cmd", "ack",
+		    NULL };
+
+		tu_helper_start(&h, hargv);
+	}
+	(void) snprintf(tpid, sizeof (tpid), "%d", atoi(tu_said(&h,
+	    "target")));
+	{
+		const char *args[] = { "--via=pidfd", h.h_pid, tpid, NULL };
+		const char *vars[] = { "RACE_CALL=statx", "RACE_ARG=0",
+		    "RACE_NTH=2", "RACE_ACTION=fifo", "RACE_CMD=cmd",
+		    "RACE_ACK=ack", "RACE_SAY=late", NULL };
+
+		run_raced(args, vars, &r, &log);
+	}
+	tu_require_exit("pfiles", &r, 0);
+	ATF_REQUIRE_MSG(strstr(log, "fifo ok") != NULL, "the pair was not "
+	    "made during the helper's walk: %s", log);
+	line = tu_read_line(h.h_child.tc_out, TU_TIMEOUT_MS);
+	ATF_REQUIRE(line != NULL && sscanf(line, "got %d", &got) == 1);
+	free(line);
+	line = tu_read_line(h.h_child.tc_out, TU_TIMEOUT_MS);
+	ATF_REQUIRE(line != NULL && sscanf(line, "mine %d", &mine) == 1);
+	free(line);
+	b = strstr(r.tr_out, tu_asprintf("%s:\t", tpid));
+	ATF_REQUIRE_MSG(b != NULL, "no block of the target in:\n%s",
+	    r.tr_out);
+	fb = tu_fd_block(b, got);
+	ATF_REQUIRE_MSG(fb != NULL, "the target's fd %d is not shown", got);
+	named = tu_asprintf("\tendpoint: race_helper[%s] fd %d\n", h.h_pid,
+	    mine);
+	ATF_CHECK_MSG(strstr(fb, named) != NULL ||
+	    strstr(fb, "\tendpoint: and 1 more\n") != NULL ||
+	    strstr(r.tr_err, tu_asprintf("%s: endpoint lines incomplete: 1 "
+	    "socket is not in the socket tables this run read before", tpid))
+	    != NULL, "the holder of the other end is neither named nor "
+	    "counted, nor its absence said:\n%s%s", fb, r.tr_err);
+	free(named);
+	free(fb);
+	free(log);
+	tu_result_free(&r);
+	tu_helper_stop(&h);
+}
+
 ATF_TC(replaced_after_stat);
 ATF_TC_HEAD(replaced_after_stat, tc)
 {
@@ -731,6 +867,8 @@ ATF_TC_BODY(gone_before_probe, tc)
 
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, holder_gone_since_index);
+	ATF_TP_ADD_TC(tp, other_end_made_since_index);
 	ATF_TP_ADD_TC(tp, replaced_after_stat);
 	ATF_TP_ADD_TC(tp, socket_replaced);
 	ATF_TP_ADD_TC(tp, socket_replaced_after_pass);

@@ -251,6 +251,13 @@ endpoints_resolve(struct ps_prochandle *P)
 		    "of other processes could not be read (%s)",
 		    en->en_scanfail, en->en_scanfail == 1 ? "" : "s",
 		    strerror(en->en_scanerr));
+	else if (en->en_unlisted > 0)
+		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%zu socket%s "
+		    "not in the socket tables this run read before (made "
+		    "since, or in no table): %s other end%s not looked for",
+		    en->en_unlisted, en->en_unlisted == 1 ? " is" : "s are",
+		    en->en_unlisted == 1 ? "its" : "their",
+		    en->en_unlisted == 1 ? " is" : "s are");
 	else if (en->en_ambiguous > 0)
 		(void) snprintf(P->ep_why, sizeof (P->ep_why), "the other end "
 		    "of %zu socket%s is one of several sockets with the same "

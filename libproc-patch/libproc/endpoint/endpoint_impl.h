@@ -118,6 +118,8 @@ struct endpoints {
 	size_t		en_links;	/* fd links the scans read */
 	int		en_stale;	/* the run's holders, of an earlier */
 					/* turn, may lack an other end's */
+	size_t		en_unlisted;	/* sockets not in the run's tables */
+					/* of an earlier turn */
 };
 
 /* endpoint_index.c: holders, and the index of the answers. */

@@ -61,8 +61,12 @@ ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
 		if (i > 0 && ask->h_v[i].eh_ino == ask->h_v[i - 1].eh_ino)
 			continue;
 		if (diag_nets_find(P, dn, ask->h_v[i].eh_fd,
-		    ask->h_v[i].eh_ino, &tab[i]) == NULL)
+		    ask->h_v[i].eh_ino, &tab[i]) == NULL) {
+			/* Made since the run's tables were read? */
+			if (tab[i] != NULL && diag_table_stale(P, tab[i]))
+				en->en_unlisted++;
 			tab[i] = NULL;
+		}
 	}
 	for (round = 0; round < 2; round++) {
 		int again = 0;

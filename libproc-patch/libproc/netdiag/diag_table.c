@@ -544,6 +544,8 @@ diag_table_dump(struct ps_prochandle *P, diag_table_t *dt, int g)
 	if (g < 0 || g >= DT_NGROUPS || (dt->dt_dumped & (1U << g)) ||
 	    dt->dt_sock < 0)
 		return;
+	if (dt->dt_dumped == 0)
+		dt->dt_turn = P->share_turn;
 	dt->dt_dumped |= 1U << g;
 	req = diag_groups[g];
 	for (int k = 0; k < 2 && req[k].dr_family != 0; k++) {
@@ -736,13 +738,31 @@ diag_table_new(struct ps_prochandle *P)
 	return (dt);
 }
 
+int
+diag_table_stale(const struct ps_prochandle *P, const diag_table_t *dt)
+{
+	return (P->share_turn != 0 && dt->dt_dumped != 0 &&
+	    dt->dt_turn != P->share_turn);
+}
+
 const dent_t *
 diag_table_find(struct ps_prochandle *P, diag_table_t *dt, uint64_t ino)
 {
 	const dent_t *e;
 
-	while ((e = diag_table_lookup(dt, ino)) == NULL &&
-	    diag_table_next(P, dt))
-		continue;
+	for (int again = 0; ; again = 1) {
+		while ((e = diag_table_lookup(dt, ino)) == NULL &&
+		    diag_table_next(P, dt))
+			continue;
+		if (e != NULL || again || !diag_table_stale(P, dt) ||
+		    dt->dt_credit < dt->dt_nent || dt->dt_sock < 0)
+			break;
+		PDEBUG(P, "diag: socket %llu not in the run's tables of %zu "
+		    "sockets, dumped in turn %u: dumped again",
+		    (unsigned long long)ino, dt->dt_nent, dt->dt_turn);
+		dt->dt_dumped = 0;
+		dt->dt_credit = 0;
+	}
+	dt->dt_credit++;
 	return (e);
 }

@@ -78,6 +78,9 @@ typedef struct diag_table {
 	uint32_t	*dt_tnext;	/* per entry: the next in its chain */
 	size_t		dt_nthash;	/* a power of 2 */
 	size_t		dt_tfor;	/* dt_nent when it was made */
+	/* A run's (Pshare): the turn of its first dump, lookups since. */
+	unsigned	dt_turn;
+	size_t		dt_credit;
 } diag_table_t;
 
 /*
@@ -107,9 +110,22 @@ extern int diag_table_dumped(const diag_table_t *, int);
 
 /* The socket of inode ino (the latest record of it), or NULL. */
 extern const dent_t *diag_table_lookup(const diag_table_t *, uint64_t);
-/* The same, after dumping the groups not dumped yet until it is found. */
+/*
+ * The same, after dumping the groups not dumped yet until it is found.  A
+ * table of a run (Pshare) dumped in an earlier handle's turn, which lacks
+ * the socket (made since, or in no table: unbound), is dumped again, its
+ * new records after the old ones, once the lookups made in it since its
+ * dumps add up to its records: the run's dumps cost no more than its
+ * lookups.
+ */
 extern const dent_t *diag_table_find(struct ps_prochandle *, diag_table_t *,
     uint64_t);
+/*
+ * Was the table dumped in an earlier turn of the handle's run, and not
+ * again since: may a socket made since be missing from it?
+ */
+extern int diag_table_stale(const struct ps_prochandle *,
+    const diag_table_t *);
 
 /* e's name (getsockname) and peer name (getpeername), into ss. */
 extern void diag_table_name(const diag_table_t *, const dent_t *,
