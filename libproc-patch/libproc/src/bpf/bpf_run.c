@@ -339,6 +339,12 @@ bpf_run_walk(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_t *prog,
 	return (r);
 }
 
+size_t
+bpf_run_npids(const bpf_run_t *br)
+{
+	return (br->br_n);
+}
+
 unsigned
 bpf_run_snapshot(struct ps_prochandle *P, bpf_run_t *br, int holders)
 {

@@ -32,6 +32,8 @@ extern int bpf_run_pass(struct ps_prochandle *, bpf_run_t *, bpf_pfiles_t *,
  */
 extern int bpf_run_walk(struct ps_prochandle *, bpf_run_t *, bpf_pfiles_t *,
     bpf_pfiles_rec_f *, void *, char *, size_t);
+/* The processes of the run (Pshare_pids). */
+extern size_t bpf_run_npids(const bpf_run_t *);
 /* The same records, kept for the walk after: BPF_RUN_NONE when none. */
 extern int bpf_run_sockets(struct ps_prochandle *, bpf_run_t *,
     bpf_pfiles_t *, bpf_pfiles_rec_f *, void *, char *, size_t);

@@ -344,9 +344,15 @@ bpf_inodes(struct ps_prochandle *P, psockid_f *cb,
 	bpf_run_t *run;
 	int r;
 
-	/* From the run's one pass, else a pass of the inode program. */
-	if ((run = bpf_run_of(P)) == NULL || (r = bpf_run_sockets(P, run,
-	    bpf_prog, run_socket, &rs, why, sizeof (why))) == BPF_RUN_NONE)
+	/*
+	 * With many processes, from the run's one pass (their other ends
+	 * then from the run's socket tables, dumped once); else a pass of
+	 * the inode program, whose facts settle the other ends without the
+	 * tables (no netlink message for one process).
+	 */
+	if ((run = bpf_run_of(P)) == NULL || bpf_run_npids(run) < 2 ||
+	    (r = bpf_run_sockets(P, run, bpf_prog, run_socket, &rs, why,
+	    sizeof (why))) == BPF_RUN_NONE)
 		r = bpf_pfiles_sock_inodes(bpf_prog, P->pid, cb, arg, why,
 		    sizeof (why));
 	/* The callback's stop is its errno; else the iterator's failure. */
