@@ -131,7 +131,8 @@ ATF_TC_HEAD(holder_gone_since_index, tc)
 }
 ATF_TC_BODY(holder_gone_since_index, tc)
 {
-	char *log, *b, *fb, *want, arg[16], pidvar[32], tpid[16], hpid[16];
+	char *log, *b, *fb, *want, *gone, *head, arg[16], pidvar[32];
+	char tpid[16], hpid[16];
 	said_fd_t mine, theirs;
 	const char *target, *holder;
 	tu_helper_t h;
@@ -162,19 +163,23 @@ ATF_TC_BODY(holder_gone_since_index, tc)
 	tu_require_exit("pfiles", &r, 0);
 	ATF_REQUIRE_MSG(strstr(log, "kill ok") != NULL, "the holder was not "
 	    "killed at the target's statx: %s", log);
-	b = strstr(r.tr_out, tu_asprintf("%s:\t", target));
+	head = tu_asprintf("%s:\t", target);
+	b = strstr(r.tr_out, head);
 	ATF_REQUIRE_MSG(b != NULL, "no block of the target in:\n%s",
 	    r.tr_out);
 	fb = tu_fd_block(b, theirs.sf_fd);
 	ATF_REQUIRE(fb != NULL);
 	want = tu_asprintf("\tendpoint: race_helper[%s] fd %d\n", h.h_pid,
 	    mine.sf_fd);
+	gone = tu_asprintf("[%s] fd", holder);
 	ATF_CHECK_MSG(strstr(fb, want) != NULL, "the helper's line is "
 	    "missing:\n%s", fb);
-	ATF_CHECK_MSG(strstr(fb, tu_asprintf("[%s] fd", holder)) == NULL &&
+	ATF_CHECK_MSG(strstr(fb, gone) == NULL &&
 	    strstr(fb, "more") == NULL, "the holder gone is named:\n%s", fb);
 	free(fb);
 	free(want);
+	free(gone);
+	free(head);
 	free(log);
 	tu_result_free(&r);
 	tu_helper_stop(&h);
@@ -198,7 +203,7 @@ ATF_TC_HEAD(other_end_made_since_index, tc)
 }
 ATF_TC_BODY(other_end_made_since_index, tc)
 {
-	char *log, *b, *fb, *named, *line, tpid[16];
+	char *log, *b, *fb, *named, *said, *head, *line, tpid[16];
 	int got = -1, mine = -1;
 	tu_helper_t h;
 	tu_result_t r;
@@ -229,20 +234,24 @@ ATF_TC_BODY(other_end_made_since_index, tc)
 	line = tu_read_line(h.h_child.tc_out, TU_TIMEOUT_MS);
 	ATF_REQUIRE(line != NULL && sscanf(line, "mine %d", &mine) == 1);
 	free(line);
-	b = strstr(r.tr_out, tu_asprintf("%s:\t", tpid));
+	head = tu_asprintf("%s:\t", tpid);
+	b = strstr(r.tr_out, head);
 	ATF_REQUIRE_MSG(b != NULL, "no block of the target in:\n%s",
 	    r.tr_out);
 	fb = tu_fd_block(b, got);
 	ATF_REQUIRE_MSG(fb != NULL, "the target's fd %d is not shown", got);
 	named = tu_asprintf("\tendpoint: race_helper[%s] fd %d\n", h.h_pid,
 	    mine);
+	said = tu_asprintf("%s: endpoint lines incomplete: 1 socket is not "
+	    "in the socket tables this run read before", tpid);
 	ATF_CHECK_MSG(strstr(fb, named) != NULL ||
 	    strstr(fb, "\tendpoint: and 1 more\n") != NULL ||
-	    strstr(r.tr_err, tu_asprintf("%s: endpoint lines incomplete: 1 "
-	    "socket is not in the socket tables this run read before", tpid))
-	    != NULL, "the holder of the other end is neither named nor "
-	    "counted, nor its absence said:\n%s%s", fb, r.tr_err);
+	    strstr(r.tr_err, said) != NULL, "the holder of the other end is "
+	    "neither named nor counted, nor its absence said:\n%s%s", fb,
+	    r.tr_err);
 	free(named);
+	free(said);
+	free(head);
 	free(fb);
 	free(log);
 	tu_result_free(&r);
