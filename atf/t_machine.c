@@ -203,7 +203,6 @@ static void
 many_is_each(const char *via)
 {
 	char opt[32], *args[NCHILD_MAX + 1], *all, *each;
-	size_t len = 0;
 	mfix_t m;
 	int n;
 
@@ -220,7 +219,6 @@ many_is_each(const char *via)
 	for (int i = 0; i < n; i++) {
 		char *one = pfiles_on(opt, &args[i], 1), *cat;
 
-		len += strlen(one);
 		cat = tu_asprintf("%s%s", each, one);
 		free(each);
 		free(one);
