@@ -46,12 +46,13 @@ die() {
 	exit 1
 }
 
-# The fixture: stdin a fifo this shell holds open (its end of file ends
-# every process), stdout and stderr a pipe into the manifest.
+# The fixture: stdin a pipe from a fifo this shell holds open (its end of
+# file ends every process), stdout and stderr a pipe into the manifest:
+# each child's fds are pipes and sockets, as a small daemon's.
 start_fixture() {
 	rm -f "$tmp/in" "$tmp/man"
 	mkfifo "$tmp/in" || die "mkfifo"
-	( "$MACHINE" -n "$1" -p "$2" -t 3600 <"$tmp/in" 2>&1 |
+	( cat "$tmp/in" | "$MACHINE" -n "$1" -p "$2" -t 3600 2>&1 |
 	    cat >"$tmp/man" ) &
 	fixpid=$!
 	exec 8>"$tmp/in"
@@ -162,6 +163,12 @@ links() {
 	' "$tmp/links.log"
 }
 
+# The fds of every process of the machine.
+fds_here() {
+	find /proc -mindepth 3 -maxdepth 3 -path '/proc/[0-9]*/fd/*' \
+	    2>/dev/null | wc -l
+}
+
 machine_info() {
 	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	echo "## make bench: the whole machine, $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -173,7 +180,7 @@ machine_info() {
 
 bench() {
 	start_fixture "$N" 10
-	nfds=$(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | grep -c '^pos:')
+	nfds=$(fds_here)
 	echo "bench: machine up ($((N + 1)) processes; $nfds fds on the machine); warm-up" >&2
 	avail=
 	for t in $TOOLS; do
@@ -251,7 +258,7 @@ bench() {
 big() {
 	[ "$BIG" -gt 0 ] || return 0
 	start_fixture "$BIG" 64
-	nfds=$(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | grep -c '^pos:')
+	nfds=$(fds_here)
 	child=$(echo $children | cut -d' ' -f1)
 	echo
 	echo "### One small process on a machine of $nfds fds"

@@ -229,7 +229,7 @@ inode_records(uint8_t *buf, size_t n, uint8_t opt)
 	const char *why;
 	uint8_t copy[PFB_INOSIZE];
 	uint32_t magic = PFB_INO_MAGIC, have;
-	int32_t fd;
+	int32_t fd, tgid;
 
 	for (size_t off = 0; n - off >= PFB_INOSIZE; off += PFB_INOSIZE) {
 		uint8_t *rec = buf + off;
@@ -248,6 +248,9 @@ inode_records(uint8_t *buf, size_t n, uint8_t opt)
 		memcpy(&have, rec + offsetof(struct pfb_ino, i_have),
 		    sizeof (have));
 		FUZZ_CHECK(fd >= 0 && id.sid_fd == fd && id.sid_have == have);
+		memcpy(&tgid, rec + offsetof(struct pfb_ino, i_tgid),
+		    sizeof (tgid));
+		FUZZ_CHECK(tgid >= 0 && id.sid_pid == tgid);
 		FUZZ_CHECK((have & ~(uint32_t)PSI_ALL) == 0);
 		if (!(have & PSI_PROTO))
 			FUZZ_CHECK(id.sid_family == 0 && id.sid_protocol == 0 &&

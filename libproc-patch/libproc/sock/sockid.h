@@ -22,6 +22,8 @@
 
 typedef struct psockid {
 	int		sid_fd;
+	pid_t		sid_pid;	/* its process, when the source lists */
+					/* every process's (0: not known) */
 	uint32_t	sid_have;	/* PSI_* */
 	uint64_t	sid_ino;
 	int		sid_ownnet;	/* 1: in the target's network */

@@ -12,6 +12,11 @@
  * (pfiles' argument order), not the kernel's (by pid); the records of a
  * process walked are let go at once.
  *
+ * With one pid, no record is kept (the walk streams its own pass, as
+ * without a share): the socket fds of the machine come from one pass of
+ * the inode program with no pid filter (sock_bpf.c), 80 bytes a socket,
+ * which gives the target's own sockets at the same time.
+ *
  * Memory is bounded: a pass keeps at most BR_KEEP bytes of records, for
  * the processes of the run in its order from the first not walked yet;
  * those past the bound wait for the next pass, made when the first of
@@ -202,23 +207,10 @@ keep_rec(void *arg, const bpfrec_t *rec, const void *raw, size_t rawlen)
 
 	if (pp->bp_holds && rec->br_tgid > 0 &&
 	    (rec->br_mode & S_IFMT) == S_IFSOCK &&
-	    !(rec->br_have & BPFREC_OWNTABLE)) {
-		if (br->br_nholds == br->br_capholds) {
-			size_t cap = br->br_capholds == 0 ? 1024 :
-			    br->br_capholds * 2;
-			br_hold_t *v = realloc(br->br_holds,
-			    cap * sizeof (*v));
-
-			if (v == NULL) {
-				pp->bp_err = ENOMEM;
-				return (-1);
-			}
-			br->br_holds = v;
-			br->br_capholds = cap;
-		}
-		br->br_holds[br->br_nholds].bh_ino = rec->br_ino;
-		br->br_holds[br->br_nholds].bh_pid = rec->br_tgid;
-		br->br_holds[br->br_nholds++].bh_fd = rec->br_fd;
+	    !(rec->br_have & BPFREC_OWNTABLE) &&
+	    bpf_run_hold(br, rec->br_ino, rec->br_tgid, rec->br_fd) != 0) {
+		pp->bp_err = ENOMEM;
+		return (-1);
 	}
 	/* A thread's own table is not shown (one_fd()): not kept. */
 	if (rec->br_tgid <= 0 || (rec->br_have & BPFREC_OWNTABLE) ||
@@ -337,6 +329,41 @@ bpf_run_walk(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_t *prog,
 	s->bs_len = 0;
 	s->bs_state = BS_WALKED;
 	return (r);
+}
+
+int
+bpf_run_hold(bpf_run_t *br, uint64_t ino, pid_t pid, int fd)
+{
+	if (br->br_nholds == br->br_capholds) {
+		size_t cap = br->br_capholds == 0 ? 1024 : br->br_capholds * 2;
+		br_hold_t *v = realloc(br->br_holds, cap * sizeof (*v));
+
+		if (v == NULL)
+			return (ENOMEM);
+		br->br_holds = v;
+		br->br_capholds = cap;
+	}
+	br->br_holds[br->br_nholds].bh_ino = ino;
+	br->br_holds[br->br_nholds].bh_pid = pid;
+	br->br_holds[br->br_nholds++].bh_fd = fd;
+	return (0);
+}
+
+void
+bpf_run_held(bpf_run_t *br, int complete)
+{
+	if (complete) {
+		br->br_have_holds = 1;
+		br->br_holds_pass = 0;	/* no record of a pass's with them */
+	} else {
+		br->br_nholds = 0;
+	}
+}
+
+int
+bpf_run_has_holds(const bpf_run_t *br)
+{
+	return (br->br_have_holds);
 }
 
 size_t

@@ -438,7 +438,7 @@ bpfino_parse(const void *buf, size_t len, psockid_t *si, const char **whyp)
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
 	};
 	__u32 magic, have, ownnet;
-	__s32 fd;
+	__s32 fd, tgid;
 
 	*whyp = NULL;
 	if (len < PFB_INOSIZE)
@@ -450,13 +450,16 @@ bpfino_parse(const void *buf, size_t len, psockid_t *si, const char **whyp)
 		return (ifail(whyp, "not an inode record"));
 	if (fd < 0)
 		return (ifail(whyp, "inode record: bad fd"));
-	if ((have & ~(__u32)PFB_I_ALL) != 0 || !IZERO(buf, i_pad0) ||
-	    !IZERO(buf, i_pad1))
+	if ((have & ~(__u32)PFB_I_ALL) != 0 || !IZERO(buf, i_pad0))
 		return (ifail(whyp, "inode record: unknown flags or pads"));
 	memset(si, 0, sizeof (*si));
 	si->sid_fd = fd;
 	si->sid_have = have;
 	IFIELD(buf, i_ino, si->sid_ino);
+	IFIELD(buf, i_tgid, tgid);
+	if (tgid < 0)
+		return (ifail(whyp, "inode record: bad tgid"));
+	si->sid_pid = tgid;
 	IFIELD(buf, i_ownnet, ownnet);
 	si->sid_ownnet = ownnet == 1;
 	IFIELD(buf, i_family, si->sid_family);

@@ -410,12 +410,27 @@ pfiles_sock_inodes(struct bpf_iter__task_file *ctx)
 	/*
 	 * Which table (the table /proc/PID/fd shows only); the network
 	 * namespace of the task, the process's main thread, whose is the
-	 * one /proc/PID/ns/net shows: read once per task (see passcache).
+	 * one /proc/PID/ns/net shows; its tgid (in the reader's pid
+	 * namespace): read once per task (see passcache).
 	 */
 	if (pc->pc_task != (__u64)task) {
+		struct reader_ns rn;
+		__u64 cur = (__u64)bpf_get_current_task_btf();
+
+		if (pc->pc_reader == cur) {
+			rn.ns = (struct pid_namespace *)pc->pc_rn_ns;
+			rn.level = pc->pc_rn_level;
+		} else {
+			reader_ns_get(&rn);
+			pc->pc_reader = cur;
+			pc->pc_rn_ns = (__u64)rn.ns;
+			pc->pc_rn_level = rn.level;
+		}
 		pc->pc_task = (__u64)task;
 		pc->pc_table = task_table(task);
 		pc->pc_net = (__u64)BPF_CORE_READ(task, nsproxy, net_ns);
+		pc->pc_tgid = pid_nr_in(BPF_CORE_READ(task, group_leader,
+		    thread_pid), &rn);
 	}
 	if (pc->pc_table != TBL_LEADER)
 		return (0);
@@ -426,6 +441,7 @@ pfiles_sock_inodes(struct bpf_iter__task_file *ctx)
 	__builtin_memset(&r, 0, sizeof (r));
 	r.i_magic = PFB_INO_MAGIC;
 	r.i_fd = (__s32)ctx->fd;
+	r.i_tgid = pc->pc_tgid;
 	r.i_ino = ino->i_ino;
 	if ((so = bpf_sock_from_file(f)) == NULL || (sk = so->sk) == NULL)
 		goto out;

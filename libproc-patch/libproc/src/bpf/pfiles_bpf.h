@@ -33,13 +33,15 @@
 /*
  * The second program (pfiles_sock_inodes) writes only this, one per
  * socket of the table /proc/PID/fd shows (not an O_PATH one), for the
- * endpoints (endpoint.c), before the walk: the socket's inode, and what
+ * endpoints (endpoint.c), before the walk; without a pid filter, of every
+ * process, each record then saying whose (the holders of a run): the socket's inode, and what
  * tells where its other end is: whether it is in the process's network
  * namespace, its family, protocol and TCP state; a unix socket's peer's
  * inode; an inet socket's two ends as getsockname and getpeername give
  * them.
  */
-#define	PFB_INO_MAGIC	0x33494250	/* "PBI3" (2: i_netns an inode) */
+#define	PFB_INO_MAGIC	0x34494250	/* "PBI4" (2: i_netns an inode; */
+					/* 3: i_tgid) */
 
 /* i_have */
 #define	PFB_I_OWNNET	0x0001	/* i_ownnet */
@@ -66,7 +68,8 @@ struct pfb_ino {
 	__u8	i_peer[16];
 	__u16	i_own_port;	/* network order */
 	__u16	i_peer_port;
-	__u32	i_pad1;
+	__s32	i_tgid;		/* its process, in the reader's pid */
+				/* namespace; 0: not seen there */
 };
 
 #define	PFB_INOSIZE	80	/* sizeof (struct pfb_ino) */

@@ -284,8 +284,9 @@ bpf_walk(struct ps_prochandle *P, int flags, const fdwalk_t *fw)
 		return (-1);
 	}
 	/* The run's one pass, when it keeps this process's records. */
-	if ((run = bpf_run_of(P)) == NULL || (r = bpf_run_walk(P, run,
-	    bpf_prog, one_fd, &bw, why, sizeof (why))) == BPF_RUN_NONE)
+	if ((run = bpf_run_of(P)) == NULL || bpf_run_npids(run) < 2 ||
+	    (r = bpf_run_walk(P, run, bpf_prog, one_fd, &bw, why,
+	    sizeof (why))) == BPF_RUN_NONE)
 		r = bpf_pfiles_iter(bpf_prog, P->pid, one_fd, &bw, why,
 		    sizeof (why));
 	fdrec_free(&bw.bw_rec);
@@ -335,6 +336,47 @@ run_socket(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 	return (rs->rs_cb(rs->rs_arg, &id));
 }
 
+/*
+ * One pass of the inode program over every process (one pid's run): the
+ * target's sockets to cb (when not NULL), every process's into the run's
+ * socket fds (when it has none yet).
+ */
+typedef struct ino_all {
+	struct ps_prochandle *ia_P;
+	bpf_run_t	*ia_run;
+	int		ia_hold;
+	psockid_f	*ia_cb;
+	void		*ia_arg;
+} ino_all_t;
+
+static int
+ino_all(void *arg, const psockid_t *id)
+{
+	ino_all_t *ia = arg;
+	int r;
+
+	if (ia->ia_hold && id->sid_pid > 0 && bpf_run_hold(ia->ia_run,
+	    id->sid_ino, id->sid_pid, id->sid_fd) != 0)
+		return (ENOMEM);
+	if (ia->ia_cb != NULL && id->sid_pid == ia->ia_P->pid &&
+	    (r = ia->ia_cb(ia->ia_arg, id)) != 0)
+		return (r);
+	return (0);
+}
+
+static int
+inode_pass(struct ps_prochandle *P, bpf_run_t *run, psockid_f *cb, void *arg,
+    char *why, size_t whysz)
+{
+	ino_all_t ia = { P, run, !bpf_run_has_holds(run), cb, arg };
+	int r;
+
+	r = bpf_pfiles_sock_inodes(bpf_prog, 0, ino_all, &ia, why, whysz);
+	if (ia.ia_hold)
+		bpf_run_held(run, r == 0);
+	return (r);
+}
+
 static int
 bpf_inodes(struct ps_prochandle *P, psockid_f *cb,
     void *arg)
@@ -346,15 +388,18 @@ bpf_inodes(struct ps_prochandle *P, psockid_f *cb,
 
 	/*
 	 * With many processes, from the run's one pass (their other ends
-	 * then from the run's socket tables, dumped once); else a pass of
-	 * the inode program, whose facts settle the other ends without the
-	 * tables (no netlink message for one process).
+	 * then from the run's socket tables, dumped once).  With one, a
+	 * pass of the inode program over every process: its records of the
+	 * target settle the other ends without the tables (no netlink
+	 * message), the others' are the holders.  Without a share, over
+	 * the target alone.
 	 */
-	if ((run = bpf_run_of(P)) == NULL || bpf_run_npids(run) < 2 ||
-	    (r = bpf_run_sockets(P, run, bpf_prog, run_socket, &rs, why,
-	    sizeof (why))) == BPF_RUN_NONE)
+	if ((run = bpf_run_of(P)) == NULL)
 		r = bpf_pfiles_sock_inodes(bpf_prog, P->pid, cb, arg, why,
 		    sizeof (why));
+	else if (bpf_run_npids(run) < 2 || (r = bpf_run_sockets(P, run,
+	    bpf_prog, run_socket, &rs, why, sizeof (why))) == BPF_RUN_NONE)
+		r = inode_pass(P, run, cb, arg, why, sizeof (why));
 	/* The callback's stop is its errno; else the iterator's failure. */
 	if (r < 0) {
 		r = errno != 0 ? errno : EIO;
@@ -373,6 +418,12 @@ bpf_holders(struct ps_prochandle *P, psockhold_f *cb, void *arg)
 
 	if ((run = bpf_run_of(P)) == NULL)
 		return (ENOTSUP);
+	/* One pid: the inode pass, if the walk's own did not give them. */
+	if (!bpf_run_has_holds(run) && bpf_run_npids(run) < 2 &&
+	    (r = inode_pass(P, run, NULL, NULL, why, sizeof (why))) != 0) {
+		PDEBUG(P, "bpf: every socket fd: %s", why);
+		return (r < 0 ? EIO : r);
+	}
 	if ((r = bpf_run_holders(P, run, bpf_prog, cb, arg, why,
 	    sizeof (why))) != 0)
 		PDEBUG(P, "bpf: every socket fd: %s", why);
