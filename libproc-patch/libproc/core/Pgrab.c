@@ -74,15 +74,37 @@ fill_psinfo(int procfd, pid_t pid, psinfo_t *psp, procstat_t *stp)
 		memcpy(psp->pr_fname, buf, (size_t)n);
 	}
 	/* A zombie's cmdline is empty; that is not an error. */
-	if ((n = proc_read_small(procfd, "cmdline", buf, sizeof (buf))) > 0)
+	if ((n = proc_read_record(procfd, "cmdline", buf, sizeof (buf))) > 0)
 		(void) procfs_cmdline_to_args(buf, (size_t)n, psp->pr_psargs,
 		    sizeof (psp->pr_psargs));
 	return (0);
 }
 
+/* Is /proc our own pid namespace's: does /proc/self name us?  Asked once. */
+static int
+proc_is_ours(void)
+{
+	static int ours = -1;
+	int v = __atomic_load_n(&ours, __ATOMIC_RELAXED);
+	char buf[32], me[32];
+	ssize_t n;
+
+	if (v >= 0)
+		return (v);
+	(void) snprintf(me, sizeof (me), "%d", (int)getpid());
+	v = (n = readlink("/proc/self", buf, sizeof (buf) - 1)) > 0 &&
+	    (buf[n] = '\0', strcmp(buf, me) == 0);
+	__atomic_store_n(&ours, v, __ATOMIC_RELAXED);
+	return (v);
+}
+
 /*
  * Is the process the pidfd names the one /proc shows as pid?  Without a
- * pidfd, at least /proc must be of our own pid namespace.
+ * pidfd, at least /proc must be of our own pid namespace.  Where /proc is
+ * ours, a pidfd whose process has not exited after /proc/PID was opened
+ * says so at once (one poll): a process keeps its pid until it has
+ * exited and been reaped, so the entry opened meanwhile is its; else
+ * the pidfd's fdinfo says which pid it holds as /proc sees it.
  */
 static int
 same_process(int pidfd, pid_t pid)
@@ -91,6 +113,12 @@ same_process(int pidfd, pid_t pid)
 	ssize_t n;
 	pid_t seen;
 
+	if (pidfd >= 0 && proc_is_ours()) {
+		struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 0) == 0)
+			return (1);
+	}
 	if (pidfd >= 0) {
 		(void) snprintf(path, sizeof (path), "/proc/self/fdinfo/%d",
 		    pidfd);

@@ -4,7 +4,8 @@
  * cmdline, limits, status).  Such a file is generated whole when it is
  * read, so the loop only guards against short reads and EINTR.  A file
  * that is one seq_file record (stat, comm, limits, status, a pidfd's
- * fdinfo) comes whole in the first read whose buffer holds it: a read
+ * fdinfo) comes whole in the first read whose buffer holds it, and
+ * cmdline is copied until the read is full or the arguments end: a read
  * that gives less than was asked for has reached the end, and
  * proc_read_record() makes no second read to see it (a grab reads five
  * such files; a run over a whole machine, thousands).
