@@ -81,7 +81,11 @@ endpoints_free(endpoints_t *en)
  * AF_INET, diag_table.c), and only once the pass has seen a socket (the
  * pass tells, ep_signal(): a process with none costs no dump); not when
  * a source lists the sockets (the pass then tells nothing until its end,
- * and the source's facts may settle every other end).
+ * and the source's facts may settle every other end).  In a run over
+ * many processes (Pshare) the tables are the run's, for processes that
+ * have sockets: TCP of AF_INET and then the unix sockets' are dumped at
+ * once, for the run's first process, while its pass (or the bpf source's
+ * one pass over every task) runs.
  */
 typedef struct early {
 	pthread_mutex_t	ea_lock;
@@ -118,6 +122,9 @@ early_dump(void *arg)
 	(void) pthread_mutex_unlock(&ea->ea_lock);
 	if (go)
 		diag_table_dump(ea->ea_P, ea->ea_dt, DT_TCP4);
+	/* A run's tables serve every process: unix sockets' too. */
+	if (go && ea->ea_P->share != NULL)
+		diag_table_dump(ea->ea_P, ea->ea_dt, DT_UNIX);
 	return (NULL);
 }
 
@@ -143,6 +150,13 @@ early_start(early_t *ea, struct ps_prochandle *P, diag_nets_t *dn)
 	(void) pthread_sigmask(SIG_SETMASK, &all, &old);
 	if (pthread_create(&ea->ea_thread, NULL, early_dump, ea) == 0)
 		ea->ea_sigp = &ea->ea_sig;
+	/*
+	 * A run's first process: its tables will serve every other, which
+	 * have sockets; dumped at once, while the pass (or the bpf source's
+	 * one pass over every task) runs.
+	 */
+	if (ea->ea_sigp != NULL && P->share != NULL)
+		ep_signal(ea->ea_sigp, 1);
 	(void) pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ea->ea_sigp == NULL) {
 		(void) pthread_mutex_destroy(&ea->ea_lock);
