@@ -31,7 +31,10 @@
  *					on CMD makes a new socket pair, one
  *					end sent to the target, the other
  *					kept here ("got FD", "mine FD" on
- *					stdout; "done FD" on ACK)
+ *					stdout; "done FD" on ACK);
+ *					latecomer-netns: the same in a network
+ *					namespace of its own ("skip ERRNO"
+ *					when it cannot make one)
  *	race_helper noopt OPT PROG ARG...  run PROG, in which getsockopt
  *					of SOL_SOCKET option OPT fails with
  *					ENOPROTOOPT, as a kernel that does
@@ -50,6 +53,7 @@
 #include <linux/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -428,10 +432,18 @@ mode_noopt(int opt, char **argv)
 }
 
 static int
-mode_latecomer(const char *cmd, const char *ack)
+mode_latecomer(const char *cmd, const char *ack, int netns)
 {
 	pid_t target;
 	int ctl[2], st;
+
+	/* Its own network namespace: socket tables of a few sockets. */
+	if (netns && unshare(CLONE_NEWNET) != 0) {
+		(void) printf("skip %d\n", errno);
+		ready();
+		wait_stdin();
+		return (0);
+	}
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0)
 		die("socketpair");
@@ -439,6 +451,17 @@ mode_latecomer(const char *cmd, const char *ack)
 	if ((target = fork()) < 0)
 		die("fork");
 	if (target == 0) {
+		/*
+		 * In its own namespace, a few pairs of its own: the lookups
+		 * of its sockets soon add up to half the tables' size (with
+		 * the kernel's own netlink sockets), which are read again.
+		 */
+		for (int i = 0; netns && i < 4; i++) {
+			int sv[2];
+
+			if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+				_exit(1);
+		}
 		(void) close(ctl[0]);
 		late_target(ctl[1]);
 	}
@@ -509,11 +532,13 @@ main(int argc, char **argv)
 	if (strcmp(mode, "holders") == 0)
 		return (mode_holders());
 	if (strcmp(mode, "latecomer") == 0 && argc == 4)
-		return (mode_latecomer(argv[2], argv[3]));
+		return (mode_latecomer(argv[2], argv[3], 0));
+	if (strcmp(mode, "latecomer-netns") == 0 && argc == 4)
+		return (mode_latecomer(argv[2], argv[3], 1));
 	if (strcmp(mode, "noopt") == 0 && argc > 3)
 		return (mode_noopt(atoi(argv[2]), argv + 3));
 	(void) fprintf(stderr, "usage: race_helper files DIR CMD ACK | "
 	    "sockets CMD ACK | reaped | zthread FILE | linger PORT | "
-	    "holders | latecomer CMD ACK | noopt OPT PROG ARG...\n");
+	    "holders | latecomer[-netns] CMD ACK | noopt OPT PROG ARG...\n");
 	return (2);
 }

@@ -201,7 +201,8 @@ ATF_TC_HEAD(other_end_made_since_index, tc)
 	    "of an other end made after the run's index was: named, or "
 	    "'and 1 more', never left out");
 }
-ATF_TC_BODY(other_end_made_since_index, tc)
+static void
+made_since_index(int netns)
 {
 	char *log, *b, *fb, *named, *said, *head, *line, tpid[16];
 	int got = -1, mine = -1;
@@ -210,10 +211,17 @@ ATF_TC_BODY(other_end_made_since_index, tc)
 
 	make_fifos();
 	{
-		const char *hargv[] = { HELPER, "latecomer", "cmd", "ack",
-		    NULL };
+		const char *hargv[] = { HELPER, netns ? "latecomer-netns" :
+		    "latecomer", "cmd", "ack", NULL };
 
 		tu_helper_start(&h, hargv);
+	}
+	if (strstr(h.h_said, "skip ") != NULL) {
+		int e = atoi(tu_said(&h, "skip"));
+
+		tu_helper_stop(&h);
+		atf_tc_skip("cannot make a network namespace here: %s",
+		    strerror(e));
 	}
 	(void) snprintf(tpid, sizeof (tpid), "%d", atoi(tu_said(&h,
 	    "target")));
@@ -244,11 +252,16 @@ ATF_TC_BODY(other_end_made_since_index, tc)
 	    mine);
 	said = tu_asprintf("%s: endpoint lines incomplete: 1 socket is not "
 	    "in the socket tables this run read before", tpid);
+	/*
+	 * In a namespace of a few sockets, the run's tables are dumped again
+	 * at once (their lookups since soon add up to their size): the
+	 * other end is known, and its holder named or counted.
+	 */
 	ATF_CHECK_MSG(strstr(fb, named) != NULL ||
 	    strstr(fb, "\tendpoint: and 1 more\n") != NULL ||
-	    strstr(r.tr_err, said) != NULL, "the holder of the other end is "
-	    "neither named nor counted, nor its absence said:\n%s%s", fb,
-	    r.tr_err);
+	    (!netns && strstr(r.tr_err, said) != NULL), "the holder of the "
+	    "other end is neither named nor counted%s:\n%s%s",
+	    netns ? "" : ", nor its absence said", fb, r.tr_err);
 	free(named);
 	free(said);
 	free(head);
@@ -256,6 +269,23 @@ ATF_TC_BODY(other_end_made_since_index, tc)
 	free(log);
 	tu_result_free(&r);
 	tu_helper_stop(&h);
+}
+
+ATF_TC_BODY(other_end_made_since_index, tc)
+{
+	made_since_index(0);
+}
+
+ATF_TC(other_end_made_since_index_netns);
+ATF_TC_HEAD(other_end_made_since_index_netns, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the same in a network namespace of "
+	    "a few sockets, whose tables the run reads again at once: the "
+	    "holder of the new other end named or counted ('and 1 more')");
+}
+ATF_TC_BODY(other_end_made_since_index_netns, tc)
+{
+	made_since_index(1);
 }
 
 ATF_TC(replaced_after_stat);
@@ -878,6 +908,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, holder_gone_since_index);
 	ATF_TP_ADD_TC(tp, other_end_made_since_index);
+	ATF_TP_ADD_TC(tp, other_end_made_since_index_netns);
 	ATF_TP_ADD_TC(tp, replaced_after_stat);
 	ATF_TP_ADD_TC(tp, socket_replaced);
 	ATF_TP_ADD_TC(tp, socket_replaced_after_pass);

@@ -46,6 +46,10 @@ inet_connected(const dent_t *e)
  * v4-mapped address): when one is not found, the TCP dump of the other
  * family is made too, once per table.  0 or an errno.
  */
+/* A socket not in a run's tables of an earlier turn (ep_find_peers). */
+static diag_table_t missed;
+#define	MISSED	(&missed)
+
 int
 ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
     const holds_t *ask)
@@ -56,18 +60,37 @@ ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
 
 	if ((tab = calloc(ask->h_n > 0 ? ask->h_n : 1, sizeof (*tab))) == NULL)
 		return (ENOMEM);
-	/* Every inode asked about in the tables, as the diag source would. */
-	for (size_t i = 0; i < ask->h_n; i++) {
-		if (i > 0 && ask->h_v[i].eh_ino == ask->h_v[i - 1].eh_ino)
-			continue;
-		if (diag_nets_find(P, dn, ask->h_v[i].eh_fd,
-		    ask->h_v[i].eh_ino, &tab[i]) == NULL) {
-			/* Made since the run's tables were read? */
-			if (tab[i] != NULL && diag_table_stale(P, tab[i]))
-				en->en_unlisted++;
-			tab[i] = NULL;
+	/*
+	 * Every inode asked about in the tables, as the diag source would;
+	 * then, once more, those missing from a run's tables of an earlier
+	 * turn (made since?), now that this process's lookups count toward
+	 * reading them again (diag_table_find).
+	 */
+	for (round = 0; round < 2; round++) {
+		size_t stale = 0;
+
+		for (size_t i = 0; i < ask->h_n; i++) {
+			if ((i > 0 && ask->h_v[i].eh_ino ==
+			    ask->h_v[i - 1].eh_ino) ||
+			    (round == 1 && tab[i] != MISSED))
+				continue;
+			if (diag_nets_find(P, dn, ask->h_v[i].eh_fd,
+			    ask->h_v[i].eh_ino, &tab[i]) != NULL)
+				continue;
+			if (tab[i] != NULL && diag_table_stale(P, tab[i])) {
+				tab[i] = MISSED;
+				stale++;
+			} else {
+				tab[i] = NULL;
+			}
 		}
+		en->en_unlisted = stale;
+		if (stale == 0)
+			break;
 	}
+	for (size_t i = 0; i < ask->h_n; i++)
+		if (tab[i] == MISSED)
+			tab[i] = NULL;
 	for (round = 0; round < 2; round++) {
 		int again = 0;
 

@@ -755,7 +755,7 @@ diag_table_find(struct ps_prochandle *P, diag_table_t *dt, uint64_t ino)
 		    diag_table_next(P, dt))
 			continue;
 		if (e != NULL || again || !diag_table_stale(P, dt) ||
-		    dt->dt_credit < dt->dt_nent || dt->dt_sock < 0)
+		    2 * dt->dt_credit < dt->dt_nent || dt->dt_sock < 0)
 			break;
 		PDEBUG(P, "diag: socket %llu not in the run's tables of %zu "
 		    "sockets, dumped in turn %u: dumped again",

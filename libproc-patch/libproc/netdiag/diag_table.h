@@ -115,8 +115,8 @@ extern const dent_t *diag_table_lookup(const diag_table_t *, uint64_t);
  * table of a run (Pshare) dumped in an earlier handle's turn, which lacks
  * the socket (made since, or in no table: unbound), is dumped again, its
  * new records after the old ones, once the lookups made in it since its
- * dumps add up to its records: the run's dumps cost no more than its
- * lookups.
+ * dumps add up to half its records: the run's dumps cost no more than
+ * twice its lookups.
  */
 extern const dent_t *diag_table_find(struct ps_prochandle *, diag_table_t *,
     uint64_t);
