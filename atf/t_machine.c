@@ -18,6 +18,9 @@
  *     grow by a bound per child that does not depend on the machine:
  *     one pass over every fd table per run, not per process.  Without the
  *     shared index each child costs every fd of the machine (hundreds).
+ *   - many_is_each_bpf_bounded: the same with bpf's bound on the records
+ *     a pass keeps (LIBPROC_BPF_KEEP) so small that the run takes
+ *     several passes, and the parent streams a pass of its own.
  *   - json_many: -J over many pids is one document, one object per pid.
  */
 #include <atf-c.h>
@@ -128,9 +131,13 @@ machine_stop(mfix_t *m)
 	    "machine: wait status 0x%x", (unsigned)st);
 }
 
-/* pfiles OPT ARGS... (nargs of them): its stdout, exit 0 required. */
+/*
+ * pfiles OPT ARGS... (nargs of them), with env (NULL-ended, or NULL): its
+ * stdout, exit 0 required; its stderr into *errp when not NULL.
+ */
 static char *
-pfiles_on(const char *opt, char **args, int nargs)
+pfiles_env(const char *opt, char **args, int nargs, const char *const env[],
+    char **errp)
 {
 	const char **argv = calloc((size_t)nargs + 3, sizeof (*argv));
 	tu_result_t r;
@@ -142,13 +149,23 @@ pfiles_on(const char *opt, char **args, int nargs)
 	argv[n++] = opt;
 	for (int i = 0; i < nargs; i++)
 		argv[n++] = args[i];
-	tu_run(argv, NULL, TU_TIMEOUT_MS * 2, &r);
+	tu_run(argv, env, TU_TIMEOUT_MS * 2, &r);
 	tu_require_exit("pfiles", &r, 0);
 	out = r.tr_out;
 	r.tr_out = NULL;
+	if (errp != NULL) {
+		*errp = r.tr_err;
+		r.tr_err = NULL;
+	}
 	tu_result_free(&r);
 	free(argv);
 	return (out);
+}
+
+static char *
+pfiles_on(const char *opt, char **args, int nargs)
+{
+	return (pfiles_env(opt, args, nargs, NULL, NULL));
 }
 
 /* The block of process pid in pfiles' output over many (malloc'd). */
@@ -199,10 +216,17 @@ require_endpoint(const char *out, int pid, int fd, int hpid, int hfd)
 	free(b);
 }
 
+/*
+ * bound: with bpf, LIBPROC_BPF_KEEP so small that the parent's records
+ * alone pass it (it streams a pass of its own) and each child's window
+ * is one or two: several passes, each said in the trace.
+ */
 static void
-many_is_each(const char *via)
+many_is_each(const char *via, int bound)
 {
-	char opt[32], *args[NCHILD_MAX + 1], *all, *each;
+	static const char *const env[] = { "LIBPROC_BPF_KEEP=6000",
+	    "LIBPROC_DEBUG=1", NULL };
+	char opt[32], *args[NCHILD_MAX + 1], *all, *each, *err = NULL;
 	mfix_t m;
 	int n;
 
@@ -214,7 +238,12 @@ many_is_each(const char *via)
 		args[n++] = (i % 2) ? tu_asprintf("/proc/%d",
 		    m.mf_child[i].mc_pid) : tu_asprintf("%d",
 		    m.mf_child[i].mc_pid);
-	all = pfiles_on(opt, args, n);
+	all = pfiles_env(opt, args, n, bound ? env : NULL, &err);
+	if (bound)
+		ATF_CHECK_MSG(strstr(err, "(the run's pass 3)") != NULL,
+		    "fewer than 3 passes under LIBPROC_BPF_KEEP=6000:\n%s",
+		    err);
+	free(err);
 	each = tu_asprintf("%s", "");
 	for (int i = 0; i < n; i++) {
 		char *one = pfiles_on(opt, &args[i], 1), *cat;
@@ -260,13 +289,28 @@ ATF_TC_HEAD(many_is_each_##src, tc)					\
 ATF_TC_BODY(many_is_each_##src, tc)					\
 {									\
 	extra;								\
-	many_is_each(#src);						\
+	many_is_each(#src, 0);						\
 }
 
 MANY_CASE(pidfd, (void)0)
 MANY_CASE(diag, (void)0)
 MANY_CASE(agent, (void)0)
 MANY_CASE(bpf, tu_require_bpf())
+
+ATF_TC(many_is_each_bpf_bounded);
+ATF_TC_HEAD(many_is_each_bpf_bounded, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=bpf on many pids with "
+	    "the bound on kept records so small that the run takes several "
+	    "passes, and one process streams its own: what one run per pid "
+	    "prints, and the fixture's endpoints");
+	tu_timeout(tc, 240);
+}
+ATF_TC_BODY(many_is_each_bpf_bounded, tc)
+{
+	tu_require_bpf();
+	many_is_each("bpf", 1);
+}
 
 /*
  * Does a call of strace -y's log read an fd link: a readlink or a stat of
@@ -458,6 +502,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, many_is_each_diag);
 	ATF_TP_ADD_TC(tp, many_is_each_agent);
 	ATF_TP_ADD_TC(tp, many_is_each_bpf);
+	ATF_TP_ADD_TC(tp, many_is_each_bpf_bounded);
 	ATF_TP_ADD_TC(tp, links_linear_pidfd);
 	ATF_TP_ADD_TC(tp, links_linear_diag);
 	ATF_TP_ADD_TC(tp, links_linear_bpf);

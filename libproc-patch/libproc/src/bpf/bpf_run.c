@@ -68,6 +68,7 @@ struct bpf_run {
 	size_t		br_n;
 	size_t		br_from;	/* the last pass kept from this order */
 	size_t		br_limit;	/* and below this one */
+	size_t		br_bound;	/* of the records a pass keeps */
 	uint8_t		*br_arena;	/* the records kept, one after */
 	size_t		br_kept, br_cap;	/* another, a slot's in one run */
 	int		br_passes;
@@ -119,6 +120,26 @@ slot_of(bpf_run_t *br, pid_t pid)
 	return (NULL);
 }
 
+/*
+ * The bound on the records a pass keeps: BR_KEEP, or LIBPROC_BPF_KEEP
+ * bytes from the environment (a number, at least 1), with which the
+ * suite makes a few small processes take several passes.
+ */
+static size_t
+keep_bound(void)
+{
+	const char *v = getenv("LIBPROC_BPF_KEEP");
+	char *end;
+	unsigned long long n;
+
+	if (v == NULL || *v < '0' || *v > '9')
+		return (BR_KEEP);
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	return (errno != 0 || *end != '\0' || n == 0 || n > BR_KEEP ?
+	    BR_KEEP : (size_t)n);
+}
+
 bpf_run_t *
 bpf_run_of(struct ps_prochandle *P)
 {
@@ -142,6 +163,7 @@ bpf_run_of(struct ps_prochandle *P)
 	br->br_n = sh->ps_npids;
 	if (br->br_n > 1)
 		qsort(br->br_slots, br->br_n, sizeof (br_slot_t), slot_cmp);
+	br->br_bound = keep_bound();
 	sh->ps_bpf = br;
 	return (br);
 }
@@ -217,7 +239,7 @@ keep_rec(void *arg, const bpfrec_t *rec, const void *raw, size_t rawlen)
 	    (s = slot_of(br, rec->br_tgid)) == NULL || s->bs_cut ||
 	    s->bs_order < br->br_from || s->bs_order >= br->br_limit)
 		return (0);
-	if (br->br_kept + rawlen > BR_KEEP) {
+	if (br->br_kept + rawlen > br->br_bound) {
 		/* Past the bound: this one and those after it wait. */
 		drop_from(br, s->bs_order);
 		return (0);
