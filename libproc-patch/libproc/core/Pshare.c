@@ -61,3 +61,9 @@ Pshare_destroy(ps_share_t *sh)
 	free(sh->ps_pids);
 	free(sh);
 }
+
+int
+ps_many(const struct ps_prochandle *P)
+{
+	return (P->share != NULL && P->share->ps_npids > 1);
+}

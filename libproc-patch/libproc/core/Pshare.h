@@ -34,6 +34,14 @@ struct ps_share {
 	struct bpf_run	*ps_bpf;	/* src/bpf/bpf_run.c */
 };
 
+/*
+ * Is the handle one of a run over many processes (more than one pid)?  The
+ * one rule for what only such a run does: bpf's pass over every task
+ * keeping records, the tables dumped at once for the first process.
+ */
+struct ps_prochandle;
+extern int ps_many(const struct ps_prochandle *);
+
 /* Each module's part, freed with the share. */
 extern void ep_share_free(struct epshare *);
 extern void bpf_run_free(struct bpf_run *);

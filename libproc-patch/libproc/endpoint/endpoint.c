@@ -110,13 +110,6 @@ early_tell(void *arg, int socket)
 	(void) pthread_mutex_unlock(&ea->ea_lock);
 }
 
-/* Is the handle one of a run over many processes? */
-static int
-many(const struct ps_prochandle *P)
-{
-	return (P->share != NULL && P->share->ps_npids > 1);
-}
-
 static void *
 early_dump(void *arg)
 {
@@ -131,7 +124,7 @@ early_dump(void *arg)
 	if (go)
 		diag_table_dump(ea->ea_P, ea->ea_dt, DT_TCP4);
 	/* A run's tables serve every process: unix sockets' too. */
-	if (go && many(ea->ea_P))
+	if (go && ps_many(ea->ea_P))
 		diag_table_dump(ea->ea_P, ea->ea_dt, DT_UNIX);
 	return (NULL);
 }
@@ -163,7 +156,7 @@ early_start(early_t *ea, struct ps_prochandle *P, diag_nets_t *dn)
 	 * have sockets; dumped at once, while the pass (or the bpf source's
 	 * one pass over every task) runs.
 	 */
-	if (ea->ea_sigp != NULL && many(P))
+	if (ea->ea_sigp != NULL && ps_many(P))
 		ep_signal(ea->ea_sigp, 1);
 	(void) pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ea->ea_sigp == NULL) {

@@ -388,12 +388,6 @@ bpf_run_has_holds(const bpf_run_t *br)
 	return (br->br_have_holds);
 }
 
-size_t
-bpf_run_npids(const bpf_run_t *br)
-{
-	return (br->br_n);
-}
-
 unsigned
 bpf_run_snapshot(struct ps_prochandle *P, bpf_run_t *br, int holders)
 {

@@ -41,8 +41,6 @@ extern int bpf_run_hold(bpf_run_t *, uint64_t, pid_t, int);
 extern void bpf_run_held(bpf_run_t *, int);
 /* Has the run the socket fds of the machine? */
 extern int bpf_run_has_holds(const bpf_run_t *);
-/* The processes of the run (Pshare_pids). */
-extern size_t bpf_run_npids(const bpf_run_t *);
 /* The same records, kept for the walk after: BPF_RUN_NONE when none. */
 extern int bpf_run_sockets(struct ps_prochandle *, bpf_run_t *,
     bpf_pfiles_t *, bpf_pfiles_rec_f *, void *, char *, size_t);

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "src/bpf/bpf_load.h"
+#include "core/Pshare.h"
 #include "src/bpf/bpf_run.h"
 #include "walk/fdwalk.h"
 #include "src/bpf/sock_bpf.h"
@@ -284,7 +285,7 @@ bpf_walk(struct ps_prochandle *P, int flags, const fdwalk_t *fw)
 		return (-1);
 	}
 	/* The run's one pass, when it keeps this process's records. */
-	if ((run = bpf_run_of(P)) == NULL || bpf_run_npids(run) < 2 ||
+	if ((run = bpf_run_of(P)) == NULL || !ps_many(P) ||
 	    (r = bpf_run_walk(P, run, bpf_prog, one_fd, &bw, why,
 	    sizeof (why))) == BPF_RUN_NONE)
 		r = bpf_pfiles_iter(bpf_prog, P->pid, one_fd, &bw, why,
@@ -397,7 +398,7 @@ bpf_inodes(struct ps_prochandle *P, psockid_f *cb,
 	if ((run = bpf_run_of(P)) == NULL)
 		r = bpf_pfiles_sock_inodes(bpf_prog, P->pid, cb, arg, why,
 		    sizeof (why));
-	else if (bpf_run_npids(run) < 2 || (r = bpf_run_sockets(P, run,
+	else if (!ps_many(P) || (r = bpf_run_sockets(P, run,
 	    bpf_prog, run_socket, &rs, why, sizeof (why))) == BPF_RUN_NONE)
 		r = inode_pass(P, run, cb, arg, why, sizeof (why));
 	/* The callback's stop is its errno; else the iterator's failure. */
@@ -419,7 +420,7 @@ bpf_holders(struct ps_prochandle *P, psockhold_f *cb, void *arg)
 	if ((run = bpf_run_of(P)) == NULL)
 		return (ENOTSUP);
 	/* One pid: the inode pass, if the walk's own did not give them. */
-	if (!bpf_run_has_holds(run) && bpf_run_npids(run) < 2 &&
+	if (!bpf_run_has_holds(run) && !ps_many(P) &&
 	    (r = inode_pass(P, run, NULL, NULL, why, sizeof (why))) != 0) {
 		PDEBUG(P, "bpf: every socket fd: %s", why);
 		return (r < 0 ? EIO : r);
