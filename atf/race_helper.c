@@ -6,9 +6,10 @@
  * "ready"), and then serves commands until its stdin is closed.
  *
  *	race_helper files DIR CMD ACK	fd "a": DIR/race-a read-only, fd
- *					"b": DIR/race-b write-only, append
- *	race_helper sockets CMD ACK	fds "a" and "b": TCP listeners on
- *					127.0.0.1
+ *					"b": DIR/race-b write-only, append,
+ *					fd "c": DIR/race-c read-write
+ *	race_helper sockets CMD ACK	fds "a", "b" and "c": TCP listeners
+ *					on 127.0.0.1
  *	race_helper reaped		a child with one TCP listener, which
  *					this process reaps when it dies:
  *					"target PID"
@@ -43,6 +44,8 @@
  * Each fd is said as "KEY FD INO PATH" (files) or "KEY FD INO PORT"
  * (sockets).  CMD and ACK are fifos: a line "dup2 FROM TO" read from CMD
  * is done, then "done INO\n" (TO's inode, by fstat) is written into ACK.
+ * "flip TO X Y": X is put onto TO (dup2), or Y when TO holds X's file
+ * already, so that each flip replaces TO's file with another one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -208,14 +211,21 @@ serve(const char *cmdpath, const char *ackpath)
 		len = 0;
 		{
 			char out[64];
-			int from, to, n;
+			int from, to, other, n;
 
 			if (strcmp(line, "late") == 0) {
 				n = snprintf(out, sizeof (out), "done %d\n",
 				    late_pair());
 			} else {
-				if (sscanf(line, "dup2 %d %d", &from,
-				    &to) != 2 || dup2(from, to) != to)
+				if (sscanf(line, "flip %d %d %d", &to, &from,
+				    &other) == 3) {
+					if (ino_of(to) == ino_of(from))
+						from = other;
+				} else if (sscanf(line, "dup2 %d %d", &from,
+				    &to) != 2) {
+					die(line);
+				}
+				if (dup2(from, to) != to)
 					die(line);
 				n = snprintf(out, sizeof (out),
 				    "done %llu\n", ino_of(to));
@@ -229,19 +239,22 @@ serve(const char *cmdpath, const char *ackpath)
 static int
 mode_files(const char *dir, const char *cmd, const char *ack)
 {
-	char a[4096], b[4096];
-	int fa, fb;
+	char a[4096], b[4096], c[4096];
+	int fa, fb, fc;
 
 	(void) snprintf(a, sizeof (a), "%s/race-a", dir);
 	(void) snprintf(b, sizeof (b), "%s/race-b", dir);
+	(void) snprintf(c, sizeof (c), "%s/race-c", dir);
 	if ((fa = open(a, O_RDONLY | O_CREAT, 0644)) < 0 ||
-	    (fb = open(b, O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0)
+	    (fb = open(b, O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0 ||
+	    (fc = open(c, O_RDWR | O_CREAT, 0644)) < 0)
 		die("open");
-	(void) printf("a %d %llu %s\nb %d %llu %s\n", fa, ino_of(fa), a,
-	    fb, ino_of(fb), b);
+	(void) printf("a %d %llu %s\nb %d %llu %s\nc %d %llu %s\n", fa,
+	    ino_of(fa), a, fb, ino_of(fb), b, fc, ino_of(fc), c);
 	serve(cmd, ack);
 	(void) unlink(a);
 	(void) unlink(b);
+	(void) unlink(c);
 	return (0);
 }
 
@@ -268,11 +281,11 @@ listener(unsigned *portp)
 static int
 mode_sockets(const char *cmd, const char *ack)
 {
-	unsigned pa, pb;
-	int a = listener(&pa), b = listener(&pb);
+	unsigned pa, pb, pc;
+	int a = listener(&pa), b = listener(&pb), c = listener(&pc);
 
-	(void) printf("a %d %llu %u\nb %d %llu %u\n", a, ino_of(a), pa,
-	    b, ino_of(b), pb);
+	(void) printf("a %d %llu %u\nb %d %llu %u\nc %d %llu %u\n", a,
+	    ino_of(a), pa, b, ino_of(b), pb, c, ino_of(c), pc);
 	serve(cmd, ack);
 	return (0);
 }

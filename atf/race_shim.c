@@ -19,6 +19,8 @@
  *		"-1" is pidfd_getfd's probe), or the pid (pidfd_open);
  *		unset: any
  *  RACE_NTH	the matching call that acts, 1 for the first (the default)
+ *  RACE_TIMES	how many matching calls in a row act, from RACE_NTH on (1,
+ *		the default): each acts as RACE_ACTION says, each logged
  *  RACE_WHEN	"before" (the default) or "after" the real call
  *  RACE_ACTION	what happens at that call:
  *		  fifo	write RACE_SAY and a newline into the fifo RACE_CMD,
@@ -152,7 +154,8 @@ static int
 is_the_call(const char *call, long arg)
 {
 	const char *want = getenv("RACE_ARG");
-	int nth = atoi(env("RACE_NTH", "1"));
+	int nth = atoi(env("RACE_NTH", "1")), times = atoi(env("RACE_TIMES",
+	    "1")), m;
 
 	if (strcmp(env("RACE_CALL", ""), call) != 0 ||
 	    (want != NULL && *want != '\0' && atol(want) != arg))
@@ -161,7 +164,8 @@ is_the_call(const char *call, long arg)
 		(void) __atomic_add_fetch(&matched, 1, __ATOMIC_SEQ_CST);
 		return (0);
 	}
-	return (__atomic_add_fetch(&matched, 1, __ATOMIC_SEQ_CST) == nth);
+	m = __atomic_add_fetch(&matched, 1, __ATOMIC_SEQ_CST);
+	return (m >= nth && m - nth < (times > 0 ? times : 1));
 }
 
 /* The State letter of /proc/PID/stat, 0 when there is none. */

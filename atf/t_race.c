@@ -52,66 +52,11 @@
 #include <unistd.h>
 
 #include "libproc.h"
+#include "raceutil.h"
 #include "testutil.h"
 
-#define	HELPER		BUILD_DIR "/atf/race_helper"
-#define	SHIM		BUILD_DIR "/atf/race_shim.so"
+#define	HELPER		RACE_HELPER
 #define	LINE_MS		10000
-
-/* An fd the helper said as "key FD INO REST"; REST in rest. */
-typedef struct said_fd {
-	int			sf_fd;
-	unsigned long long	sf_ino;
-	char			sf_rest[4096];
-} said_fd_t;
-
-static void
-said_fd(const tu_helper_t *h, const char *key, said_fd_t *sf)
-{
-	ATF_REQUIRE_MSG(sscanf(tu_said(h, key), "%d %llu %4095s", &sf->sf_fd,
-	    &sf->sf_ino, sf->sf_rest) == 3, "%s: %s", key, h->h_said);
-}
-
-/* Make the two fifos of the handshake in the work directory. */
-static void
-make_fifos(void)
-{
-	ATF_REQUIRE(mkfifo("cmd", 0600) == 0);
-	ATF_REQUIRE(mkfifo("ack", 0600) == 0);
-}
-
-/*
- * Run pfiles ARGS with the wrapper configured by vars (NAME=VALUE, NULL
- * ended, at most 12), its log in the work directory's "race.log" (made
- * empty first).  The log's text in *logp (malloc'd).
- */
-static void
-run_raced(const char *const args[], const char *const vars[],
-    tu_result_t *r, char **logp)
-{
-	const char *argv[8], *env[20];
-	char *cwd = getcwd(NULL, 0), *logvar;
-	int n = 0, e = 0;
-
-	ATF_REQUIRE(cwd != NULL);
-	tu_write_file("race.log", "", 0);
-	logvar = tu_asprintf("RACE_LOG=%s/race.log", cwd);
-	argv[n++] = TU_PFILES;
-	for (int i = 0; args[i] != NULL && n < 7; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	env[e++] = "LD_PRELOAD=" SHIM;
-	/* SANITIZE=1: the ASan runtime is then not the first library. */
-	env[e++] = "ASAN_OPTIONS=verify_asan_link_order=0";
-	env[e++] = logvar;
-	for (int i = 0; vars[i] != NULL && e < 19; i++)
-		env[e++] = vars[i];
-	env[e] = NULL;
-	tu_run(argv, env, TU_TIMEOUT_MS, r);
-	*logp = tu_read_file("race.log", NULL);
-	free(logvar);
-	free(cwd);
-}
 
 /*
  * In a run over many pids the holders of the other ends are found in the
