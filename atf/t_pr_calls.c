@@ -9,7 +9,8 @@
  * single-threaded and with more threads (one of which must go on
  * answering while the main one is borrowed).  Then pr_open and pr_close
  * as the target sees them, a pr_* call without an agent held, and the
- * target's view of itself after all that.
+ * target's view of itself after all that; and buffers past MAXARGL, cut
+ * to it, the call made.
  */
 #include <atf-c.h>
 #include <errno.h>
@@ -210,10 +211,67 @@ ATF_TC_BODY(pr_open_long_paths, tc)
 	au_free_manifest(&m);
 }
 
+/*
+ * A buffer larger than MAXARGL with its length (libproc.3: "described as
+ * MAXARGL bytes, and the length handed to the call says no more"): the
+ * call is made, not refused as Psyscall refuses such an object, and gives
+ * what the target's own view says, its length, and not a byte more.
+ */
+static void
+check_long_buffer(struct ps_prochandle *P, const au_mfd_t *f, size_t size)
+{
+	static uint8_t buf[4 * MAXARGL];
+	const au_mopt_t *o = &f->opts[0];
+	socklen_t slen = (socklen_t)size;
+	int len = (int)size, r;
+
+	ATF_REQUIRE(size <= sizeof (buf) && f->nopts > 0 && o->err == 0);
+	memset(buf, 0xee, sizeof (buf));
+	errno = 0;
+	r = pr_getsockopt(P, f->fd, o->level, o->name, buf, &len);
+	ATF_REQUIRE_MSG(r == 0, "getsockopt %d/%d of fd %d, length %zu: %s",
+	    o->level, o->name, f->fd, size, strerror(errno));
+	ATF_CHECK_EQ_MSG((size_t)len, o->len, "length %zu", size);
+	ATF_CHECK_MSG(memcmp(buf, o->val, o->len) == 0, "another value");
+	for (size_t i = o->len; i < sizeof (buf); i++)
+		ATF_REQUIRE_MSG(buf[i] == 0xee, "byte %zu written", i);
+
+	memset(buf, 0xee, sizeof (buf));
+	errno = 0;
+	r = pr_getsockname(P, f->fd, (struct sockaddr *)buf, &slen);
+	ATF_REQUIRE_MSG(r == 0, "getsockname of fd %d, length %zu: %s",
+	    f->fd, size, strerror(errno));
+	ATF_CHECK_MSG(f->sn_err == 0 && slen == f->sn_len &&
+	    memcmp(buf, f->sn, slen) == 0, "another name, length %zu", size);
+	for (size_t i = f->sn_len; i < sizeof (buf); i++)
+		ATF_REQUIRE_MSG(buf[i] == 0xee, "byte %zu written", i);
+}
+
+ATF_TC_WITHOUT_HEAD(pr_calls_long_buffers);
+ATF_TC_BODY(pr_calls_long_buffers, tc)
+{
+	static const size_t sizes[] = { MAXARGL, MAXARGL + 1, 4 * MAXARGL };
+	struct ps_prochandle *P;
+	au_manifest_t m;
+	tu_child_t c;
+
+	au_spawn_fds(&c, 0, &m);
+	P = au_grab(m.pid);
+	au_create_agent(P);
+	for (size_t i = 0; i < sizeof (sizes) / sizeof (sizes[0]); i++)
+		check_long_buffer(P, au_find_kind(&m, "tcpclient"), sizes[i]);
+	Pdestroy_agent(P);
+	au_require_free(m.pid);
+	Prelease(P, 0);
+	au_stop_target(&c);
+	au_free_manifest(&m);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, pr_calls_single_thread);
 	ATF_TP_ADD_TC(tp, pr_calls_multithreaded);
 	ATF_TP_ADD_TC(tp, pr_open_long_paths);
+	ATF_TP_ADD_TC(tp, pr_calls_long_buffers);
 	return (atf_no_error());
 }
