@@ -11,12 +11,15 @@
  *		  pidfd_getfd	syscall(SYS_pidfd_getfd, pidfd, N, 0)
  *		  pidfd_open	syscall(SYS_pidfd_open, N, flags): the grab's
  *				first call
+ *		  proc_open	open(2) of "/proc/N" (the grab's first look
+ *				at /proc, after pidfd_open)
  *		  close_linger	close(2) of a socket whose SO_LINGER is on
  *				with a time (pfiles' duplicate)
  *		  ptrace	ptrace(2), any request (the agent's every
  *				step: seize, interrupt, registers, go on)
  *  RACE_ARG	the fd number N the call must name (statx, pidfd_getfd;
- *		"-1" is pidfd_getfd's probe), or the pid (pidfd_open);
+ *		"-1" is pidfd_getfd's probe), or the pid (pidfd_open,
+ *		proc_open);
  *		unset: any
  *  RACE_NTH	the matching call that acts, 1 for the first (the default)
  *  RACE_TIMES	how many matching calls in a row act, from RACE_NTH on (1,
@@ -32,6 +35,8 @@
  *			gone (its parent must reap it)
  *		  fail	the real call is not made: it fails with errno
  *			RACE_ERRNO (a number)
+ *		  reapfail  reap, then fail: whatever the kernel would
+ *			say of the gone process, the call says RACE_ERRNO
  *		  term	SIGTERM to pfiles itself, before the real call, which
  *			is then made if pfiles' handler returns (pfiles
  *			ends the walk and dies by the signal)
@@ -266,8 +271,10 @@ act(const char *call, long arg)
 	const char *what = env("RACE_ACTION", "");
 	int rv = -1;
 
-	if (strcmp(what, "fail") == 0) {
-		say("%s %ld fail ok", call, arg);
+	if (strcmp(what, "fail") == 0 || strcmp(what, "reapfail") == 0) {
+		rv = strcmp(what, "fail") == 0 ? 0 : kill_target(1);
+		say("%s %ld %s %s", call, arg, what, rv == 0 ? "ok" :
+		    "timeout");
 		errno = atoi(env("RACE_ERRNO", "5"));
 		return (1);
 	}
@@ -364,6 +371,61 @@ syscall(long nr, ...)
 	if (the && !before() && act(call, arg))
 		return (-1);
 	errno = e;
+	return (rv);
+}
+
+typedef int open_f(const char *, int, ...);
+
+/* The pid N of a path "/proc/N", else -2. */
+static long
+proc_pid_path(const char *path)
+{
+	return (path != NULL && strncmp(path, "/proc/", 6) == 0 ?
+	    fd_name(path + 6) : -2);
+}
+
+/* open and open64 (one function on x86_64): proc_open. */
+static int
+open_as(const char *name, const char *path, int flags, va_list ap)
+{
+	open_f *fn = (open_f *)real(name);
+	mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) :
+	    0;
+	long pid = proc_pid_path(path);
+	int rv, e, the;
+
+	the = pid > 0 && is_the_call("proc_open", pid);
+	if (the && before() && act("proc_open", pid))
+		return (-1);
+	rv = fn(path, flags, mode);
+	e = errno;
+	if (the && !before() && act("proc_open", pid))
+		return (-1);
+	errno = e;
+	return (rv);
+}
+
+int
+open(const char *path, int flags, ...)
+{
+	va_list ap;
+	int rv;
+
+	va_start(ap, flags);
+	rv = open_as("open", path, flags, ap);
+	va_end(ap);
+	return (rv);
+}
+
+int
+open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	int rv;
+
+	va_start(ap, flags);
+	rv = open_as("open64", path, flags, ap);
+	va_end(ap);
 	return (rv);
 }
 

@@ -22,6 +22,10 @@
  *  gone_after_pidfd_open  the target dies and is reaped between the
  *			grab's pidfd_open and its first read of /proc: "no
  *			such process"
+ *  gone_at_proc_open	the same, and the open of /proc/PID made to
+ *			fail with ENOENT, or ESRCH: "no such process"
+ *  proc_enoent_alive	that open fails with ENOENT while the target
+ *			lives: examined all the same
  *  zombie_thread	a process whose main thread has exited, and whose
  *			first other thread is a zombie held by a tracer
  *			(this test): examined through the live thread
@@ -616,6 +620,76 @@ ATF_TC_BODY(gone_after_pidfd_open, tc)
 	check_reaped(vars, "pidfd_open %s reap ok\n");
 }
 
+ATF_TC(gone_at_proc_open);
+ATF_TC_HEAD(gone_at_proc_open, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The target dies (SIGKILL) and is "
+	    "reaped between pfiles' pidfd_open and its open of /proc/PID, "
+	    "which is made to fail with ENOENT, then with ESRCH (what the "
+	    "kernel says of a gone process, by name or through a directory "
+	    "held): each time \"cannot examine PID: no such process\", exit "
+	    "1, nothing on stdout");
+}
+ATF_TC_BODY(gone_at_proc_open, tc)
+{
+	static const char *const enoent[] = { "RACE_CALL=proc_open",
+	    "RACE_ARG={}", "RACE_ACTION=reapfail", "RACE_PID={}",
+	    "RACE_ERRNO=2", NULL };
+	static const char *const esrch[] = { "RACE_CALL=proc_open",
+	    "RACE_ARG={}", "RACE_ACTION=reapfail", "RACE_PID={}",
+	    "RACE_ERRNO=3", NULL };
+
+	ATF_REQUIRE(ENOENT == 2 && ESRCH == 3);
+	check_reaped(enoent, "proc_open %s reapfail ok\n");
+	check_reaped(esrch, "proc_open %s reapfail ok\n");
+}
+
+ATF_TC(proc_enoent_alive);
+ATF_TC_HEAD(proc_enoent_alive, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles' first open of /proc/PID "
+	    "fails with ENOENT while the target lives (as while an exec "
+	    "hands its pid over): not \"no such process\"; the target is "
+	    "examined, its socket shown, exit 0, nothing on stderr");
+}
+ATF_TC_BODY(proc_enoent_alive, tc)
+{
+	const char *hargv[] = { HELPER, "reaped", NULL };
+	const char *args[2];
+	char *log, *want, *b, pid[16], arg[32];
+	said_fd_t sock;
+	tu_helper_t h;
+	tu_result_t r;
+
+	tu_helper_start(&h, hargv);
+	(void) snprintf(pid, sizeof (pid), "%d",
+	    atoi(tu_said(&h, "target")));
+	said_fd(&h, "sock", &sock);
+	(void) snprintf(arg, sizeof (arg), "RACE_ARG=%s", pid);
+	{
+		const char *vars[] = { "RACE_CALL=proc_open", arg,
+		    "RACE_ACTION=fail", "RACE_ERRNO=2", NULL };
+
+		args[0] = pid;
+		args[1] = NULL;
+		run_raced(args, vars, &r, &log);
+	}
+	want = tu_asprintf("proc_open %s fail ok\n", pid);
+	tu_require_same_str("race.log", want, log);
+	free(want);
+	tu_require_exit("pfiles", &r, 0);
+	tu_require_same_str("stderr", "", r.tr_err);
+	ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, sock.sf_fd)) != NULL,
+	    "fd %d not shown:\n%s", sock.sf_fd, r.tr_out);
+	want = tu_asprintf(" ino:%llu ", sock.sf_ino);
+	ATF_CHECK_MSG(strstr(b, want) != NULL, "not its socket:\n%s", b);
+	free(want);
+	free(b);
+	free(log);
+	tu_result_free(&r);
+	tu_helper_stop(&h);
+}
+
 ATF_TC(zombie_thread);
 ATF_TC_HEAD(zombie_thread, tc)
 {
@@ -860,6 +934,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, getfd_refused);
 	ATF_TP_ADD_TC(tp, gone_during_probe);
 	ATF_TP_ADD_TC(tp, gone_after_pidfd_open);
+	ATF_TP_ADD_TC(tp, gone_at_proc_open);
+	ATF_TP_ADD_TC(tp, proc_enoent_alive);
 	ATF_TP_ADD_TC(tp, zombie_thread);
 	ATF_TP_ADD_TC(tp, unknown_option);
 	ATF_TP_ADD_TC(tp, linger_not_slept);
