@@ -389,8 +389,9 @@ static int
 open_as(const char *name, const char *path, int flags, va_list ap)
 {
 	open_f *fn = (open_f *)real(name);
-	mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) :
-	    0;
+	/* As glibc: O_TMPFILE holds O_DIRECTORY's bit, not alone. */
+	mode_t mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ?
+	    va_arg(ap, mode_t) : 0;
 	long pid = proc_pid_path(path);
 	int rv, e, the;
 
