@@ -563,6 +563,19 @@ round_trip_len(psyscall_t *c, uint_t lenarg, uint32_t tlen, uint64_t rax)
 	return (len);
 }
 
+/* c: getsockopt(3, SOL_SOCKET, optname, buf of size bytes, ilen). */
+static void
+getsockopt_set(psyscall_t *c, argdes_t a[5], int optname, void *buf,
+    size_t size, int *ilen)
+{
+	argdes_byval(&a[0], 3);
+	argdes_byval(&a[1], SOL_SOCKET);
+	argdes_byval(&a[2], optname);
+	argdes_byref(&a[3], buf, size, AI_OUTPUT);
+	argdes_byref(&a[4], ilen, sizeof (*ilen), AI_INOUT);
+	psyscall_set(c, SYS_getsockopt, a, 5);
+}
+
 ATF_TC_WITHOUT_HEAD(clamp_lengths);
 ATF_TC_BODY(clamp_lengths, tc)
 {
@@ -573,12 +586,7 @@ ATF_TC_BODY(clamp_lengths, tc)
 	psyscall_t c;
 
 	/* getsockopt: optlen is clamped to optval's size. */
-	argdes_byval(&a[0], 3);
-	argdes_byval(&a[1], SOL_SOCKET);
-	argdes_byval(&a[2], SO_TYPE);
-	argdes_byref(&a[3], &val, sizeof (val), AI_OUTPUT);
-	argdes_byref(&a[4], &ilen, sizeof (ilen), AI_INOUT);
-	psyscall_set(&c, SYS_getsockopt, a, 5);
+	getsockopt_set(&c, a, SO_TYPE, &val, sizeof (val), &ilen);
 	ilen = sizeof (val);
 	ATF_CHECK_EQ(round_trip_len(&c, 4, 1000, 0), sizeof (val));
 	ATF_CHECK_EQ(round_trip_len(&c, 4, 0xffffffffU, 0), sizeof (val));
@@ -609,6 +617,36 @@ ATF_TC_BODY(clamp_lengths, tc)
 	psyscall_set(&c, SYS_getsockname, a, 3);
 	argdes_byval(&a[1], 0x12345678);
 	ATF_CHECK_EQ(round_trip_len(&c, 2, 4096, 0), 4096);
+}
+
+/*
+ * getsockopt's SO_GET_FILTER counts its optlen in instructions (struct
+ * sock_filter, 8 bytes): a 64-byte optval holds 8 of them, both ways;
+ * another option of the same call counts bytes.
+ */
+ATF_TC_WITHOUT_HEAD(clamp_lengths_filter);
+ATF_TC_BODY(clamp_lengths_filter, tc)
+{
+	uint8_t filter[64];
+	uint32_t inimg;
+	uint8_t image[256];
+	int ilen;
+	argdes_t a[5];
+	psyscall_t c;
+
+	ATF_REQUIRE_EQ(marshal_optlen_unit(SOL_SOCKET, SO_GET_FILTER), 8);
+	ATF_REQUIRE_EQ(marshal_optlen_unit(SOL_SOCKET, SO_TYPE), 1);
+	getsockopt_set(&c, a, SO_GET_FILTER, filter, sizeof (filter), &ilen);
+	ilen = 1000;
+	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
+	ATF_REQUIRE_EQ(marshal_pack(&m, &c, 1, image, sizeof (image)), 0);
+	memcpy(&inimg, image + (m.m_regs[0][4] - m.m_base), 4);
+	ATF_CHECK_EQ(inimg, 8);
+	ATF_CHECK_EQ(round_trip_len(&c, 4, 1000, 0), 8);
+	ATF_CHECK_EQ(round_trip_len(&c, 4, 5, 0), 5);
+	/* The same buffer for a byte-counted option: 64. */
+	argdes_byval(&a[2], SO_PEERSEC);
+	ATF_CHECK_EQ(round_trip_len(&c, 4, 1000, 0), sizeof (filter));
 }
 
 ATF_TC_WITHOUT_HEAD(clamp_return_values);
@@ -734,12 +772,7 @@ ATF_TC_BODY(clamp_on_the_way_in, tc)
 	ATF_CHECK_EQ((long)m.m_regs[0][2], -1L);
 
 	/* getsockopt with optlen 1000 for a 4-byte optval: 4 goes in. */
-	argdes_byval(&a[0], 3);
-	argdes_byval(&a[1], SOL_SOCKET);
-	argdes_byval(&a[2], SO_TYPE);
-	argdes_byref(&a[3], &val, sizeof (val), AI_OUTPUT);
-	argdes_byref(&a[4], &ilen, sizeof (ilen), AI_INOUT);
-	psyscall_set(&c, SYS_getsockopt, a, 5);
+	getsockopt_set(&c, a, SO_TYPE, &val, sizeof (val), &ilen);
 	ilen = 1000;
 	ATF_REQUIRE_EQ(marshal_plan(&m, &stack_area, &c, 1), 0);
 	ATF_REQUIRE_EQ(marshal_pack(&m, &c, 1, image, sizeof (image)), 0);
@@ -797,6 +830,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, unpack_outputs_only);
 	ATF_TP_ADD_TC(tp, result_decoding);
 	ATF_TP_ADD_TC(tp, clamp_lengths);
+	ATF_TP_ADD_TC(tp, clamp_lengths_filter);
 	ATF_TP_ADD_TC(tp, clamp_return_values);
 	ATF_TP_ADD_TC(tp, socket_batch_round_trip);
 	ATF_TP_ADD_TC(tp, clamp_on_the_way_in);

@@ -10,7 +10,7 @@
  * answering while the main one is borrowed).  Then pr_open and pr_close
  * as the target sees them, a pr_* call without an agent held, and the
  * target's view of itself after all that; and buffers past MAXARGL, cut
- * to it, the call made.
+ * to it, the call made, in bytes or, for SO_GET_FILTER, in instructions.
  */
 #include <atf-c.h>
 #include <errno.h>
@@ -22,7 +22,10 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/filter.h>
 
 #include "agentutil.h"
 #include "libproc.h"
@@ -267,11 +270,86 @@ ATF_TC_BODY(pr_calls_long_buffers, tc)
 	au_free_manifest(&m);
 }
 
+/*
+ * SO_GET_FILTER counts its optlen in instructions, not bytes: a filter of
+ * n instructions, attached here to a socket that a child of ours then
+ * holds, asked of the child with room for 4 x MAXARGL of them.  Up to
+ * MAXARGL bytes of them (512) it is the filter as our own getsockopt
+ * gives it, and nothing past it is written; past that the buffer cannot
+ * hold it, and pr_getsockopt fails as getsockopt does with room for 512
+ * (EINVAL), and writes nothing.
+ */
+static void
+check_filter(int n)
+{
+	static struct sock_filter prog[4 * MAXARGL], got[4 * MAXARGL],
+	    mine[4 * MAXARGL];
+	struct sock_fprog fp = { (unsigned short)n, prog };
+	struct ps_prochandle *P;
+	socklen_t mylen = MAXARGL / sizeof (prog[0]);
+	int s, gerr, len = 4 * MAXARGL, hold[2], st, r, myr;
+	pid_t kid;
+
+	for (int i = 0; i < n - 1; i++)
+		prog[i] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W |
+		    BPF_ABS, (unsigned)i);
+	prog[n - 1] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0xffff);
+	ATF_REQUIRE((s = socket(AF_INET, SOCK_DGRAM, 0)) >= 0);
+	ATF_REQUIRE_MSG(setsockopt(s, SOL_SOCKET, SO_ATTACH_FILTER, &fp,
+	    sizeof (fp)) == 0, "SO_ATTACH_FILTER of %d: %s", n,
+	    strerror(errno));
+	myr = getsockopt(s, SOL_SOCKET, SO_GET_FILTER, mine, &mylen);
+	ATF_REQUIRE(pipe(hold) == 0);
+	ATF_REQUIRE((kid = fork()) >= 0);
+	if (kid == 0) {
+		char c;
+
+		(void) close(hold[1]);
+		_exit(read(hold[0], &c, 1) == 0 ? 0 : 1);	/* our end */
+	}
+	(void) close(hold[0]);
+	ATF_REQUIRE_MSG((P = Pgrab(kid, 0, &gerr)) != NULL, "Pgrab: %s",
+	    Pgrab_error(gerr));
+	memset(got, 0xee, sizeof (got));
+	errno = 0;
+	r = pr_getsockopt(P, s, SOL_SOCKET, SO_GET_FILTER, got, &len);
+	Prelease(P, 0);
+	(void) close(hold[1]);
+	ATF_REQUIRE(waitpid(kid, &st, 0) == kid);
+	ATF_CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child");
+	(void) close(s);
+	if (myr != 0) {
+		ATF_CHECK_EQ_MSG(r, -1, "%d instructions", n);
+		ATF_CHECK_EQ_MSG(errno, EINVAL, "%d instructions: %s", n,
+		    strerror(errno));
+		ATF_CHECK_EQ(len, 4 * MAXARGL);
+		n = 0;
+	} else {
+		ATF_REQUIRE_MSG(r == 0, "%d instructions: %s", n,
+		    strerror(errno));
+		ATF_CHECK_EQ(len, n);
+		ATF_CHECK_MSG(memcmp(got, mine, (size_t)n * sizeof (got[0]))
+		    == 0, "%d instructions: another filter", n);
+	}
+	for (size_t i = (size_t)n * sizeof (got[0]); i < sizeof (got); i++)
+		ATF_REQUIRE_MSG(((uint8_t *)got)[i] == 0xee, "%d instructions: "
+		    "byte %zu written", n, i);
+}
+
+ATF_TC_WITHOUT_HEAD(pr_getsockopt_filter);
+ATF_TC_BODY(pr_getsockopt_filter, tc)
+{
+	check_filter(100);
+	check_filter(MAXARGL / sizeof (struct sock_filter));
+	check_filter(MAXARGL / sizeof (struct sock_filter) + 1);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, pr_calls_single_thread);
 	ATF_TP_ADD_TC(tp, pr_calls_multithreaded);
 	ATF_TP_ADD_TC(tp, pr_open_long_paths);
 	ATF_TP_ADD_TC(tp, pr_calls_long_buffers);
+	ATF_TP_ADD_TC(tp, pr_getsockopt_filter);
 	return (atf_no_error());
 }

@@ -11,7 +11,9 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <linux/filter.h>
 
 #include "agent/marshal.h"
 
@@ -39,6 +41,27 @@ static const marshal_lenrule_t lenrules[] = {
 	{ SYS_getpeername, ML_LENARG, 2, 1 },
 	{ SYS_getsockopt, ML_LENARG, 4, 3 },
 };
+
+size_t
+marshal_optlen_unit(long level, long optname)
+{
+	/* The kernel writes optlen instructions of the filter, not bytes. */
+	return (level == SOL_SOCKET && optname == SO_GET_FILTER ?
+	    sizeof (struct sock_filter) : 1);
+}
+
+/* The size, in units of its length argument, of a buffer of bsz bytes. */
+static long
+len_units(const psyscall_t *c, long bsz)
+{
+	const argdes_t *a = c->ps_argp;
+
+	if (bsz < 0 || c->ps_sysindex != SYS_getsockopt || c->ps_nargs < 3 ||
+	    a[1].arg_type != AT_BYVAL || a[2].arg_type != AT_BYVAL)
+		return (bsz);
+	return (bsz / (long)marshal_optlen_unit(a[1].arg_value,
+	    a[2].arg_value));
+}
 
 uint_t
 marshal_lenrules(int sysindex, const marshal_lenrule_t **rulesp)
@@ -315,7 +338,7 @@ clamp_input_lengths(const marshal_t *m, const psyscall_t *c, uint_t ci,
 
 	for (uint_t k = 0; k < n; k++) {
 		const argdes_t *l;
-		long bsz = buf_size(c, r[k].ml_bufarg, 0);
+		long bsz = len_units(c, buf_size(c, r[k].ml_bufarg, 0));
 		uint32_t len;
 		long off;
 
@@ -408,7 +431,7 @@ clamp_lenarg(psyscall_t *c, const marshal_lenrule_t *r)
 	if (l->arg_type != AT_BYREF || !is_output(l) ||
 	    l->arg_size < sizeof (len))
 		return;
-	if ((bsz = buf_size(c, r->ml_bufarg, 1)) < 0)
+	if ((bsz = len_units(c, buf_size(c, r->ml_bufarg, 1))) < 0)
 		return;
 	memcpy(&len, l->arg_object, sizeof (len));
 	if (len > (uint64_t)bsz) {

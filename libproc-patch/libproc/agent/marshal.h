@@ -173,7 +173,9 @@ extern int marshal_unpack(const marshal_t *, psyscall_t *, uint_t,
  *    by-value pointer; it is not clamped when ml_bufarg is another
  *    by-value address (which the caller gave and vouches for).  Lengths
  *    are compared as unsigned 32-bit values: a negative int becomes the
- *    buffer's size.
+ *    buffer's size.  A length counts bytes, but getsockopt's optlen for
+ *    SO_GET_FILTER, which counts instructions (marshal_optlen_unit):
+ *    the size is then the number of whole instructions the buffer holds.
  *  - ML_RVAL: argument ml_lenarg is a by-value count of the bytes the
  *    call may put in by-reference argument ml_bufarg (read's count,
  *    readlinkat's bufsiz): its register is at most ml_bufarg's arg_size
@@ -194,5 +196,8 @@ typedef struct marshal_lenrule {
 
 /* The rules of a system call: their number, and *rulesp. */
 extern uint_t marshal_lenrules(int, const marshal_lenrule_t **);
+
+/* The bytes one unit of getsockopt's optlen for level, optname stands for. */
+extern size_t marshal_optlen_unit(long, long);
 
 #endif	/* _MARSHAL_H */

@@ -33,6 +33,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "agent/marshal.h"
 #include "core/Pcontrol.h"
 
 /* A by-reference argument; objects past MAXARGL are cut to it. */
@@ -77,7 +78,8 @@ call(struct ps_prochandle *P, int nr, uint_t nargs, argdes_t *args)
  * (in, and back), on buf and *lenp (4 bytes: an int or a socklen_t).
  * The target writes into a buffer of ours; on success, the length the
  * call gave back (at most the one given: marshal.c sees to that) goes to
- * *lenp and that many bytes to buf.  On failure neither is written.
+ * *lenp and that many units (bytes, or marshal_optlen_unit's) to buf.
+ * On failure neither is written.
  */
 static int
 lencall(struct ps_prochandle *P, int nr, argdes_t *a, uint_t nargs,
@@ -85,7 +87,8 @@ lencall(struct ps_prochandle *P, int nr, argdes_t *a, uint_t nargs,
 {
 	uint8_t bounce[MAXARGL];
 	uint32_t len;
-	size_t size = 0;
+	size_t size = 0, unit = nr != SYS_getsockopt ? 1 :
+	    marshal_optlen_unit(a[1].arg_value, a[2].arg_value);
 	long r;
 
 	if (lenp == NULL) {
@@ -96,8 +99,9 @@ lencall(struct ps_prochandle *P, int nr, argdes_t *a, uint_t nargs,
 	}
 	memcpy(&len, lenp, sizeof (len));
 	if (buf != NULL) {
-		size = len > MAXARGL ? MAXARGL : len;
-		len = (uint32_t)size;
+		if (len > MAXARGL / unit)
+			len = (uint32_t)(MAXARGL / unit);
+		size = (size_t)len * unit;
 		argdes_byref(&a[nargs - 2], bounce, size, AI_OUTPUT);
 	} else {
 		argdes_byval(&a[nargs - 2], 0);	/* likewise */
@@ -105,10 +109,10 @@ lencall(struct ps_prochandle *P, int nr, argdes_t *a, uint_t nargs,
 	argdes_byref(&a[nargs - 1], &len, sizeof (len), AI_INOUT);
 	if ((r = call(P, nr, nargs, a)) != 0)
 		return ((int)r);
-	if (len > size)		/* marshal.c clamps it; make sure */
-		len = (uint32_t)size;
+	if (len > size / unit)	/* marshal.c clamps it; make sure */
+		len = (uint32_t)(size / unit);
 	if (len > 0)
-		memcpy(buf, bounce, len);
+		memcpy(buf, bounce, (size_t)len * unit);
 	memcpy(lenp, &len, sizeof (len));
 	return (0);
 }
