@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "libproc.h"
@@ -160,6 +161,33 @@ show_file(void *arg, const prfdinfo_t *info)
 	return (pf_file_items(&sh->sh_ctx, &ix) != 0 || out_failed());
 }
 
+/* Is err pfiles' own want of fds (never the target's doing)? */
+static int
+short_of_fds(int err)
+{
+	return (err == EMFILE || err == ENFILE);
+}
+
+/*
+ * What ran out, for EMFILE or ENFILE: pfiles' own RLIMIT_NOFILE, or the
+ * system's table of open files.
+ */
+static const char *
+fds_reason(int err)
+{
+	static char text[80];
+	struct rlimit rl;
+
+	if (err == ENFILE)
+		return ("the system is out of file descriptors (ENFILE)");
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return ("pfiles is short of file descriptors");
+	(void) snprintf(text, sizeof (text), "pfiles is short of file "
+	    "descriptors (RLIMIT_NOFILE %llu)",
+	    (unsigned long long)rl.rlim_cur);
+	return (text);
+}
+
 /*
  * The reasons pfiles gives for an errno, lower case as the contract's;
  * Pgrab_error() has those of a grab.  Anything else: strerror's text,
@@ -175,13 +203,13 @@ reason(int err)
 		{ ESRCH, "process exited during examination" },
 		{ EACCES, "permission denied" },
 		{ EPERM, "permission denied" },
-		{ EMFILE, "too many open files" },
-		{ ENFILE, "too many open files" },
 		{ ENOMEM, "out of memory" },
 		{ ENAMETOOLONG, "file name too long" },
 	};
 	static char other[128];
 
+	if (short_of_fds(err))
+		return (fds_reason(err));
 	for (size_t i = 0; i < sizeof (reasons) / sizeof (reasons[0]); i++) {
 		if (reasons[i].r_err == err)
 			return (reasons[i].r_text);
@@ -442,7 +470,8 @@ show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
 	if (P == NULL) {
 		if (gerr == G_SYS)
 			return (show_sysproc(arg, pid));
-		complain(arg, Pgrab_error(gerr));
+		complain(arg, gerr == G_NOFD ? fds_reason(EMFILE) :
+		    Pgrab_error(gerr));
 		return (1);
 	}
 	(void) Pshare(P, share);
@@ -451,7 +480,7 @@ show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
 	if (!statonly && Psetsocksrc(P, via) != 0 &&
 	    (via != PSOCK_AUTO || errno == ESRCH)) {
 		complain(arg, errno == ESRCH ? "no such process" :
-		    Perrmsg(P));
+		    short_of_fds(errno) ? fds_reason(errno) : Perrmsg(P));
 		Prelease(P, 0);
 		return (1);
 	}
@@ -493,7 +522,9 @@ show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
 	}
 	if (rv == 0)
 		show_header(&sh);
-	report_gaps(arg, &sh);
+	/* Out of fds, nothing is shown: what was missed before is moot. */
+	if (rv == 0 || !short_of_fds(err))
+		report_gaps(arg, &sh);
 	if (json != NULL && sh.sh_header) {
 		/* The process's object is open: the error goes in it. */
 		const char *notes[NOTES_MAX];

@@ -193,6 +193,11 @@ extern ssize_t proc_read_record(int, const char *, char *, size_t);
  * (fdroom.c): 0 when RLIMIT_NOFILE leaves none to spare.
  */
 extern size_t Pfd_room(void);
+/*
+ * May the walk spread its work over threads of its own (fdroom.c)?  Not
+ * on one CPU, nor when Pfd_room() is 0: then all is done one at a time.
+ */
+extern int Pconcurrent(void);
 
 /* Open /proc/PID/<name> relative to the grab; -1 with errno. */
 extern int Pprocopen(struct ps_prochandle *, const char *, int);

@@ -330,7 +330,17 @@ Pexiting(struct ps_prochandle *P)
 	for (int ms = 0; ; ms++) {
 		if (Pexited(P))
 			return (1);
-		if (Plives_on(P) || thread_living(P, 0) != 0)
+		if (Plives_on(P))
+			return (0);
+		errno = 0;
+		if (thread_living(P, 0) != 0)
+			return (0);
+		/*
+		 * No look at the threads could be had: we are short of fds,
+		 * which is no proof of exit; the pidfd, which said none,
+		 * stands.
+		 */
+		if (P->pidfd >= 0 && (errno == EMFILE || errno == ENFILE))
 			return (0);
 		if (ms == EXEC_SETTLE_MS || P->pidfd < 0)
 			return (1);

@@ -5,10 +5,15 @@
  * target's sockets asked together): a share of what RLIMIT_NOFILE leaves
  * beyond FD_SPARE for each of the walk's threads (at most 4, and the
  * caller's), so that a low limit is not run into.  The walk and the
- * sources that batch ask here, once: one rule for both.
+ * sources that batch ask here, once: one rule for both.  Where none is
+ * left to spare, nothing is done on a thread of its own either (a thread
+ * opens fds of the same table, at moments no one chooses, and which of
+ * two gets EMFILE would change from run to run): one fd at a time, in
+ * order, each closed before the next is opened.
  */
 #include <stdatomic.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "core/Pcontrol.h"
 
@@ -35,4 +40,18 @@ Pfd_room(void)
 		r = FD_ROOM_MAX;
 	atomic_store_explicit(&room, r + 1, memory_order_relaxed);
 	return (r);
+}
+
+int
+Pconcurrent(void)
+{
+	static _Atomic int conc;	/* + 1: 0 is not known yet */
+	int c = atomic_load_explicit(&conc, memory_order_relaxed);
+
+	if (c != 0)
+		return (c - 1);
+	/* Asked before sysconf, which opens a file of /sys to answer. */
+	c = Pfd_room() > 0 && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	atomic_store_explicit(&conc, c + 1, memory_order_relaxed);
+	return (c);
 }

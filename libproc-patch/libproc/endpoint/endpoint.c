@@ -137,8 +137,7 @@ early_start(early_t *ea, struct ps_prochandle *P, diag_nets_t *dn)
 	memset(ea, 0, sizeof (*ea));
 	ea->ea_sigp = NULL;
 	if (dn == NULL || dn->dn_tab[0]->dt_nserr[0] != '\0' ||
-	    diag_table_dumped(dn->dn_tab[0], DT_TCP4) ||
-	    sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	    diag_table_dumped(dn->dn_tab[0], DT_TCP4) || !Pconcurrent())
 		return;
 	(void) pthread_mutex_init(&ea->ea_lock, NULL);
 	(void) pthread_cond_init(&ea->ea_cond, NULL);

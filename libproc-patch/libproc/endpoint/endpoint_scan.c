@@ -408,7 +408,7 @@ ep_read_own(struct ps_prochandle *P, endpoints_t *en, char *dents,
 		sh[k].sh_feed = &fe;
 	}
 	st.st_share = &sh[1];
-	err = list_fds(d, dents, &fe, sysconf(_SC_NPROCESSORS_ONLN) > 1 ?
+	err = list_fds(d, dents, &fe, Pconcurrent() ?
 	    start_helper : NULL, &st);
 	(void) read_share(&sh[0]);
 	if (st.st_started)
@@ -507,15 +507,15 @@ read_fd_table(int dirfd, pid_t pid, char *dents, const uint64_t *want,
  * a kernel thread, or a zombie?  Its stat line says, to anyone.
  */
 static int
-holds_nothing(int procdir, long pid)
+holds_nothing(long pid)
 {
-	char path[32], buf[512], *p;
+	char path[40], buf[512], *p;
 	unsigned long flags;
 	ssize_t n;
 	int fd;
 
-	(void) snprintf(path, sizeof (path), "%ld/stat", pid);
-	if ((fd = openat(procdir, path, O_RDONLY | O_CLOEXEC)) < 0)
+	(void) snprintf(path, sizeof (path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return (errno == ENOENT);	/* gone: holds nothing now */
 	n = read(fd, buf, sizeof (buf) - 1);
 	(void) close(fd);
@@ -550,6 +550,48 @@ ep_sees_every_process(void)
 }
 
 /*
+ * The pids /proc lists, into *pidsp (*np of them; free()d by the
+ * caller): listed first and the directory closed, so that a pass over
+ * them holds one fd of its own at a time (two for a thread's table)
+ * where RLIMIT_NOFILE is low.  0 or an errno.
+ */
+static int
+proc_pids(long **pidsp, size_t *np)
+{
+	struct dirent *d;
+	DIR *proc;
+	long *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	int err = 0;
+
+	if ((proc = opendir("/proc")) == NULL)
+		return (errno);
+	while ((d = readdir(proc)) != NULL) {
+		long pid = decimal(d->d_name);
+
+		if (pid <= 0)
+			continue;
+		if (n == cap) {
+			cap = cap == 0 ? 1024 : cap * 2;
+			if ((nv = realloc(v, cap * sizeof (*v))) == NULL) {
+				err = ENOMEM;
+				break;
+			}
+			v = nv;
+		}
+		v[n++] = pid;
+	}
+	(void) closedir(proc);
+	if (err != 0) {
+		free(v);
+		return (err);
+	}
+	*pidsp = v;
+	*np = n;
+	return (0);
+}
+
+/*
  * The one pass over every other process's fd table: the holders of the
  * nwant inodes of want (sorted), and the processes whose table pfiles
  * may not read.  0 or an errno.
@@ -558,28 +600,27 @@ int
 ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
     size_t nwant, char *dents)
 {
-	struct dirent *d;
-	DIR *proc;
-	int err = 0;
+	long *pids;
+	size_t npids;
+	int err;
 
-	if ((proc = opendir("/proc")) == NULL)
-		return (errno);
+	if ((err = proc_pids(&pids, &npids)) != 0)
+		return (err);
 	en->en_outside = !ep_sees_every_process();
-	while (err == 0 && (d = readdir(proc)) != NULL) {
-		char path[32];
-		long pid = decimal(d->d_name);
+	for (size_t i = 0; err == 0 && i < npids; i++) {
+		char path[40];
+		long pid = pids[i];
 		int fdd;
 
-		if (pid <= 0 || pid == (long)P->pid)
+		if (pid == (long)P->pid)
 			continue;
-		(void) snprintf(path, sizeof (path), "%ld/fd", pid);
-		if ((fdd = openat(dirfd(proc), path, O_RDONLY | O_DIRECTORY |
+		(void) snprintf(path, sizeof (path), "/proc/%ld/fd", pid);
+		if ((fdd = open(path, O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC)) < 0) {
 			int e = errno;
 
 			/* Gone meanwhile, or a zombie or a kernel thread. */
-			if (e == ENOENT || e == ESRCH ||
-			    holds_nothing(dirfd(proc), pid))
+			if (e == ENOENT || e == ESRCH || holds_nothing(pid))
 				continue;
 			en->en_unreadable++;
 			/* Not a refusal: pfiles' own want (EMFILE), said. */
@@ -598,7 +639,7 @@ ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
 		}
 		(void) close(fdd);
 	}
-	(void) closedir(proc);
+	free(pids);
 	en->en_scanned = 1;
 	if (en->en_other.h_n > 1)
 		qsort(en->en_other.h_v, en->en_other.h_n, sizeof (ephold_t),
@@ -655,27 +696,23 @@ int
 ep_scan_threads(struct ps_prochandle *P, endpoints_t *en,
     const uint64_t *want, size_t nwant, char *dents)
 {
-	struct dirent *d;
-	DIR *proc;
-	size_t before = en->en_other.h_n;
-	int err = 0;
+	long *pids;
+	size_t npids, before = en->en_other.h_n;
+	int err;
 
-	if ((proc = opendir("/proc")) == NULL)
-		return (errno);
-	while (err == 0 && (d = readdir(proc)) != NULL) {
-		char path[32];
-		long pid = decimal(d->d_name);
+	if ((err = proc_pids(&pids, &npids)) != 0)
+		return (err);
+	for (size_t i = 0; err == 0 && i < npids; i++) {
+		char path[40];
 		int taskd;
 
-		if (pid <= 0)
-			continue;
-		(void) snprintf(path, sizeof (path), "%ld/task", pid);
-		if ((taskd = openat(dirfd(proc), path, O_RDONLY | O_DIRECTORY |
+		(void) snprintf(path, sizeof (path), "/proc/%ld/task", pids[i]);
+		if ((taskd = open(path, O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC)) >= 0)
-			err = scan_tasks(taskd, pid, want, nwant, dents,
+			err = scan_tasks(taskd, pids[i], want, nwant, dents,
 			    &en->en_other, &en->en_links);
 	}
-	(void) closedir(proc);
+	free(pids);
 	if (en->en_other.h_n > 1)
 		qsort(en->en_other.h_v, en->en_other.h_n, sizeof (ephold_t),
 		    ep_hold_cmp);

@@ -45,13 +45,29 @@
 #define	BATCH_MAX	(DENTS_BUFSZ / 24)	/* fds one getdents can give */
 #define	FD_RETRIES	8	/* an fd replaced while being read, again */
 
+/*
+ * fdinfo's directory, held for the walk; not where RLIMIT_NOFILE leaves
+ * no fd to spare (Pfd_room()): each file is then opened through the
+ * process's directory (fdinfo_open), and the walk holds one fd fewer.
+ */
 static int
 open_fdinfo_dir(struct ps_prochandle *P)
 {
-	if (P->fdinfofd >= 0)
+	if (P->fdinfofd >= 0 || Pfd_room() == 0)
 		return (0);
 	P->fdinfofd = Pprocopen(P, "fdinfo", O_RDONLY | O_DIRECTORY);
 	return (P->fdinfofd < 0 ? -1 : 0);
+}
+
+static int
+fdinfo_open(struct ps_prochandle *P, const char *name)
+{
+	char path[32];
+
+	if (P->fdinfofd >= 0)
+		return (openat(P->fdinfofd, name, O_RDONLY | O_CLOEXEC));
+	(void) snprintf(path, sizeof (path), "fdinfo/%s", name);
+	return (Pprocopen(P, path, O_RDONLY));
 }
 
 /*
@@ -84,10 +100,10 @@ read_fdinfo(struct ps_prochandle *P, const char *name, fdscratch_t *fs)
 
 	if (P->fdinfofd < 0 && open_fdinfo_dir(P) != 0)
 		return (errno);
-	if ((fd = openat(P->fdinfofd, name, O_RDONLY | O_CLOEXEC)) < 0 &&
+	if ((fd = fdinfo_open(P, name)) < 0 &&
 	    (errno == EMFILE || errno == ENFILE) && fs->fs_nclose > 0) {
 		close_fdinfos(fs);
-		fd = openat(P->fdinfofd, name, O_RDONLY | O_CLOEXEC);
+		fd = fdinfo_open(P, name);
 	}
 	if (fd < 0)
 		return (errno);
@@ -590,7 +606,7 @@ fdwalk_emit(const fdwalk_t *fw, fdrec_t *rec)
 static int
 parallel_ok(struct ps_prochandle *P, int flags)
 {
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	if (!Pconcurrent())
 		return (0);
 	return ((flags & PFDI_STATONLY) || Psock_parallel_ok(P));
 }
@@ -613,17 +629,19 @@ walk_begin(fdwalk_t *fw, struct ps_prochandle *P, int flags,
 	if (!statonly) {
 		if (P->src_state == SRC_UNSET)
 			(void) Psetsocksrc(P, PSOCK_AUTO);
-		/*
-		 * Before the builders' threads start; a source that walks
-		 * by itself (bpf) builds on its one thread, and most of its
-		 * records need no fdinfo: opened at first use there.
-		 */
-		if (!Psock_walks(P))
-			(void) open_fdinfo_dir(P);
 	}
 	P->ep_why[0] = '\0';
 	fw->fw_ep = statonly || (flags & PFDI_NOENDPOINTS) ? NULL :
 	    endpoints_resolve(P);
+	/*
+	 * Before the builders' threads start, and after the endpoints'
+	 * pass over every fd table, which then has one fd more where
+	 * RLIMIT_NOFILE is low; a source that walks by itself (bpf)
+	 * builds on its one thread, and most of its records need no
+	 * fdinfo: opened at first use there.
+	 */
+	if (!statonly && !Psock_walks(P))
+		(void) open_fdinfo_dir(P);
 }
 
 /*

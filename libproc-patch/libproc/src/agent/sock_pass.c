@@ -272,9 +272,11 @@ pass_state(struct ps_prochandle *P, int make)
 	/*
 	 * A target under a seccomp filter is asked nothing it might not be
 	 * asked anyway: socket, mmap and sendmsg may be forbidden to it, and
-	 * a filter may kill rather than refuse.
+	 * a filter may kill rather than refuse.  Passing holds PASS_SLOTS
+	 * sockets and what a message brings: where RLIMIT_NOFILE leaves no
+	 * fd to spare, the per-socket batch, which needs none, serves.
 	 */
-	sp->sp_off = !same_netns(P) || (ps = Pstatus_facts(P)) == NULL ||
+	sp->sp_off = Pfd_room() == 0 || !same_netns(P) || (ps = Pstatus_facts(P)) == NULL ||
 	    ps->pst_seccomp != 0;
 	PDEBUG(P, "agent: passing sockets %s", sp->sp_off ? "off" : "on");
 	P->src_data = sp;
