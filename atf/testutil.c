@@ -481,6 +481,13 @@ void
 tu_run(const char *const argv[], const char *const env[], int timeout_ms,
     tu_result_t *r)
 {
+	tu_run_nofile(argv, env, timeout_ms, 0, r);
+}
+
+void
+tu_run_nofile(const char *const argv[], const char *const env[],
+    int timeout_ms, rlim_t nofile, tu_result_t *r)
+{
 	long long deadline = deadline_in(timeout_ms);
 	int out[2], err[2], devnull, status = 0;
 	pid_t parent = getpid(), pid;
@@ -499,6 +506,15 @@ tu_run(const char *const argv[], const char *const env[], int timeout_ms,
 		child_dup(devnull, 0);
 		child_dup(out[1], 1);
 		child_dup(err[1], 2);
+		if (nofile != 0) {
+			struct rlimit rl;
+
+			if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+				_exit(126);
+			rl.rlim_cur = nofile;
+			if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+				_exit(126);
+		}
 		(void) execvp(argv[0], (char *const *)argv);
 		(void) dprintf(2, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);

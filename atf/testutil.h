@@ -23,6 +23,7 @@
 #include <sys/types.h>
 
 #include <atf-c.h>
+#include <sys/resource.h>
 
 #ifndef	BUILD_DIR
 #error	"BUILD_DIR must be defined (the absolute build directory)"
@@ -103,6 +104,12 @@ typedef struct tu_result {
 void	tu_run(const char *const argv[], const char *const env[],
 	    int timeout_ms, tu_result_t *);
 void	tu_result_free(tu_result_t *);
+/*
+ * tu_run() with the program's soft RLIMIT_NOFILE set to nofile (0: left
+ * as it is), 0, 1 and 2 being its only fds when it starts.
+ */
+void	tu_run_nofile(const char *const argv[], const char *const env[],
+	    int timeout_ms, rlim_t nofile, tu_result_t *);
 
 /*
  * Fail the test unless r exited normally with status code; the message

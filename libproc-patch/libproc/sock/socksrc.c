@@ -176,6 +176,16 @@ Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
 			    "fds)", BPF_AUTO_MIN_FDS);
 			continue;
 		}
+		/*
+		 * bpf holds fds of its own (program, maps, link, iterator)
+		 * and prints what pidfd prints: not where RLIMIT_NOFILE
+		 * leaves none to spare.
+		 */
+		if (sources[i] == &sock_bpf_ops && Pfd_room() == 0) {
+			PDEBUG(P, "socket facts: bpf not tried (no fd to "
+			    "spare)");
+			continue;
+		}
 		if (sources[i] == &sock_agent_ops &&
 		    (ps = Pstatus_facts(P)) != NULL && ps->pst_seccomp > 0) {
 			add_reason(why, sizeof (why), "agent: not used on a "
