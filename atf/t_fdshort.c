@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * t_fdshort: pfiles short of fds of its own (a low soft RLIMIT_NOFILE).
+ * The target is a child of the test that opens some 300 fds (TCP
+ * listener, connections and UDP sockets on 127.0.0.1, unix socket pairs,
+ * pipes, /dev/null, directories, regular files) and says, from its own
+ * fstat of each, which fds it holds and of what type.  pfiles runs at
+ * RLIMIT_NOFILE LIM_LO to LIM_HI, RUNS times at each, text and -J:
+ *
+ *	from the limit pfiles.1 gives (FULL_MIN, FULL_MIN_AGENT) up, every
+ *	run exits 0, says nothing on stderr, lists every fd of the target
+ *	with its type (the target's own list), prints the same bytes each
+ *	run, and the same as at the ordinary limit;
+ *	below it, every run exits 1 and says on stderr only what ran out
+ *	(never that the target exited or is gone);
+ *	after every run, the target is alive, neither stopped nor traced,
+ *	and holds the fds it held (no fd of the agent's left in it).
+ *
+ *  via_auto	pfiles with no --via (auto: bpf is not tried short of fds)
+ *  via_pidfd	--via=pidfd
+ *  via_agent	--via=agent (ptrace and injected calls: it needs one fd more)
+ */
+#include <atf-c.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define	PFILES		BUILD_DIR "/pfiles"
+#define	LIM_LO		6
+#define	LIM_HI		16
+#define	RUNS		5
+#define	FULL_MIN	8	/* pfiles.1: every fact from here up */
+#define	FULL_MIN_AGENT	9	/* the same with --via=agent */
+#define	RUN_MS		60000
+#define	TARGET_MAXFD	1024
+
+/* What the target opens: about 300 fds. */
+#define	N_TCP		60	/* connections: client and accepted end */
+#define	N_UDP		10
+#define	N_PAIR		40
+#define	N_PIPE		20
+#define	N_NULL		20
+#define	N_DIR		10
+#define	N_FILE		10
+
+typedef struct target {
+	pid_t	t_pid;
+	int	t_ctl;		/* closed: the target exits */
+	char	t_arg[16];	/* its pid, as pfiles is given it */
+	char	*t_view;	/* "FD TYPE\n" for each fd, its own view */
+	size_t	t_nfds;
+} target_t;
+
+static const char *
+type_word(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFREG:	return ("S_IFREG");
+	case S_IFDIR:	return ("S_IFDIR");
+	case S_IFCHR:	return ("S_IFCHR");
+	case S_IFBLK:	return ("S_IFBLK");
+	case S_IFIFO:	return ("S_IFIFO");
+	case S_IFSOCK:	return ("S_IFSOCK");
+	case S_IFLNK:	return ("S_IFLNK");
+	default:	return ("?");
+	}
+}
+
+/* The target's sockets; 0 or -1 (errno). */
+static int
+open_sockets(void)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof (sin);
+	int l, fds[2];
+
+	memset(&sin, 0, sizeof (sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((l = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+	    bind(l, (struct sockaddr *)&sin, sizeof (sin)) != 0 ||
+	    listen(l, N_TCP) != 0 ||
+	    getsockname(l, (struct sockaddr *)&sin, &len) != 0)
+		return (-1);
+	for (int i = 0; i < N_TCP; i++) {
+		int c = socket(AF_INET, SOCK_STREAM, 0);
+
+		if (c < 0 || connect(c, (struct sockaddr *)&sin,
+		    sizeof (sin)) != 0 || accept(l, NULL, NULL) < 0)
+			return (-1);
+	}
+	sin.sin_port = 0;
+	for (int i = 0; i < N_UDP; i++) {
+		int u = socket(AF_INET, SOCK_DGRAM, 0);
+
+		if (u < 0 || bind(u, (struct sockaddr *)&sin,
+		    sizeof (sin)) != 0)
+			return (-1);
+	}
+	for (int i = 0; i < N_PAIR; i++) {
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
+			return (-1);
+	}
+	return (0);
+}
+
+/* The rest of its fds; 0 or -1 (errno). */
+static int
+open_files(void)
+{
+	int fds[2];
+
+	for (int i = 0; i < N_PIPE; i++) {
+		if (pipe(fds) != 0)
+			return (-1);
+	}
+	for (int i = 0; i < N_NULL; i++) {
+		if (open("/dev/null", O_RDWR) < 0)
+			return (-1);
+	}
+	for (int i = 0; i < N_DIR; i++) {
+		if (open("/", O_RDONLY | O_DIRECTORY) < 0)
+			return (-1);
+	}
+	for (int i = 0; i < N_FILE; i++) {
+		if (open("fdshort.file", O_RDWR | O_CREAT, 0644) < 0)
+			return (-1);
+	}
+	return (0);
+}
+
+/*
+ * The target (a child): 3 writes to the test, 4 is read until the
+ * test closes it; 0, 1, 2 are /dev/null.  Says "FD TYPE" for each of
+ * its fds, then "ready".
+ */
+static void __attribute__((__noreturn__))
+target_main(int rep, int ctl)
+{
+	char c;
+	int nul;
+
+	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if ((rep = fcntl(rep, F_DUPFD, 100)) < 0 ||
+	    (ctl = fcntl(ctl, F_DUPFD, 100)) < 0 || dup2(rep, 3) != 3 ||
+	    dup2(ctl, 4) != 4 || close_range(5, ~0U, 0) != 0 ||
+	    (nul = open("/dev/null", O_RDWR)) < 0 || dup2(nul, 0) != 0 ||
+	    dup2(nul, 1) != 1 || dup2(nul, 2) != 2 || close(nul) != 0)
+		_exit(126);
+	if (open_sockets() != 0 || open_files() != 0) {
+		(void) dprintf(3, "fail %s\n", strerror(errno));
+		_exit(1);
+	}
+	for (int fd = 0; fd < TARGET_MAXFD; fd++) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0)
+			(void) dprintf(3, "%d %s\n", fd, type_word(st.st_mode));
+	}
+	(void) dprintf(3, "ready\n");
+	while (read(4, &c, 1) != 0)
+		continue;
+	_exit(0);
+}
+
+static void
+target_start(target_t *t)
+{
+	int rep[2], ctl[2], found;
+
+	if (pipe2(rep, O_CLOEXEC) != 0 || pipe2(ctl, O_CLOEXEC) != 0)
+		atf_tc_fail("pipe2: %s", strerror(errno));
+	if ((t->t_pid = fork()) < 0)
+		atf_tc_fail("fork: %s", strerror(errno));
+	if (t->t_pid == 0)
+		target_main(rep[1], ctl[0]);
+	(void) close(rep[1]);
+	(void) close(ctl[0]);
+	t->t_ctl = ctl[1];
+	(void) snprintf(t->t_arg, sizeof (t->t_arg), "%d", (int)t->t_pid);
+	t->t_view = tu_read_until(rep[0], "ready", RUN_MS, &found);
+	(void) close(rep[0]);
+	if (!found)
+		atf_tc_fail("the target did not get ready: %s", t->t_view);
+	t->t_nfds = 0;
+	for (const char *p = t->t_view; *p != '\0'; p++)
+		t->t_nfds += *p == '\n';
+	if (t->t_nfds < N_TCP * 2 + N_PAIR * 2 + N_PIPE * 2)
+		atf_tc_fail("the target holds %zu fds", t->t_nfds);
+}
+
+static void
+target_stop(target_t *t)
+{
+	int st;
+
+	(void) close(t->t_ctl);
+	if (waitpid(t->t_pid, &st, 0) != t->t_pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0)
+		atf_tc_fail("the target did not exit as told: 0x%x",
+		    (unsigned)st);
+	free(t->t_view);
+}
+
+/* How many fds the target holds now: its /proc directory's count. */
+static size_t
+fds_now(pid_t pid)
+{
+	char path[40];
+	struct stat st;
+	size_t n = 0;
+
+	for (int fd = 0; fd < TARGET_MAXFD; fd++) {
+		(void) snprintf(path, sizeof (path), "/proc/%d/fd/%d",
+		    (int)pid, fd);
+		n += lstat(path, &st) == 0;
+	}
+	return (n);
+}
+
+/* The target as pfiles found it: alive, not stopped, as it was. */
+static void
+require_untouched(const target_t *t, const char *what)
+{
+	char path[40], *status, *tracer;
+	char s = tu_proc_state(t->t_pid);
+
+	if (s == 0 || s == 'T' || s == 't' || s == 'Z' || s == 'X')
+		atf_tc_fail("%s: the target's state is '%c'", what, s);
+	(void) snprintf(path, sizeof (path), "/proc/%d/status", (int)t->t_pid);
+	status = tu_read_file(path, NULL);
+	if ((tracer = strstr(status, "\nTracerPid:\t")) == NULL ||
+	    strncmp(tracer, "\nTracerPid:\t0\n", 14) != 0)
+		atf_tc_fail("%s: the target is traced", what);
+	free(status);
+	if (fds_now(t->t_pid) != t->t_nfds)
+		atf_tc_fail("%s: the target holds %zu fds, not %zu", what,
+		    fds_now(t->t_pid), t->t_nfds);
+}
+
+/*
+ * "FD TYPE\n" for each fd that pfiles' output lists: its fd lines
+ * (text), or its fd objects (-J, one a line).
+ */
+static char *
+listed(const char *out, int json)
+{
+	char *list = tu_asprintf("%s", ""), *line, *copy, *save = NULL;
+
+	copy = tu_asprintf("%s", out);
+	for (line = strtok_r(copy, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save)) {
+		char type[64], *more;
+		int fd;
+
+		if (json ? sscanf(line, "{\"fd\":%d,\"type\":\"%63[^\"]\"",
+		    &fd, type) != 2 : !tu_is_fd_line(line) ||
+		    sscanf(line, "%d: %63s", &fd, type) != 2)
+			continue;
+		more = tu_asprintf("%s%d %s\n", list, fd, type);
+		free(list);
+		list = more;
+	}
+	free(copy);
+	return (list);
+}
+
+/* One run of pfiles [-J] [--via=VIA] at the limit; its result. */
+static void
+run(const target_t *t, const char *via, int json, rlim_t lim,
+    tu_result_t *r)
+{
+	char opt[32];
+	const char *argv[5];
+	int n = 0;
+
+	argv[n++] = PFILES;
+	if (json)
+		argv[n++] = "-J";
+	if (via != NULL) {
+		(void) snprintf(opt, sizeof (opt), "--via=%s", via);
+		argv[n++] = opt;
+	}
+	argv[n++] = t->t_arg;
+	argv[n] = NULL;
+	tu_run_nofile(argv, NULL, RUN_MS, lim, r);
+}
+
+/* At a limit that allows it: every fd, the same as at the usual one. */
+static void
+require_full(const target_t *t, const tu_result_t *r, const char *usual,
+    int json, const char *what)
+{
+	char *got;
+
+	tu_require_exit(what, r, 0);
+	tu_require_same_str(what, "", r->tr_err);
+	got = listed(r->tr_out, json);
+	tu_require_same_str(what, t->t_view, got);
+	free(got);
+	tu_require_same_str(what, usual, r->tr_out);
+}
+
+/* Below it: exit 1, and only what ran out said. */
+static void
+require_short(const target_t *t, const tu_result_t *r, rlim_t lim,
+    int json, const char *what)
+{
+	char *want = tu_asprintf("pfiles: cannot examine %s: pfiles is short "
+	    "of file descriptors (RLIMIT_NOFILE %llu)\n", t->t_arg,
+	    (unsigned long long)lim);
+
+	tu_require_exit(what, r, 1);
+	tu_require_same_str(what, want, r->tr_err);
+	if (!json)
+		tu_require_same_str(what, "", r->tr_out);
+	free(want);
+}
+
+/* Every limit, RUNS times, text and -J, for one source. */
+static void
+short_runs(const char *via, rlim_t full_min)
+{
+	target_t t;
+
+	target_start(&t);
+	for (int json = 0; json < 2; json++) {
+		tu_result_t usual;
+
+		run(&t, via, json, 0, &usual);
+		tu_require_exit("pfiles at the usual limit", &usual, 0);
+		for (rlim_t lim = LIM_LO; lim <= LIM_HI; lim++) {
+			char *first = NULL;
+
+			for (int i = 0; i < RUNS; i++) {
+				char *what = tu_asprintf("%s%s, RLIMIT_NOFILE "
+				    "%llu, run %d", via != NULL ? via : "auto",
+				    json ? " -J" : "", (unsigned long long)lim,
+				    i + 1);
+				tu_result_t r;
+
+				run(&t, via, json, lim, &r);
+				require_untouched(&t, what);
+				if (lim >= full_min)
+					require_full(&t, &r, usual.tr_out,
+					    json, what);
+				else
+					require_short(&t, &r, lim, json, what);
+				if (first == NULL)
+					first = tu_asprintf("%s", r.tr_out);
+				tu_require_same_str(what, first, r.tr_out);
+				tu_result_free(&r);
+				free(what);
+			}
+			free(first);
+		}
+		tu_result_free(&usual);
+	}
+	target_stop(&t);
+}
+
+ATF_TC(via_auto);
+ATF_TC_HEAD(via_auto, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles (auto) at RLIMIT_NOFILE 6 to "
+	    "16: every fd each run from 8 up, what ran out below");
+	tu_timeout(tc, 600);
+}
+ATF_TC_BODY(via_auto, tc)
+{
+	short_runs(NULL, FULL_MIN);
+}
+
+ATF_TC(via_pidfd);
+ATF_TC_HEAD(via_pidfd, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=pidfd at RLIMIT_NOFILE "
+	    "6 to 16: every fd each run from 8 up, what ran out below");
+	tu_timeout(tc, 600);
+}
+ATF_TC_BODY(via_pidfd, tc)
+{
+	short_runs("pidfd", FULL_MIN);
+}
+
+ATF_TC(via_agent);
+ATF_TC_HEAD(via_agent, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=agent at RLIMIT_NOFILE "
+	    "6 to 16: every fd each run from 9 up, what ran out below, "
+	    "never the target's exit; the target let go as it was");
+	tu_timeout(tc, 600);
+}
+ATF_TC_BODY(via_agent, tc)
+{
+	short_runs("agent", FULL_MIN_AGENT);
+}
+
+ATF_TP_ADD_TCS(tp)
+{
+	ATF_TP_ADD_TC(tp, via_auto);
+	ATF_TP_ADD_TC(tp, via_pidfd);
+	ATF_TP_ADD_TC(tp, via_agent);
+	return (atf_no_error());
+}
