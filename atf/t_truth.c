@@ -774,8 +774,9 @@ ATF_TC_BODY(reasons, tc)
 		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
 		tu_require_exit(cmd, &r, 1);
 		tu_require_same_str("stdout", "", r.tr_out);
-		ATF_CHECK_MSG(strstr(r.tr_err, ": too many open files\n") !=
-		    NULL, "%s", r.tr_err);
+		ATF_CHECK_MSG(strstr(r.tr_err, ": pfiles is short of file "
+		    "descriptors (RLIMIT_NOFILE 7)\n") != NULL, "%s",
+		    r.tr_err);
 		tu_result_free(&r);
 		free(cmd);
 	}
