@@ -453,6 +453,20 @@ ahead_end(void)
 	ga.ga_on = 0;
 }
 
+/* A pid that was not grabbed: a kernel thread's name, or why not. */
+static int
+not_grabbed(const char *arg, pid_t pid, int gerr)
+{
+	if (pid < 0) {
+		complain(arg, "not a process id");
+		return (1);
+	}
+	if (gerr == G_SYS)
+		return (show_sysproc(arg, pid));
+	complain(arg, gerr == G_NOFD ? fds_reason(EMFILE) : Pgrab_error(gerr));
+	return (1);
+}
+
 static int
 show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
     pf_comm_cache_t *cc)
@@ -463,17 +477,8 @@ show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
 	psocksrc_t via = a->pa_via;
 	int statonly = a->pa_statonly, gerr = g->gr_gerr, rv, err;
 
-	if (pid < 0) {
-		complain(arg, "not a process id");
-		return (1);
-	}
-	if (P == NULL) {
-		if (gerr == G_SYS)
-			return (show_sysproc(arg, pid));
-		complain(arg, gerr == G_NOFD ? fds_reason(EMFILE) :
-		    Pgrab_error(gerr));
-		return (1);
-	}
+	if (pid < 0 || P == NULL)
+		return (not_grabbed(arg, pid, gerr));
 	(void) Pshare(P, share);
 
 	/* A forced source that cannot serve is an error, before output. */
