@@ -7,10 +7,11 @@
  * fstat of each, which fds it holds and of what type.  pfiles runs at
  * RLIMIT_NOFILE LIM_LO to LIM_HI, RUNS times at each, text and -J:
  *
- *	from the limit pfiles.1 gives (FULL_MIN, FULL_MIN_AGENT) up, every
- *	run exits 0, says nothing on stderr, lists every fd of the target
- *	with its type (the target's own list), prints the same bytes each
- *	run, and the same as at the ordinary limit;
+ *	from the limit pfiles.1 gives (FULL_MIN, FULL_MIN_AGENT,
+ *	FULL_MIN_MANY) up, every run exits 0, says nothing on stderr, lists
+ *	every fd of the target with its type (the target's own list),
+ *	prints the same bytes each run, and the same as at the ordinary
+ *	limit;
  *	below it, every run exits 1 and says on stderr only what ran out
  *	(never that the target exited or is gone);
  *	after every run, the target is alive, neither stopped nor traced,
@@ -19,6 +20,8 @@
  *  via_auto	pfiles with no --via (auto: bpf is not tried short of fds)
  *  via_pidfd	--via=pidfd
  *  via_agent	--via=agent (ptrace and injected calls: it needs one fd more)
+ *  many_auto	pfiles with no --via on two such targets (a run over
+ *		several pids: one fd more; no handle grabbed ahead)
  */
 #include <atf-c.h>
 #include <errno.h>
@@ -42,6 +45,8 @@
 #define	RUNS		5
 #define	FULL_MIN	8	/* pfiles.1: every fact from here up */
 #define	FULL_MIN_AGENT	9	/* the same with --via=agent */
+#define	FULL_MIN_MANY	9	/* the same with several pids */
+#define	MAX_TARGETS	2
 #define	RUN_MS		60000
 #define	TARGET_MAXFD	1024
 
@@ -276,13 +281,20 @@ listed(const char *out, int json)
 	return (list);
 }
 
-/* One run of pfiles [-J] [--via=VIA] at the limit; its result. */
+/* The targets of a case, examined by one pfiles in this order. */
+typedef struct targets {
+	target_t	ts_t[MAX_TARGETS];
+	int		ts_n;
+	char		*ts_view;	/* their views, one after another */
+} targets_t;
+
+/* One run of pfiles [-J] [--via=VIA] PID... at the limit; its result. */
 static void
-run(const target_t *t, const char *via, int json, rlim_t lim,
+run(const targets_t *ts, const char *via, int json, rlim_t lim,
     tu_result_t *r)
 {
 	char opt[32];
-	const char *argv[5];
+	const char *argv[4 + MAX_TARGETS];
 	int n = 0;
 
 	argv[n++] = PFILES;
@@ -292,14 +304,15 @@ run(const target_t *t, const char *via, int json, rlim_t lim,
 		(void) snprintf(opt, sizeof (opt), "--via=%s", via);
 		argv[n++] = opt;
 	}
-	argv[n++] = t->t_arg;
+	for (int i = 0; i < ts->ts_n; i++)
+		argv[n++] = ts->ts_t[i].t_arg;
 	argv[n] = NULL;
 	tu_run_nofile(argv, NULL, RUN_MS, lim, r);
 }
 
 /* At a limit that allows it: every fd, the same as at the usual one. */
 static void
-require_full(const target_t *t, const tu_result_t *r, const char *usual,
+require_full(const targets_t *ts, const tu_result_t *r, const char *usual,
     int json, const char *what)
 {
 	char *got;
@@ -307,20 +320,25 @@ require_full(const target_t *t, const tu_result_t *r, const char *usual,
 	tu_require_exit(what, r, 0);
 	tu_require_same_str(what, "", r->tr_err);
 	got = listed(r->tr_out, json);
-	tu_require_same_str(what, t->t_view, got);
+	tu_require_same_str(what, ts->ts_view, got);
 	free(got);
 	tu_require_same_str(what, usual, r->tr_out);
 }
 
-/* Below it: exit 1, and only what ran out said. */
+/* Below it: exit 1, and only what ran out said, for each pid. */
 static void
-require_short(const target_t *t, const tu_result_t *r, rlim_t lim,
+require_short(const targets_t *ts, const tu_result_t *r, rlim_t lim,
     int json, const char *what)
 {
-	char *want = tu_asprintf("pfiles: cannot examine %s: pfiles is short "
-	    "of file descriptors (RLIMIT_NOFILE %llu)\n", t->t_arg,
-	    (unsigned long long)lim);
+	char *want = tu_asprintf("%s", ""), *more;
 
+	for (int i = 0; i < ts->ts_n; i++) {
+		more = tu_asprintf("%spfiles: cannot examine %s: pfiles is "
+		    "short of file descriptors (RLIMIT_NOFILE %llu)\n", want,
+		    ts->ts_t[i].t_arg, (unsigned long long)lim);
+		free(want);
+		want = more;
+	}
 	tu_require_exit(what, r, 1);
 	tu_require_same_str(what, want, r->tr_err);
 	if (!json)
@@ -328,46 +346,64 @@ require_short(const target_t *t, const tu_result_t *r, rlim_t lim,
 	free(want);
 }
 
-/* Every limit, RUNS times, text and -J, for one source. */
+/* RUNS runs at one limit: each as the limit allows, all the same. */
 static void
-short_runs(const char *via, rlim_t full_min)
+runs_at(const targets_t *ts, const char *via, int json, rlim_t lim,
+    rlim_t full_min, const char *usual)
 {
-	target_t t;
+	char *first = NULL;
 
-	target_start(&t);
+	for (int i = 0; i < RUNS; i++) {
+		char *what = tu_asprintf("%s%s, %d pid%s, RLIMIT_NOFILE %llu, "
+		    "run %d", via != NULL ? via : "auto", json ? " -J" : "",
+		    ts->ts_n, ts->ts_n == 1 ? "" : "s",
+		    (unsigned long long)lim, i + 1);
+		tu_result_t r;
+
+		run(ts, via, json, lim, &r);
+		for (int k = 0; k < ts->ts_n; k++)
+			require_untouched(&ts->ts_t[k], what);
+		if (lim >= full_min)
+			require_full(ts, &r, usual, json, what);
+		else
+			require_short(ts, &r, lim, json, what);
+		if (first == NULL)
+			first = tu_asprintf("%s", r.tr_out);
+		tu_require_same_str(what, first, r.tr_out);
+		tu_result_free(&r);
+		free(what);
+	}
+	free(first);
+}
+
+/* Every limit, RUNS times, text and -J, for one source, on n targets. */
+static void
+short_runs(const char *via, rlim_t full_min, int n)
+{
+	targets_t ts;
+
+	ts.ts_n = n;
+	ts.ts_view = tu_asprintf("%s", "");
+	for (int i = 0; i < n; i++) {
+		char *more;
+
+		target_start(&ts.ts_t[i]);
+		more = tu_asprintf("%s%s", ts.ts_view, ts.ts_t[i].t_view);
+		free(ts.ts_view);
+		ts.ts_view = more;
+	}
 	for (int json = 0; json < 2; json++) {
 		tu_result_t usual;
 
-		run(&t, via, json, 0, &usual);
+		run(&ts, via, json, 0, &usual);
 		tu_require_exit("pfiles at the usual limit", &usual, 0);
-		for (rlim_t lim = LIM_LO; lim <= LIM_HI; lim++) {
-			char *first = NULL;
-
-			for (int i = 0; i < RUNS; i++) {
-				char *what = tu_asprintf("%s%s, RLIMIT_NOFILE "
-				    "%llu, run %d", via != NULL ? via : "auto",
-				    json ? " -J" : "", (unsigned long long)lim,
-				    i + 1);
-				tu_result_t r;
-
-				run(&t, via, json, lim, &r);
-				require_untouched(&t, what);
-				if (lim >= full_min)
-					require_full(&t, &r, usual.tr_out,
-					    json, what);
-				else
-					require_short(&t, &r, lim, json, what);
-				if (first == NULL)
-					first = tu_asprintf("%s", r.tr_out);
-				tu_require_same_str(what, first, r.tr_out);
-				tu_result_free(&r);
-				free(what);
-			}
-			free(first);
-		}
+		for (rlim_t lim = LIM_LO; lim <= LIM_HI; lim++)
+			runs_at(&ts, via, json, lim, full_min, usual.tr_out);
 		tu_result_free(&usual);
 	}
-	target_stop(&t);
+	for (int i = 0; i < n; i++)
+		target_stop(&ts.ts_t[i]);
+	free(ts.ts_view);
 }
 
 ATF_TC(via_auto);
@@ -379,7 +415,7 @@ ATF_TC_HEAD(via_auto, tc)
 }
 ATF_TC_BODY(via_auto, tc)
 {
-	short_runs(NULL, FULL_MIN);
+	short_runs(NULL, FULL_MIN, 1);
 }
 
 ATF_TC(via_pidfd);
@@ -391,7 +427,7 @@ ATF_TC_HEAD(via_pidfd, tc)
 }
 ATF_TC_BODY(via_pidfd, tc)
 {
-	short_runs("pidfd", FULL_MIN);
+	short_runs("pidfd", FULL_MIN, 1);
 }
 
 ATF_TC(via_agent);
@@ -404,7 +440,21 @@ ATF_TC_HEAD(via_agent, tc)
 }
 ATF_TC_BODY(via_agent, tc)
 {
-	short_runs("agent", FULL_MIN_AGENT);
+	short_runs("agent", FULL_MIN_AGENT, 1);
+}
+
+ATF_TC(many_auto);
+ATF_TC_HEAD(many_auto, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles (auto) on two pids at "
+	    "RLIMIT_NOFILE 6 to 16: every fd of each, each run, from 9 up "
+	    "(a run over several pids holds one fd more), what ran out "
+	    "below, for each pid");
+	tu_timeout(tc, 600);
+}
+ATF_TC_BODY(many_auto, tc)
+{
+	short_runs(NULL, FULL_MIN_MANY, 2);
 }
 
 ATF_TP_ADD_TCS(tp)
@@ -412,5 +462,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, via_auto);
 	ATF_TP_ADD_TC(tp, via_pidfd);
 	ATF_TP_ADD_TC(tp, via_agent);
+	ATF_TP_ADD_TC(tp, many_auto);
 	return (atf_no_error());
 }

@@ -367,6 +367,12 @@ grab(const char *arg, grabbed_t *g)
  * output is not touched: each process is still shown in its turn.
  */
 #define	GA_AHEAD	4
+/*
+ * The handles held ahead cost fds (a pidfd and two directories each):
+ * not where RLIMIT_NOFILE is low, where the walk needs every fd it has,
+ * and which grab got EMFILE would change from run to run.
+ */
+#define	GA_MIN_NOFILE	128
 
 static struct {
 	pthread_mutex_t	ga_lock;
@@ -410,7 +416,10 @@ static void
 ahead_start(char **argv, int first, int end)
 {
 	sigset_t all, old;
+	struct rlimit rl;
 
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < GA_MIN_NOFILE)
+		return;
 	ga.ga_argv = argv;
 	ga.ga_grabbed = ga.ga_taken = first;
 	ga.ga_end = end;
