@@ -8,7 +8,8 @@
  * RLIMIT_NOFILE LIM_LO to LIM_HI, RUNS times at each, text and -J:
  *
  *	from the limit pfiles.1 gives (FULL_MIN, FULL_MIN_AGENT,
- *	FULL_MIN_MANY) up, every run exits 0, says nothing on stderr, lists
+ *	FULL_MIN_MANY) up, every run exits 0, says on stderr what it says
+ *	at the usual limit (nothing, but with diag), lists
  *	every fd of the target with its type (the target's own list),
  *	prints the same bytes each run, and the same as at the ordinary
  *	limit;
@@ -20,6 +21,8 @@
  *  via_auto	pfiles with no --via (auto: bpf is not tried short of fds)
  *  via_pidfd	--via=pidfd
  *  via_agent	--via=agent (ptrace and injected calls: it needs one fd more)
+ *  via_diag	--via=diag (one fd more too; the facts it cannot give are
+ *		named on stderr, as at the usual limit)
  *  many_auto	pfiles with no --via on two such targets (a run over
  *		several pids: one fd more; no handle grabbed ahead)
  */
@@ -44,7 +47,7 @@
 #define	LIM_HI		16
 #define	RUNS		5
 #define	FULL_MIN	8	/* pfiles.1: every fact from here up */
-#define	FULL_MIN_AGENT	9	/* the same with --via=agent */
+#define	FULL_MIN_AGENT	9	/* the same with --via=agent or diag */
 #define	FULL_MIN_MANY	9	/* the same with several pids */
 #define	MAX_TARGETS	2
 #define	RUN_MS		60000
@@ -310,19 +313,22 @@ run(const targets_t *ts, const char *via, int json, rlim_t lim,
 	tu_run_nofile(argv, NULL, RUN_MS, lim, r);
 }
 
-/* At a limit that allows it: every fd, the same as at the usual one. */
+/*
+ * At a limit that allows it: every fd, the same as at the usual limit
+ * (stdout and stderr: with diag, the facts it cannot give are named).
+ */
 static void
-require_full(const targets_t *ts, const tu_result_t *r, const char *usual,
-    int json, const char *what)
+require_full(const targets_t *ts, const tu_result_t *r,
+    const tu_result_t *usual, int json, const char *what)
 {
 	char *got;
 
 	tu_require_exit(what, r, 0);
-	tu_require_same_str(what, "", r->tr_err);
+	tu_require_same_str(what, usual->tr_err, r->tr_err);
 	got = listed(r->tr_out, json);
 	tu_require_same_str(what, ts->ts_view, got);
 	free(got);
-	tu_require_same_str(what, usual, r->tr_out);
+	tu_require_same_str(what, usual->tr_out, r->tr_out);
 }
 
 /* Below it: exit 1, and only what ran out said, for each pid. */
@@ -349,7 +355,7 @@ require_short(const targets_t *ts, const tu_result_t *r, rlim_t lim,
 /* RUNS runs at one limit: each as the limit allows, all the same. */
 static void
 runs_at(const targets_t *ts, const char *via, int json, rlim_t lim,
-    rlim_t full_min, const char *usual)
+    rlim_t full_min, const tu_result_t *usual)
 {
 	char *first = NULL;
 
@@ -397,8 +403,12 @@ short_runs(const char *via, rlim_t full_min, int n)
 
 		run(&ts, via, json, 0, &usual);
 		tu_require_exit("pfiles at the usual limit", &usual, 0);
+		/* Only diag has facts to name that it cannot give. */
+		if (via == NULL || strcmp(via, "diag") != 0)
+			tu_require_same_str("stderr at the usual limit", "",
+			    usual.tr_err);
 		for (rlim_t lim = LIM_LO; lim <= LIM_HI; lim++)
-			runs_at(&ts, via, json, lim, full_min, usual.tr_out);
+			runs_at(&ts, via, json, lim, full_min, &usual);
 		tu_result_free(&usual);
 	}
 	for (int i = 0; i < n; i++)
@@ -443,6 +453,18 @@ ATF_TC_BODY(via_agent, tc)
 	short_runs("agent", FULL_MIN_AGENT, 1);
 }
 
+ATF_TC(via_diag);
+ATF_TC_HEAD(via_diag, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=diag at RLIMIT_NOFILE "
+	    "6 to 16: every fd each run from 9 up, what ran out below");
+	tu_timeout(tc, 600);
+}
+ATF_TC_BODY(via_diag, tc)
+{
+	short_runs("diag", FULL_MIN_AGENT, 1);
+}
+
 ATF_TC(many_auto);
 ATF_TC_HEAD(many_auto, tc)
 {
@@ -462,6 +484,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, via_auto);
 	ATF_TP_ADD_TC(tp, via_pidfd);
 	ATF_TP_ADD_TC(tp, via_agent);
+	ATF_TP_ADD_TC(tp, via_diag);
 	ATF_TP_ADD_TC(tp, many_auto);
 	return (atf_no_error());
 }
