@@ -24,8 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "libproc.h"
+#include "core/procfs_parse.h"
 #include "pf_comm.h"
 #include "pfiles_fmt.h"
 #include "pfiles_json.h"
@@ -67,6 +69,7 @@ typedef struct shown {
 	struct rlimit	sh_rl;
 	int		sh_have_rl;
 	int		sh_header;	/* printed */
+	uint_t		sh_nsock;	/* sockets shown */
 	uint_t		sh_npatherr;	/* fds whose path could not be read */
 	uint_t		sh_nchanged;	/* fds that never held still */
 	char		sh_via[256];	/* auto fell back to diag: why */
@@ -81,12 +84,12 @@ typedef struct shown {
 /*
  * -J: the header's facts, with the whole command line (the text's is cut
  * to 70 bytes, psinfo's to 79): /proc/PID/cmdline, up to ARGS_MAX bytes,
- * NULs made spaces and the last one dropped, as psinfo does.
+ * by psinfo's rule (procfs_cmdline_to_args).
  */
 static void
 json_header(shown_t *sh)
 {
-	static char args[ARGS_MAX];
+	static char args[ARGS_MAX + 1];
 	char path[32];
 	ssize_t n = -1;
 	int fd;
@@ -96,17 +99,12 @@ json_header(shown_t *sh)
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		size_t got = 0;
 
-		while (got < sizeof (args) && (n = read(fd, args + got,
-		    sizeof (args) - got)) > 0)
+		while (got < ARGS_MAX && (n = read(fd, args + got,
+		    ARGS_MAX - got)) > 0)
 			got += (size_t)n;
 		(void) close(fd);
-		n = n < 0 ? -1 : (ssize_t)got;
-	}
-	if (n > 0 && args[n - 1] == '\0')
-		n--;
-	for (ssize_t i = 0; i < n; i++) {
-		if (args[i] == '\0')
-			args[i] = ' ';
+		n = n < 0 ? -1 : (ssize_t)procfs_cmdline_to_args(args, got,
+		    args, sizeof (args));
 	}
 	/* Unreadable (gone), or empty (a zombie, a kernel thread): psinfo's. */
 	pfj_proc_begin(json, sh->sh_psinfo, sh->sh_have_rl ? &sh->sh_rl : NULL,
@@ -140,6 +138,8 @@ show_file(void *arg, const prfdinfo_t *info)
 	size_t len;
 
 	show_header(sh);
+	if (S_ISSOCK(info->pr_mode))
+		sh->sh_nsock++;
 	pf_items(info, &ix);
 	if ((why = pf_item(&ix, PR_PATHERR, &len)) != NULL &&
 	    sh->sh_npatherr++ == 0)
@@ -221,6 +221,23 @@ parse_pid(const char *arg)
 		v = v * 10 + (*p - '0');
 	}
 	return (v > 0 ? (pid_t)v : -1);
+}
+
+/*
+ * "/proc/NAME" with NAME not a number: an entry of Linux's /proc that
+ * was never a process (sys, zoneinfo; self and thread-self, pfiles
+ * itself), met where every entry of /proc is named (a shell glob), and
+ * passed over without a word as on illumos.  A path below /proc (a slash
+ * after NAME) is not an entry.
+ */
+static int
+proc_nonprocess(const char *arg)
+{
+	const char *name = arg + 6;
+
+	return (strncmp(arg, "/proc/", 6) == 0 && *name != '\0' &&
+	    strchr(name, '/') == NULL && name[strspn(name, "0123456789")] !=
+	    '\0');
 }
 
 /* A kernel thread: its name and "[system process]". */
@@ -426,6 +443,64 @@ ahead_end(void)
 }
 
 static int
+is_socket(void *arg, const prfdinfo_t *info)
+{
+	(void) arg;
+	return (S_ISSOCK(info->pr_mode));
+}
+
+/*
+ * Has the process a socket?  A walk of its stat lines only, which opens
+ * nothing of the target's and asks no source; yes when it cannot tell.
+ */
+static int
+has_socket(struct ps_prochandle *P)
+{
+	return (Pfdinfo_iter_flags(P, PFDI_STATONLY, is_socket, NULL) != 0);
+}
+
+/*
+ * The source of socket facts: 0 when the process is to be walked, else 1
+ * once said why it cannot be examined.  A forced source that cannot
+ * serve is an error, before any output; but a process without a socket
+ * needs no source, and nothing is refused for it (a socket it makes
+ * meanwhile is said to lack its details, with the source's reason).
+ */
+static int
+choose_source(const char *arg, struct ps_prochandle *P, psocksrc_t via)
+{
+	char why[NOTE_MAX];
+	int err;
+
+	if (Psetsocksrc(P, via) == 0 ||
+	    ((err = errno) != ESRCH && via == PSOCK_AUTO))
+		return (0);
+	(void) snprintf(why, sizeof (why), "%s", err == ESRCH ?
+	    "no such process" : Perrmsg(P));
+	if (err != ESRCH && !has_socket(P))
+		return (0);
+	complain(arg, why);
+	return (1);
+}
+
+/*
+ * auto tried bpf, the fast path, and it was refused (a kernel before
+ * 6.1, no privilege, its check failed): said once a run, of a process
+ * with a socket (one without needs no source).
+ */
+static void
+say_fastpath(const char *arg, struct ps_prochandle *P)
+{
+	if (fastpath_said || Psocksrc_why(P, PSOCK_BPF) == NULL ||
+	    !has_socket(P))
+		return;
+	fastpath_said = 1;
+	(void) fflush(stdout);
+	(void) fprintf(stderr, "%s: %s: the fast path (bpf) is not "
+	    "available: %s\n", command, arg, Psocksrc_why(P, PSOCK_BPF));
+}
+
+static int
 show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
     pf_comm_cache_t *cc)
 {
@@ -436,6 +511,8 @@ show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
 	int statonly = a->pa_statonly, gerr = g->gr_gerr, rv, err;
 
 	if (pid < 0) {
+		if (proc_nonprocess(arg))
+			return (0);
 		complain(arg, "not a process id");
 		return (1);
 	}
@@ -447,27 +524,13 @@ show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
 	}
 	(void) Pshare(P, share);
 
-	/* A forced source that cannot serve is an error, before output. */
-	if (!statonly && Psetsocksrc(P, via) != 0 &&
-	    (via != PSOCK_AUTO || errno == ESRCH)) {
-		complain(arg, errno == ESRCH ? "no such process" :
-		    Perrmsg(P));
+	if (!statonly && choose_source(arg, P, via) != 0) {
 		Prelease(P, 0);
 		return (1);
 	}
 
-	/*
-	 * auto tried bpf, the fast path, and it was refused (a kernel
-	 * before 6.1, no privilege, its check failed): said once a run.
-	 */
-	if (!statonly && via == PSOCK_AUTO && !fastpath_said &&
-	    Psocksrc_why(P, PSOCK_BPF) != NULL) {
-		fastpath_said = 1;
-		(void) fflush(stdout);
-		(void) fprintf(stderr, "%s: %s: the fast path (bpf) is not "
-		    "available: %s\n", command, arg,
-		    Psocksrc_why(P, PSOCK_BPF));
-	}
+	if (!statonly && via == PSOCK_AUTO)
+		say_fastpath(arg, P);
 
 	memset(&sh, 0, sizeof (sh));
 	/* auto had to fall back on the source that knows the least. */
@@ -493,6 +556,9 @@ show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
 	}
 	if (rv == 0)
 		show_header(&sh);
+	/* Where socket facts came from matters only where there were any. */
+	if (sh.sh_nsock == 0)
+		sh.sh_via[0] = '\0';
 	report_gaps(arg, &sh);
 	if (json != NULL && sh.sh_header) {
 		/* The process's object is open: the error goes in it. */
