@@ -953,13 +953,14 @@ ATF_TC(proc_path_arg);
 ATF_TC_HEAD(proc_path_arg, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "pfiles -n /proc/PID examines PID, "
-	    "as pfiles -n PID does; /proc/ alone or with a non-number is "
-	    "not a process id");
+	    "as pfiles -n PID does; /proc/ alone, or a path below it, is "
+	    "not a process id (t_cli_edges: the entries of /proc that are "
+	    "no number)");
 }
 ATF_TC_BODY(proc_path_arg, tc)
 {
-	static const char *const bad[] = { "/proc/", "/proc/self", "/proc",
-	    "/proc//1", "proc/1", NULL };
+	static const char *const bad[] = { "/proc/", "/proc", "/proc//1",
+	    "proc/1", "/proc/self/", NULL };
 	sleeper_t sl;
 	char *arg, *want;
 
