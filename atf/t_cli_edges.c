@@ -13,19 +13,29 @@
  *    three times), a process without a socket is shown with every
  *    --via, exit 0, nothing said about sources; one with a socket still
  *    gets the forced source's refusal, and auto's word on diag.
+ *  - libproc: a walk after Psetsocksrc refused the source named gives
+ *    each socket that source's reason, and asks no other source.
  *  - No operand: the usage line and the Try line; --help begins with the
  *    same usage line and names where the schema of -J is installed.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atf-c.h>
 
+#include "libproc.h"
 #include "testutil.h"
 
 #define	ARGV_HELPER	BUILD_DIR "/atf/argv_helper"
@@ -392,6 +402,101 @@ ATF_TC_BODY(socket_sandboxed, tc)
 	tu_helper_stop(&h);
 }
 
+/* This process: ptrace and pidfd_getfd fail with EPERM from now on. */
+static int
+deny_here(void)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ptrace, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_getfd, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof (code) / sizeof (code[0]), code };
+
+	return (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0 ? -1 : 0);
+}
+
+/* The walk's sockets: how many, and how many carry a "pidfd: " error. */
+typedef struct sockcount {
+	int	sc_sockets;
+	int	sc_pidfd_err;
+} sockcount_t;
+
+static int
+count_sockets(void *arg, const prfdinfo_t *info)
+{
+	sockcount_t *sc = arg;
+	const char *why;
+	size_t len;
+
+	if (!S_ISSOCK(info->pr_mode))
+		return (0);
+	sc->sc_sockets++;
+	why = proc_fdinfo_misc(info, PR_SOCKERR, &len);
+	if (why != NULL && len > 7 && strncmp(why, "pidfd: ", 7) == 0)
+		sc->sc_pidfd_err++;
+	return (0);
+}
+
+/*
+ * In a child denied ptrace and pidfd_getfd: 0 when Psetsocksrc(pidfd) is
+ * refused and the walk then gives each of the 2 sockets pidfd's reason;
+ * else a number that says which step went otherwise.
+ */
+static int
+refused_walk(pid_t pid)
+{
+	struct ps_prochandle *P;
+	sockcount_t sc = { 0, 0 };
+	int err;
+
+	if (deny_here() != 0)
+		return (10);
+	if ((P = Pgrab(pid, PGRAB_RDONLY, &err)) == NULL)
+		return (11);
+	if (Psetsocksrc(P, PSOCK_PIDFD) == 0)
+		return (12);
+	if (Pfdinfo_iter(P, count_sockets, &sc) != 0)
+		return (13);
+	Prelease(P, 0);
+	if (sc.sc_sockets != 2)
+		return (14);
+	return (sc.sc_pidfd_err == 2 ? 0 : 15);
+}
+
+ATF_TC(refused_source_walk);
+ATF_TC_HEAD(refused_source_walk, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "libproc where ptrace and "
+	    "pidfd_getfd are refused: Psetsocksrc(PSOCK_PIDFD) fails, and a "
+	    "walk after it gives both sockets of a socketpair pidfd's "
+	    "reason (PR_SOCKERR), not another source's facts");
+}
+ATF_TC_BODY(refused_source_walk, tc)
+{
+	static const char *const args[] = { "walk-helper", NULL };
+	tu_helper_t h;
+	pid_t child;
+	int status;
+
+	require_x86_64();
+	helper_start(&h, 1, args);
+	ATF_REQUIRE((child = fork()) >= 0);
+	if (child == 0)
+		_exit(refused_walk(h.h_child.tc_pid));
+	ATF_REQUIRE_EQ(waitpid(child, &status, 0), child);
+	tu_helper_stop(&h);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the refused walk's step %d went otherwise (10: seccomp, 11: "
+	    "grab, 12: pidfd served, 13: the walk, 14: not 2 sockets, 15: "
+	    "not pidfd's reason on each); wait status 0x%x",
+	    WIFEXITED(status) ? WEXITSTATUS(status) : -1, (unsigned)status);
+}
+
 ATF_TC(usage_no_operand);
 ATF_TC_HEAD(usage_no_operand, tc)
 {
@@ -437,6 +542,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, proc_glob);
 	ATF_TP_ADD_TC(tp, no_socket_sandboxed);
 	ATF_TP_ADD_TC(tp, socket_sandboxed);
+	ATF_TP_ADD_TC(tp, refused_source_walk);
 	ATF_TP_ADD_TC(tp, usage_no_operand);
 	return (atf_no_error());
 }
