@@ -159,10 +159,9 @@ Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
 	for (int i = 0; i < PSOCK_NSRC; i++)
 		P->src_why[i][0] = '\0';
 	if (src != PSOCK_AUTO) {
-		/* Refused: no source, not auto's at the first socket. */
 		if (probe(P, ops) == 0)
 			return (0);
-		P->src_state = SRC_NONE;
+		P->src_state = SRC_NONE;	/* not auto's at a socket */
 		return (-1);
 	}
 
