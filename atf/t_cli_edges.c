@@ -9,6 +9,7 @@
  *  - pfiles over all of /proc: every entry whose name is not a number
  *    (sys, zoneinfo, self, thread-self, ...) is passed over without a
  *    word; exit 0; a path below /proc is still not a process id.
+ *    --all: every process in pid order, pfiles left out, no operand.
  *  - In a sandbox that refuses ptrace, pidfd_getfd and bpf (seccomp_deny
  *    three times), a process without a socket is shown with every
  *    --via, exit 0, nothing said about sources; one with a socket still
@@ -211,8 +212,8 @@ ATF_TC_HEAD(proc_glob, tc)
 	atf_tc_set_md_var(tc, "descr", "pfiles over every entry of /proc "
 	    "whose name is not a number (self and thread-self among them) "
 	    "and one process: exit 0, nothing on stderr, only that "
-	    "process's block, in text and -J; /proc/sys/kernel, /proc/ and "
-	    "/proc/1x/ are still not process ids (exit 1)");
+	    "process's block, in text and -J; /proc/sys/kernel, /proc/, "
+	    "/proc/1x/ and /procfs are still not process ids (exit 1)");
 }
 ATF_TC_BODY(proc_glob, tc)
 {
@@ -266,7 +267,7 @@ ATF_TC_BODY(proc_glob, tc)
 	/* Not entries of /proc: said, exit 1. */
 	{
 		const char *const bad[] = { "/proc/sys/kernel", "/proc/",
-		    "/proc/1x/", "zoneinfo", NULL };
+		    "/proc/1x/", "zoneinfo", "/procfs", NULL };
 
 		run_pfiles(NULL, bad, &r);
 		tu_require_exit("pfiles (not entries of /proc)", &r, 1);
@@ -274,13 +275,91 @@ ATF_TC_BODY(proc_glob, tc)
 		    "pfiles: cannot examine /proc/sys/kernel: not a process "
 		    "id\npfiles: cannot examine /proc/: not a process id\n"
 		    "pfiles: cannot examine /proc/1x/: not a process id\n"
-		    "pfiles: cannot examine zoneinfo: not a process id\n",
+		    "pfiles: cannot examine zoneinfo: not a process id\n"
+		    "pfiles: cannot examine /procfs: not a process id\n",
 		    r.tr_err);
 		tu_result_free(&r);
 	}
 	free(pidarg);
 	for (int i = 0; i < n; i++)
 		free(names[i]);
+}
+
+/*
+ * The headers of pfiles' text, in order: their pids in pids[], at most
+ * max; how many.  A header is a line "PID:\t..." that begins the output
+ * or follows a line.
+ */
+static int
+header_pids(const char *out, long pids[], int max)
+{
+	int n = 0;
+
+	for (const char *l = out; l != NULL && *l != '\0' && n < max;
+	    l = strchr(l, '\n') != NULL ? strchr(l, '\n') + 1 : NULL) {
+		size_t d = strspn(l, "0123456789");
+
+		if (d > 0 && l[d] == ':' && l[d + 1] == '\t')
+			pids[n++] = strtol(l, NULL, 10);
+	}
+	return (n);
+}
+
+ATF_TC(all_processes);
+ATF_TC_HEAD(all_processes, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles -n --all: one block per "
+	    "process in increasing pid order, this test's and a helper's "
+	    "among them, pfiles' own not; no 'not a process id' or 'no "
+	    "such process'; --all with a pid is a usage error");
+}
+ATF_TC_BODY(all_processes, tc)
+{
+	static const char *const args[] = { "all-helper", NULL };
+	static const char *const all[] = { "-n", "--all", NULL };
+	static long pids[1 << 16];
+	tu_helper_t h;
+	tu_result_t r;
+	int n, mine = 0, helper = 0;
+	char *want;
+
+	helper_start(&h, 0, args);
+	run_pfiles(NULL, all, &r);
+	ATF_REQUIRE_MSG(WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) <=
+	    1, "pfiles -n --all: wait status 0x%x", (unsigned)r.tr_status);
+	n = header_pids(r.tr_out, pids, 1 << 16);
+	for (int i = 0; i < n; i++) {
+		ATF_CHECK_MSG(i == 0 || pids[i] > pids[i - 1], "pid %ld after "
+		    "%ld", pids[i], pids[i - 1]);
+		mine += pids[i] == (long)getpid();
+		helper += pids[i] == (long)h.h_child.tc_pid;
+	}
+	ATF_CHECK_MSG(mine == 1 && helper == 1, "this test shown %d times, "
+	    "the helper %d", mine, helper);
+	ATF_CHECK_MSG(strstr(r.tr_out, TU_PFILES " -n --all") == NULL,
+	    "pfiles shows itself");
+	/*
+	 * Never a process that is none, or no longer one; others of the
+	 * machine may be refused (pid 1 in a container), be zombies, or
+	 * exit during their walk, and are said.
+	 */
+	ATF_CHECK_MSG(strstr(r.tr_err, ": not a process id\n") == NULL &&
+	    strstr(r.tr_err, ": no such process\n") == NULL, "said: %s",
+	    r.tr_err);
+	tu_result_free(&r);
+	want = tu_asprintf("pfiles: --all takes no pid: extra operand "
+	    "'%s'\n" USAGE TRY, h.h_pid);
+	{
+		const char *const extra[] = { "--all", h.h_pid, NULL };
+
+		run_pfiles(NULL, extra, &r);
+		tu_require_exit("pfiles --all PID", &r, 2);
+		tu_require_same_str("all-pid.stderr", want, r.tr_err);
+		ATF_CHECK_EQ(r.tr_outlen, 0);
+		tu_result_free(&r);
+	}
+	free(want);
+	tu_helper_stop(&h);
 }
 
 /*
@@ -540,6 +619,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, header_rewritten_argv);
 	ATF_TP_ADD_TC(tp, proc_glob);
+	ATF_TP_ADD_TC(tp, all_processes);
 	ATF_TP_ADD_TC(tp, no_socket_sandboxed);
 	ATF_TP_ADD_TC(tp, socket_sandboxed);
 	ATF_TP_ADD_TC(tp, refused_source_walk);

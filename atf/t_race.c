@@ -22,6 +22,8 @@
  *  gone_after_pidfd_open  the target dies and is reaped between the
  *			grab's pidfd_open and its first read of /proc: "no
  *			such process"
+ *  gone_in_all		the same in pfiles -n --all: it is no longer a
+ *			process of the machine, and passed over unsaid
  *  zombie_thread	a process whose main thread has exited, and whose
  *			first other thread is a zombie held by a tracer
  *			(this test): examined through the live thread
@@ -527,16 +529,56 @@ ATF_TC_BODY(getfd_refused, tc)
 	getfd_fails(EPERM);
 }
 
+/* pfiles PID on a process reaped during its grab: said, exit 1. */
+static void
+reaped_said(const tu_result_t *r, const char *pid)
+{
+	char *want;
+
+	tu_require_exit("pfiles", r, 1);
+	tu_require_same_str("stdout", "", r->tr_out);
+	want = tu_asprintf("pfiles: cannot examine %s: no such process\n",
+	    pid);
+	tu_require_same_str("stderr", want, r->tr_err);
+	free(want);
+}
+
+/*
+ * pfiles -n --all with a process reaped during its grab: nothing said of
+ * it (other processes may be refused, as pid 1 in a container), no
+ * block, and the live helper's block.
+ */
+static void
+all_passed_over(const tu_result_t *r, const char *pid, const char *live)
+{
+	char *gone = tu_asprintf("\n%s:\t", pid), *said, *shown;
+
+	ATF_REQUIRE_MSG(WIFEXITED(r->tr_status) && WEXITSTATUS(r->tr_status)
+	    <= 1, "pfiles -n --all: wait status 0x%x", (unsigned)r->tr_status);
+	said = tu_asprintf(" %s: ", pid);
+	ATF_CHECK_MSG(strstr(r->tr_err, said) == NULL, "the reaped process "
+	    "was said: %s", r->tr_err);
+	ATF_CHECK_MSG(strstr(r->tr_out, gone) == NULL, "the reaped process "
+	    "has a block");
+	shown = tu_asprintf("\n%s:\t", live);
+	ATF_CHECK_MSG(strstr(r->tr_out, shown) != NULL, "the helper %s has "
+	    "no block", live);
+	free(shown);
+	free(said);
+	free(gone);
+}
+
 /*
  * pfiles on race_helper's reaped target, the shim set by vars ("{}" in
  * them is the target's pid): the shim acted as log_want says (its %s is
- * the pid), and pfiles said "no such process" alone.
+ * the pid), and pfiles said "no such process" alone; with all, pfiles -n
+ * --all passed over it without a word, and showed the helper.
  */
 static void
-check_reaped(const char *const vars_in[], const char *log_want)
+check_reaped(const char *const vars_in[], const char *log_want, int all)
 {
 	const char *hargv[] = { HELPER, "reaped", NULL };
-	const char *vars[8], *args[2];
+	const char *vars[8], *args[3] = { "-n", "--all", NULL };
 	char *log, *want, *filled[8], pid[16];
 	tu_helper_t h;
 	tu_result_t r;
@@ -555,18 +597,18 @@ check_reaped(const char *const vars_in[], const char *log_want)
 		vars[n] = filled[n];
 	}
 	vars[n] = NULL;
-	args[0] = pid;
-	args[1] = NULL;
+	if (!all) {
+		args[0] = pid;
+		args[1] = NULL;
+	}
 	run_raced(args, vars, &r, &log);
 	want = tu_asprintf(log_want, pid);
 	tu_require_same_str("race.log", want, log);
 	free(want);
-	tu_require_exit("pfiles", &r, 1);
-	tu_require_same_str("stdout", "", r.tr_out);
-	want = tu_asprintf("pfiles: cannot examine %s: no such process\n",
-	    pid);
-	tu_require_same_str("stderr", want, r.tr_err);
-	free(want);
+	if (all)
+		all_passed_over(&r, pid, h.h_pid);
+	else
+		reaped_said(&r, pid);
 	free(log);
 	for (size_t i = 0; i < n; i++)
 		free(filled[i]);
@@ -587,7 +629,7 @@ ATF_TC_BODY(gone_during_probe, tc)
 	static const char *const vars[] = { "RACE_CALL=pidfd_getfd",
 	    "RACE_ARG=-1", "RACE_ACTION=reap", "RACE_PID={}", NULL };
 
-	check_reaped(vars, "pidfd_getfd -1 reap ok\n");
+	check_reaped(vars, "pidfd_getfd -1 reap ok\n", 0);
 }
 
 /*
@@ -665,7 +707,24 @@ ATF_TC_BODY(gone_after_pidfd_open, tc)
 	    "RACE_ARG={}", "RACE_WHEN=after", "RACE_ACTION=reap",
 	    "RACE_PID={}", NULL };
 
-	check_reaped(vars, "pidfd_open %s reap ok\n");
+	check_reaped(vars, "pidfd_open %s reap ok\n", 0);
+}
+
+ATF_TC(gone_in_all);
+ATF_TC_HEAD(gone_in_all, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles -n --all, the target killed "
+	    "and reaped just after pfiles' pidfd_open of it: no longer a "
+	    "process of the machine, it is passed over without a word (the "
+	    "helper, alive, is shown)");
+}
+ATF_TC_BODY(gone_in_all, tc)
+{
+	static const char *const vars[] = { "RACE_CALL=pidfd_open",
+	    "RACE_ARG={}", "RACE_WHEN=after", "RACE_ACTION=reap",
+	    "RACE_PID={}", NULL };
+
+	check_reaped(vars, "pidfd_open %s reap ok\n", 1);
 }
 
 ATF_TC(zombie_thread);
@@ -912,6 +971,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, getfd_refused);
 	ATF_TP_ADD_TC(tp, gone_during_probe);
 	ATF_TP_ADD_TC(tp, gone_after_pidfd_open);
+	ATF_TP_ADD_TC(tp, gone_in_all);
 	ATF_TP_ADD_TC(tp, zombie_thread);
 	ATF_TP_ADD_TC(tp, unknown_option);
 	ATF_TP_ADD_TC(tp, linger_not_slept);

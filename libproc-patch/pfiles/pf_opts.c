@@ -37,6 +37,7 @@
 /* Values of the options that have no letter (getopt_long's val). */
 #define	OPT_VIA		256
 #define	OPT_NOENDPOINTS	257
+#define	OPT_ALL		258
 
 typedef struct pf_opt {
 	int		o_letter;	/* the short option, or 0 */
@@ -56,6 +57,8 @@ static const pf_opt_t opts[] = {
 	    "leave out the endpoint lines (holders of other ends)" },
 	{ 0, "via", required_argument, OPT_VIA, "SOURCE",
 	    "socket facts from SOURCE: " },	/* + the sources */
+	{ 0, "all", no_argument, OPT_ALL, NULL,
+	    "every process but pfiles, in pid order (no pid)" },
 	{ 'h', "help", no_argument, 'h', NULL,
 	    "print this help and exit" },
 	{ 'V', "version", no_argument, 'V', NULL,
@@ -204,6 +207,9 @@ pf_opts_parse(int argc, char **argv, pf_args_t *a)
 		case OPT_NOENDPOINTS:
 			a->pa_noendpoints = 1;
 			break;
+		case OPT_ALL:
+			a->pa_all = 1;
+			break;
 		case OPT_VIA: {
 			size_t i;
 
@@ -224,7 +230,9 @@ pf_opts_parse(int argc, char **argv, pf_args_t *a)
 			bad_option(c, argv, optind);
 		}
 	}
-	if (optind == argc)
+	if (a->pa_all && optind < argc)
+		bad("--all takes no pid: extra operand '", argv[optind], "'");
+	if (optind == argc && !a->pa_all)
 		usage();
 	a->pa_first = optind;
 }

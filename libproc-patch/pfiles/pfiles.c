@@ -3,6 +3,7 @@
  * pfiles(1): report the open files of processes.
  *
  *	pfiles [-J] [-n] [--no-endpoints] [--via=auto|pidfd|agent|diag|bpf] pid ...
+ *	pfiles [-J] [-n] [--no-endpoints] [--via=...] --all
  *	pfiles -h | --help | -V | --version
  *
  * The output contract is pfiles.1.  pfiles never stops its target for
@@ -13,6 +14,7 @@
  * else from the agent, else from the kernel's socket tables (libproc's
  * sock/socksrc.c chooses).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -233,11 +235,13 @@ parse_pid(const char *arg)
 static int
 proc_nonprocess(const char *arg)
 {
-	const char *name = arg + 6;
+	const char *name;
 
-	return (strncmp(arg, "/proc/", 6) == 0 && *name != '\0' &&
-	    strchr(name, '/') == NULL && name[strspn(name, "0123456789")] !=
-	    '\0');
+	if (strncmp(arg, "/proc/", 6) != 0)
+		return (0);
+	name = arg + 6;
+	return (strchr(name, '/') == NULL &&
+	    name[strspn(name, "0123456789")] != '\0');
 }
 
 /* A kernel thread: its name and "[system process]". */
@@ -519,6 +523,9 @@ show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
 	if (P == NULL) {
 		if (gerr == G_SYS)
 			return (show_sysproc(arg, pid));
+		/* --all: one that exited since /proc was read is none now. */
+		if (gerr == G_NOPROC && a->pa_all)
+			return (0);
 		complain(arg, Pgrab_error(gerr));
 		return (1);
 	}
@@ -610,6 +617,69 @@ share_run(int argc, char **argv, const pf_args_t *a)
 	free(pids);
 }
 
+static int
+by_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return ((x > y) - (x < y));
+}
+
+/* --all cannot list the processes: why, and exit 1. */
+static _Noreturn void
+cannot_list(int err)
+{
+	(void) fprintf(stderr, "%s: /proc: %s\n", command, strerror(err));
+	exit(1);
+}
+
+#define	PID_TEXT	16	/* "2147483647" and its NUL, with room */
+
+/*
+ * --all: every process of /proc but pfiles itself, in increasing pid
+ * order, as the operands they would be ("PID"), in *argvp; their count.
+ */
+static int
+every_process(char ***argvp)
+{
+	size_t n = 0, max = 1024;
+	pid_t *pids = malloc(max * sizeof (*pids)), me = getpid(), *more;
+	struct dirent *de;
+	char **v, *text;
+	DIR *d;
+
+	if (pids == NULL)
+		cannot_list(ENOMEM);
+	if ((d = opendir("/proc")) == NULL)
+		cannot_list(errno);
+	while ((de = readdir(d)) != NULL) {
+		pid_t pid = parse_pid(de->d_name);
+
+		if (pid <= 0 || pid == me)
+			continue;
+		if (n == max) {
+			if ((more = realloc(pids, 2 * max *
+			    sizeof (*pids))) == NULL)
+				cannot_list(ENOMEM);
+			pids = more;
+			max *= 2;
+		}
+		pids[n++] = pid;
+	}
+	(void) closedir(d);
+	qsort(pids, n, sizeof (*pids), by_pid);
+	if ((v = calloc(n + 1, sizeof (*v))) == NULL ||
+	    (text = malloc((n + 1) * PID_TEXT)) == NULL)
+		cannot_list(ENOMEM);
+	for (size_t k = 0; k < n; k++) {
+		v[k] = text + k * PID_TEXT;
+		(void) snprintf(v[k], PID_TEXT, "%d", (int)pids[k]);
+	}
+	free(pids);
+	*argvp = v;
+	return ((int)n);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -621,6 +691,10 @@ main(int argc, char **argv)
 	pf_opts_parse(argc, argv, &args);
 	if (args.pa_json)
 		json = &doc;
+	if (args.pa_all) {
+		argc = every_process(&argv);
+		args.pa_first = 0;
+	}
 
 	/*
 	 * A reader that stops reading (pfiles PID | head) must not kill
