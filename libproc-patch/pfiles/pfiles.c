@@ -523,9 +523,8 @@ show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
 	if (P == NULL) {
 		if (gerr == G_SYS)
 			return (show_sysproc(arg, pid));
-		/* --all: one that exited since /proc was read is none now. */
 		if (gerr == G_NOPROC && a->pa_all)
-			return (0);
+			return (0);	/* gone since --all read /proc */
 		complain(arg, Pgrab_error(gerr));
 		return (1);
 	}
@@ -563,9 +562,8 @@ show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
 	}
 	if (rv == 0)
 		show_header(&sh);
-	/* Where socket facts came from matters only where there were any. */
 	if (sh.sh_nsock == 0)
-		sh.sh_via[0] = '\0';
+		sh.sh_via[0] = '\0';	/* no socket needed a source */
 	report_gaps(arg, &sh);
 	if (json != NULL && sh.sh_header) {
 		/* The process's object is open: the error goes in it. */
