@@ -87,6 +87,9 @@ static void
 run_pfiles(const char *const prefix[], const char *const args[],
     tu_result_t *r)
 {
+	/* LeakSanitizer (SANITIZE=1) needs ptrace, which a sandbox refuses. */
+	static const char *const no_lsan[] = { "ASAN_OPTIONS=detect_leaks=0",
+	    NULL };
 	const char *argv[MAX_ARGS + 16];
 	int n = 0;
 
@@ -96,7 +99,7 @@ run_pfiles(const char *const prefix[], const char *const args[],
 	for (int i = 0; args[i] != NULL && n < MAX_ARGS + 14; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
-	tu_run(argv, NULL, TU_TIMEOUT_MS, r);
+	tu_run(argv, prefix != NULL ? no_lsan : NULL, TU_TIMEOUT_MS, r);
 }
 
 /* The first line of text, with its '\n' (malloc'd). */
