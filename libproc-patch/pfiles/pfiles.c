@@ -465,20 +465,24 @@ has_socket(struct ps_prochandle *P)
 
 /*
  * The source of socket facts: 0 when the process is to be walked, else 1
- * once said why it cannot be examined.  A forced source that cannot
- * serve is an error, before any output; but a process without a socket
- * needs no source, and nothing is refused for it (a socket it makes
- * meanwhile is said to lack its details, with the source's reason).
+ * once said why it cannot be examined, or -1 for one gone before any
+ * output with --all (none of the machine's now).  A forced source that
+ * cannot serve is an error, before any output; but a process without a
+ * socket needs no source, and nothing is refused for it (a socket it
+ * makes meanwhile is said to lack its details, with the source's reason).
  */
 static int
-choose_source(const char *arg, struct ps_prochandle *P, psocksrc_t via)
+choose_source(const char *arg, struct ps_prochandle *P, const pf_args_t *a)
 {
+	psocksrc_t via = a->pa_via;
 	char why[NOTE_MAX];
 	int err;
 
 	if (Psetsocksrc(P, via) == 0 ||
 	    ((err = errno) != ESRCH && via == PSOCK_AUTO))
 		return (0);
+	if (err == ESRCH && a->pa_all)
+		return (-1);
 	(void) snprintf(why, sizeof (why), "%s", err == ESRCH ?
 	    "no such process" : Perrmsg(P));
 	if (err != ESRCH && !has_socket(P))
@@ -530,9 +534,9 @@ show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
 	}
 	(void) Pshare(P, share);
 
-	if (!statonly && choose_source(arg, P, via) != 0) {
+	if (!statonly && (rv = choose_source(arg, P, a)) != 0) {
 		Prelease(P, 0);
-		return (1);
+		return (rv > 0);
 	}
 
 	if (!statonly && via == PSOCK_AUTO)
