@@ -9,8 +9,9 @@
 #   make check-kernels  the kernel-dependent tests inside Debian's 6.1 and
 #                   6.12 kernels under qemu (KERNELS="pkg ..." to choose)
 #   make install    PREFIX=/usr/local DESTDIR= (BINDIR LIBDIR INCLUDEDIR
-#                   MANDIR PKGCONFIGDIR BASHCOMPDIR; CPPFLAGS CFLAGS LDFLAGS
-#                   are added to the project's flags)
+#                   MANDIR PKGCONFIGDIR BASHCOMPDIR DATADIR PFILESDATADIR;
+#                   CPPFLAGS CFLAGS LDFLAGS are added to the project's
+#                   flags)
 #   make deb        the Debian packages pfiles, libproc1, libproc-dev
 #   make deps-T     the Debian packages target T needs (demo, check, fuzz,
 #                   bench; each of those runs its own first)
@@ -32,6 +33,8 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR	?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+DATADIR	?= $(PREFIX)/share
+PFILESDATADIR ?= $(DATADIR)/pfiles
 DESTDIR	?=
 
 ifeq ($(SANITIZE),1)

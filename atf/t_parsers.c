@@ -273,6 +273,17 @@ ATF_TC_BODY(cmdline, tc)
 	/* One empty argument: its NUL ends it, nothing is shown. */
 	ATF_CHECK_EQ(procfs_cmdline_to_args("", 1, out, sizeof (out)), 0);
 	ATF_CHECK_STREQ(out, "");
+	/* Rewritten in place: NULs to the old area's end are no arguments. */
+	ATF_CHECK_EQ(procfs_cmdline_to_args("redis *:6379\0\0\0\0", 16, out,
+	    sizeof (out)), 12);
+	ATF_CHECK_STREQ(out, "redis *:6379");
+	/* An empty argument before another is one. */
+	ATF_CHECK_EQ(procfs_cmdline_to_args("a\0\0b\0\0", 6, out,
+	    sizeof (out)), 4);
+	ATF_CHECK_STREQ(out, "a  b");
+	ATF_CHECK_EQ(procfs_cmdline_to_args("\0\0\0", 3, out, sizeof (out)),
+	    0);
+	ATF_CHECK_STREQ(out, "");
 }
 
 static const char limits_text[] =

@@ -297,7 +297,8 @@ free_pid(void)
 ATF_TC(usage_no_pid);
 ATF_TC_HEAD(usage_no_pid, tc)
 {
-	atf_tc_set_md_var(tc, "descr", "No pid: the usage line, exit 2");
+	atf_tc_set_md_var(tc, "descr", "No pid: the usage line and the "
+	    "Try line, exit 2");
 }
 ATF_TC_BODY(usage_no_pid, tc)
 {
@@ -305,9 +306,9 @@ ATF_TC_BODY(usage_no_pid, tc)
 	const char *const n_only[] = { "-n", NULL };
 	const char *const via_only[] = { "--via=pidfd", NULL };
 
-	expect_pfiles(none, 2, "", USAGE);
-	expect_pfiles(n_only, 2, "", USAGE);
-	expect_pfiles(via_only, 2, "", USAGE);
+	expect_pfiles(none, 2, "", USAGE TRY);
+	expect_pfiles(n_only, 2, "", USAGE TRY);
+	expect_pfiles(via_only, 2, "", USAGE TRY);
 }
 
 ATF_TC(usage_bad_option);
@@ -315,7 +316,7 @@ ATF_TC_HEAD(usage_bad_option, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "An unknown or malformed option "
 	    "before a good pid: the option named as GNU tools name it, the "
-	    "Try line, exit 2, the pid not examined");
+	    "usage line, the Try line, exit 2, the pid not examined");
 }
 ATF_TC_BODY(usage_bad_option, tc)
 {
@@ -330,15 +331,15 @@ ATF_TC_BODY(usage_bad_option, tc)
 		const char *const via_none[] = { "--via", NULL };
 
 		expect_pfiles(short_opt, 2, "", "pfiles: invalid option -- "
-		    "'x'\n" TRY);
+		    "'x'\n" USAGE TRY);
 		expect_pfiles(long_opt, 2, "", "pfiles: unrecognized option "
-		    "'--bogus'\n" TRY);
+		    "'--bogus'\n" USAGE TRY);
 		expect_pfiles(n_x, 2, "", "pfiles: invalid option -- 'x'\n"
-		    TRY);
+		    USAGE TRY);
 		expect_pfiles(json_arg, 2, "", "pfiles: option '--json' "
-		    "doesn't allow an argument\n" TRY);
+		    "doesn't allow an argument\n" USAGE TRY);
 		expect_pfiles(via_none, 2, "", "pfiles: option '--via' "
-		    "requires an argument\n" TRY);
+		    "requires an argument\n" USAGE TRY);
 	}
 	sleeper_stop(&sl);
 }
@@ -348,7 +349,7 @@ ATF_TC_HEAD(usage_bad_via, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "--via with a value not in "
 	    "auto|pidfd|agent|diag|bpf: the value named, the sources listed, "
-	    "the Try line, exit 2");
+	    "the usage line, the Try line, exit 2");
 }
 ATF_TC_BODY(usage_bad_via, tc)
 {
@@ -359,8 +360,8 @@ ATF_TC_BODY(usage_bad_via, tc)
 	for (int i = 0; bad[i] != NULL; i++) {
 		char *opt = tu_asprintf("--via=%s", bad[i]);
 		char *err = tu_asprintf("pfiles: invalid argument '%s' for "
-		    "'--via' (one of auto, pidfd, agent, diag, bpf)\n" TRY,
-		    bad[i]);
+		    "'--via' (one of auto, pidfd, agent, diag, bpf)\n"
+		    USAGE TRY, bad[i]);
 		const char *const args[] = { opt, sl.sl_pid, NULL };
 
 		expect_pfiles(args, 2, "", err);
@@ -388,8 +389,8 @@ has_line(const char *text, const char *prefix)
 ATF_TC(help);
 ATF_TC_HEAD(help, tc)
 {
-	atf_tc_set_md_var(tc, "descr", "-h and --help: the synopsis and a "
-	    "line per option on stdout (the --via line lists every source), "
+	atf_tc_set_md_var(tc, "descr", "-h and --help: the usage line and "
+	    "a line per option on stdout (the --via line lists every source), "
 	    "nothing on stderr, exit 0, whatever follows");
 }
 ATF_TC_BODY(help, tc)
@@ -407,9 +408,8 @@ ATF_TC_BODY(help, tc)
 	run_pfiles(h, &r);
 	tu_require_exit("pfiles -h", &r, 0);
 	ATF_REQUIRE_EQ_MSG(r.tr_errlen, 0, "stderr: %s", r.tr_err);
-	ATF_REQUIRE_MSG(strncmp(r.tr_out, "Usage: pfiles [OPTION]... "
-	    "PID|/proc/PID...\n", 41) == 0, "no synopsis first: %s",
-	    r.tr_out);
+	ATF_REQUIRE_MSG(strncmp(r.tr_out, USAGE, strlen(USAGE)) == 0,
+	    "not the usage line first: %s", r.tr_out);
 	for (int i = 0; lines[i] != NULL; i++)
 		ATF_CHECK_MSG(has_line(r.tr_out, lines[i]), "no line for %s",
 		    lines[i]);
@@ -953,13 +953,14 @@ ATF_TC(proc_path_arg);
 ATF_TC_HEAD(proc_path_arg, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "pfiles -n /proc/PID examines PID, "
-	    "as pfiles -n PID does; /proc/ alone or with a non-number is "
-	    "not a process id");
+	    "as pfiles -n PID does; /proc/ alone, or a path below it, is "
+	    "not a process id (t_cli_edges: the entries of /proc that are "
+	    "no number)");
 }
 ATF_TC_BODY(proc_path_arg, tc)
 {
-	static const char *const bad[] = { "/proc/", "/proc/self", "/proc",
-	    "/proc//1", "proc/1", NULL };
+	static const char *const bad[] = { "/proc/", "/proc", "/proc//1",
+	    "proc/1", "/proc/self/", NULL };
 	sleeper_t sl;
 	char *arg, *want;
 

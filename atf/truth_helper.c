@@ -10,7 +10,8 @@
  *					thread, as fast as it can
  *	truth_helper deep DIR		a file open at a path > PATH_MAX
  *	truth_helper opath DIR		an O_PATH fd on a unix socket file
- *	truth_helper mainexit FILE	FILE open, then the main thread exits
+ *	truth_helper mainexit FILE	FILE open and a unix socketpair, then
+ *					the main thread exits
  *	truth_helper seccomp NR		sockets, then system call NR fails
  *					with EPERM (a seccomp filter)
  *	truth_helper pair		a unix socketpair
@@ -258,7 +259,11 @@ static int
 mode_mainexit(const char *file)
 {
 	pthread_t t;
+	int sv[2];
 
+	/* A socket: pidfd is refused where it cannot reach the files. */
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		die("socketpair");
 	mainexit_file = file;
 	if (pthread_create(&t, NULL, mainexit_thread, NULL) != 0)
 		die("pthread_create");

@@ -55,7 +55,9 @@ check_cmdline(const char *text, size_t len, size_t dstsz)
 		free(dst);
 		return;
 	}
-	want = len > 0 && text[len - 1] == '\0' ? len - 1 : len;
+	want = len;
+	while (want > 0 && text[want - 1] == '\0')
+		want--;
 	if (want > dstsz - 1)
 		want = dstsz - 1;
 	FUZZ_CHECK(n == want);

@@ -5,6 +5,8 @@
 #
 #  - dpkg -i pfiles, libproc1 and libproc-dev;
 #  - /usr/bin/pfiles --version must say VERSION;
+#  - the schema of pfiles -J is installed where pfiles --help says it is,
+#    /usr/share/pfiles/pfiles.schema.json, and is a JSON Schema;
 #  - the pfiles package's description says that --via=bpf is not
 #    available exactly when the command was built without it;
 #  - /usr/bin/pfiles on a process of this script's own (a sleep holding a
@@ -47,6 +49,18 @@ dpkg-query -W pfiles libproc1 libproc-dev
 got=$(/usr/bin/pfiles --version)
 echo "deb-check: /usr/bin/pfiles --version: $got"
 [ "$got" = "pfiles from pfiles-linux $version" ] || fail "pfiles --version"
+
+# The schema of -J: where --help says, which is the package's place.
+schema=/usr/share/pfiles/pfiles.schema.json
+named=$(/usr/bin/pfiles --help |
+    sed -n 's|^ *\(/.*/pfiles\.schema\.json\)$|\1|p')
+echo "deb-check: pfiles --help names the schema: $named"
+[ "$named" = "$schema" ] || fail "pfiles --help names '$named', not $schema"
+if [ -s "$schema" ] && grep -q '"\$schema"' "$schema"; then
+	echo "deb-check: $schema installed"
+else
+	fail "$schema is not installed, or is no JSON Schema"
+fi
 
 # The description says --via=bpf is not available exactly when the
 # command was built without the BPF program.

@@ -87,9 +87,10 @@ extern const char *Perrmsg(struct ps_prochandle *);
 
 /*
  * What pfiles prints in its header: illumos' psinfo_t, the fields Linux
- * has.  pr_psargs is /proc/PID/cmdline with NULs made spaces, cut to
- * PRARGSZ - 1 bytes; pr_fname is /proc/PID/comm (illumos has 16 bytes
- * here; Linux shows kernel threads' full names, longer than that).
+ * has.  pr_psargs is /proc/PID/cmdline with NULs made spaces (trailing
+ * ones dropped), cut to PRARGSZ - 1 bytes; pr_fname is /proc/PID/comm
+ * (illumos has 16 bytes here; Linux shows kernel threads' full names,
+ * longer than that).
  */
 #define	PRARGSZ		80
 #define	PRFNSZ		64	/* kernel threads' names may pass 15 bytes */

@@ -7,8 +7,8 @@
  *
  * As GNU and util-linux tools do: --help on the standard output, exit 0;
  * -V, --version: "pfiles from PROJECT VERSION", exit 0; an unknown or
- * malformed option named on the standard error with a "Try" line, and
- * illumos' exit status 2 for a usage error.
+ * malformed option named on the standard error, then the usage line and
+ * a "Try" line, and illumos' exit status 2 for a usage error.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,12 +21,23 @@
 #define	LIBPROC_PROJECT	"pfiles-linux"
 #endif
 
+/*
+ * The one usage line: the first of --help, and of every usage error,
+ * then followed by TRY_LINE.
+ */
 #define	USAGE_LINE	"usage:\tpfiles [-J] [-n] [--no-endpoints] " \
 			"[--via=auto|pidfd|agent|diag|bpf] pid ...\n"
+#define	TRY_LINE	"Try 'pfiles --help' for more information.\n"
+
+/* Where make install puts the schema of -J's document: the Makefile says. */
+#ifndef	PFILES_SCHEMA
+#error "PFILES_SCHEMA: the installed path of pfiles.schema.json"
+#endif
 
 /* Values of the options that have no letter (getopt_long's val). */
 #define	OPT_VIA		256
 #define	OPT_NOENDPOINTS	257
+#define	OPT_ALL		258
 
 typedef struct pf_opt {
 	int		o_letter;	/* the short option, or 0 */
@@ -39,13 +50,15 @@ typedef struct pf_opt {
 
 static const pf_opt_t opts[] = {
 	{ 'J', "json", no_argument, 'J', NULL,
-	    "print one JSON document (pfiles.schema.json)" },
+	    "print one JSON document (its schema: below)" },
 	{ 'n', "stat-only", no_argument, 'n', NULL,
 	    "the stat line of each fd only: no socket facts" },
 	{ 0, "no-endpoints", no_argument, OPT_NOENDPOINTS, NULL,
 	    "leave out the endpoint lines (holders of other ends)" },
 	{ 0, "via", required_argument, OPT_VIA, "SOURCE",
 	    "socket facts from SOURCE: " },	/* + the sources */
+	{ 0, "all", no_argument, OPT_ALL, NULL,
+	    "every process but pfiles, in pid order (no pid)" },
 	{ 'h', "help", no_argument, 'h', NULL,
 	    "print this help and exit" },
 	{ 'V', "version", no_argument, 'V', NULL,
@@ -80,10 +93,10 @@ put_sources(FILE *fp)
 static _Noreturn void
 help(void)
 {
-	(void) printf("Usage: pfiles [OPTION]... PID|/proc/PID...\n"
-	    "Report the open files of each process: for each fd its fstat "
-	    "and fcntl facts,\nits path, locks and, for a socket, its "
-	    "options, names, peer and endpoints.\n\n");
+	(void) printf(USAGE_LINE "Report the open files of each process "
+	    "(PID or /proc/PID): for each fd its\nfstat and fcntl facts, "
+	    "its path, locks and, for a socket, its options, names,\npeer "
+	    "and endpoints.\n\n");
 	for (size_t i = 0; i < NOPTS; i++) {
 		const pf_opt_t *o = &opts[i];
 		char head[40];
@@ -100,7 +113,8 @@ help(void)
 		(void) printf("\n");
 	}
 	(void) printf("\nExit status: 0 when every process was examined, "
-	    "1 when one could not be,\n2 for a usage error.  See pfiles(1).\n");
+	    "1 when one could not be,\n2 for a usage error.  See pfiles(1).  "
+	    "The JSON schema of --json:\n  %s\n", PFILES_SCHEMA);
 	exit(0);
 }
 
@@ -112,13 +126,20 @@ version(void)
 	exit(0);
 }
 
-/* A usage error: what is wrong (head, name, tail), the Try line, exit 2. */
+/* A usage error, once what is wrong has been said: exit 2. */
+static _Noreturn void
+usage(void)
+{
+	(void) fputs(USAGE_LINE TRY_LINE, stderr);
+	exit(2);
+}
+
+/* A usage error: what is wrong (head, name, tail), then usage(). */
 static _Noreturn void
 bad(const char *head, const char *name, const char *tail)
 {
-	(void) fprintf(stderr, "pfiles: %s%s%s\nTry 'pfiles --help' for more "
-	    "information.\n", head, name, tail);
-	exit(2);
+	(void) fprintf(stderr, "pfiles: %s%s%s\n", head, name, tail);
+	usage();
 }
 
 static _Noreturn void
@@ -127,9 +148,8 @@ bad_via(const char *s)
 	(void) fprintf(stderr, "pfiles: invalid argument '%s' for '--via' "
 	    "(one of ", s);
 	put_sources(stderr);
-	(void) fprintf(stderr, ")\nTry 'pfiles --help' for more "
-	    "information.\n");
-	exit(2);
+	(void) fputs(")\n", stderr);
+	usage();
 }
 
 /*
@@ -187,6 +207,9 @@ pf_opts_parse(int argc, char **argv, pf_args_t *a)
 		case OPT_NOENDPOINTS:
 			a->pa_noendpoints = 1;
 			break;
+		case OPT_ALL:
+			a->pa_all = 1;
+			break;
 		case OPT_VIA: {
 			size_t i;
 
@@ -207,9 +230,9 @@ pf_opts_parse(int argc, char **argv, pf_args_t *a)
 			bad_option(c, argv, optind);
 		}
 	}
-	if (optind == argc) {
-		(void) fputs(USAGE_LINE, stderr);
-		exit(2);
-	}
+	if (a->pa_all && optind < argc)
+		bad("--all takes no pid: extra operand '", argv[optind], "'");
+	if (optind == argc && !a->pa_all)
+		usage();
 	a->pa_first = optind;
 }

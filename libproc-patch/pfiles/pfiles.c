@@ -3,6 +3,7 @@
  * pfiles(1): report the open files of processes.
  *
  *	pfiles [-J] [-n] [--no-endpoints] [--via=auto|pidfd|agent|diag|bpf] pid ...
+ *	pfiles [-J] [-n] [--no-endpoints] [--via=...] --all
  *	pfiles -h | --help | -V | --version
  *
  * The output contract is pfiles.1.  pfiles never stops its target for
@@ -13,6 +14,7 @@
  * else from the agent, else from the kernel's socket tables (libproc's
  * sock/socksrc.c chooses).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -25,8 +27,10 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "libproc.h"
+#include "core/procfs_parse.h"
 #include "pf_comm.h"
 #include "pfiles_fmt.h"
 #include "pfiles_json.h"
@@ -68,6 +72,7 @@ typedef struct shown {
 	struct rlimit	sh_rl;
 	int		sh_have_rl;
 	int		sh_header;	/* printed */
+	uint_t		sh_nsock;	/* sockets shown */
 	uint_t		sh_npatherr;	/* fds whose path could not be read */
 	uint_t		sh_nchanged;	/* fds that never held still */
 	char		sh_via[256];	/* auto fell back to diag: why */
@@ -82,12 +87,12 @@ typedef struct shown {
 /*
  * -J: the header's facts, with the whole command line (the text's is cut
  * to 70 bytes, psinfo's to 79): /proc/PID/cmdline, up to ARGS_MAX bytes,
- * NULs made spaces and the last one dropped, as psinfo does.
+ * by psinfo's rule (procfs_cmdline_to_args).
  */
 static void
 json_header(shown_t *sh)
 {
-	static char args[ARGS_MAX];
+	static char args[ARGS_MAX + 1];
 	char path[32];
 	ssize_t n = -1;
 	int fd;
@@ -97,17 +102,12 @@ json_header(shown_t *sh)
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
 		size_t got = 0;
 
-		while (got < sizeof (args) && (n = read(fd, args + got,
-		    sizeof (args) - got)) > 0)
+		while (got < ARGS_MAX && (n = read(fd, args + got,
+		    ARGS_MAX - got)) > 0)
 			got += (size_t)n;
 		(void) close(fd);
-		n = n < 0 ? -1 : (ssize_t)got;
-	}
-	if (n > 0 && args[n - 1] == '\0')
-		n--;
-	for (ssize_t i = 0; i < n; i++) {
-		if (args[i] == '\0')
-			args[i] = ' ';
+		n = n < 0 ? -1 : (ssize_t)procfs_cmdline_to_args(args, got,
+		    args, sizeof (args));
 	}
 	/* Unreadable (gone), or empty (a zombie, a kernel thread): psinfo's. */
 	pfj_proc_begin(json, sh->sh_psinfo, sh->sh_have_rl ? &sh->sh_rl : NULL,
@@ -141,6 +141,8 @@ show_file(void *arg, const prfdinfo_t *info)
 	size_t len;
 
 	show_header(sh);
+	if (S_ISSOCK(info->pr_mode))
+		sh->sh_nsock++;
 	pf_items(info, &ix);
 	if ((why = pf_item(&ix, PR_PATHERR, &len)) != NULL &&
 	    sh->sh_npatherr++ == 0)
@@ -249,6 +251,25 @@ parse_pid(const char *arg)
 		v = v * 10 + (*p - '0');
 	}
 	return (v > 0 ? (pid_t)v : -1);
+}
+
+/*
+ * "/proc/NAME" with NAME not a number: an entry of Linux's /proc that
+ * was never a process (sys, zoneinfo; self and thread-self, pfiles
+ * itself), met where every entry of /proc is named (a shell glob), and
+ * passed over without a word as on illumos.  A path below /proc (a slash
+ * after NAME) is not an entry.
+ */
+static int
+proc_nonprocess(const char *arg)
+{
+	const char *name;
+
+	if (strncmp(arg, "/proc/", 6) != 0)
+		return (0);
+	name = arg + 6;
+	return (strchr(name, '/') == NULL &&
+	    name[strspn(name, "0123456789")] != '\0');
 }
 
 /* A kernel thread: its name and "[system process]". */
@@ -464,16 +485,83 @@ ahead_end(void)
 
 /* A pid that was not grabbed: a kernel thread's name, or why not. */
 static int
-not_grabbed(const char *arg, pid_t pid, int gerr)
+not_grabbed(const char *arg, pid_t pid, int gerr, const pf_args_t *a)
 {
 	if (pid < 0) {
+		if (proc_nonprocess(arg))
+			return (0);
 		complain(arg, "not a process id");
 		return (1);
 	}
 	if (gerr == G_SYS)
 		return (show_sysproc(arg, pid));
+	if (gerr == G_NOPROC && a->pa_all)
+		return (0);	/* gone since --all read /proc */
 	complain(arg, gerr == G_NOFD ? fds_reason(EMFILE) : Pgrab_error(gerr));
 	return (1);
+}
+
+static int
+is_socket(void *arg, const prfdinfo_t *info)
+{
+	(void) arg;
+	return (S_ISSOCK(info->pr_mode));
+}
+
+/*
+ * Has the process a socket?  A walk of its stat lines only, which opens
+ * nothing of the target's and asks no source; yes when it cannot tell.
+ */
+static int
+has_socket(struct ps_prochandle *P)
+{
+	return (Pfdinfo_iter_flags(P, PFDI_STATONLY, is_socket, NULL) != 0);
+}
+
+/*
+ * The source of socket facts: 0 when the process is to be walked, else 1
+ * once said why it cannot be examined, or -1 for one gone before any
+ * output with --all (none of the machine's now).  A forced source that
+ * cannot serve is an error, before any output; but a process without a
+ * socket needs no source, and nothing is refused for it (a socket it
+ * makes meanwhile is said to lack its details, with the source's reason).
+ */
+static int
+choose_source(const char *arg, struct ps_prochandle *P, const pf_args_t *a)
+{
+	psocksrc_t via = a->pa_via;
+	char why[NOTE_MAX];
+	int err;
+
+	if (Psetsocksrc(P, via) == 0 ||
+	    ((err = errno) != ESRCH && via == PSOCK_AUTO))
+		return (0);
+	if (err == ESRCH && a->pa_all)
+		return (-1);
+	(void) snprintf(why, sizeof (why), "%s", err == ESRCH ?
+	    "no such process" : short_of_fds(err) ? fds_reason(err) :
+	    Perrmsg(P));
+	if (err != ESRCH && !has_socket(P))
+		return (0);
+	complain(arg, why);
+	return (1);
+}
+
+/*
+ * auto tried bpf, the fast path, and it was refused (a kernel before
+ * 6.1, no privilege, its check failed): said once a run, of a process
+ * with a socket (one without needs no source).
+ */
+static void
+say_fastpath(const char *arg, struct ps_prochandle *P)
+{
+	if (fastpath_said || Psocksrc_why(P, PSOCK_BPF) == NULL ||
+	    !has_socket(P))
+		return;
+	fastpath_said = 1;
+	(void) fflush(stdout);
+	(void) fprintf(stderr, "%s: %s: the fast path (bpf) is not "
+	    "available: %s\n", command, arg, Psocksrc_why(P, PSOCK_BPF));
 }
 
 static int
@@ -487,30 +575,16 @@ show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
 	int statonly = a->pa_statonly, gerr = g->gr_gerr, rv, err;
 
 	if (pid < 0 || P == NULL)
-		return (not_grabbed(arg, pid, gerr));
+		return (not_grabbed(arg, pid, gerr, a));
 	(void) Pshare(P, share);
 
-	/* A forced source that cannot serve is an error, before output. */
-	if (!statonly && Psetsocksrc(P, via) != 0 &&
-	    (via != PSOCK_AUTO || errno == ESRCH)) {
-		complain(arg, errno == ESRCH ? "no such process" :
-		    short_of_fds(errno) ? fds_reason(errno) : Perrmsg(P));
+	if (!statonly && (rv = choose_source(arg, P, a)) != 0) {
 		Prelease(P, 0);
-		return (1);
+		return (rv > 0);
 	}
 
-	/*
-	 * auto tried bpf, the fast path, and it was refused (a kernel
-	 * before 6.1, no privilege, its check failed): said once a run.
-	 */
-	if (!statonly && via == PSOCK_AUTO && !fastpath_said &&
-	    Psocksrc_why(P, PSOCK_BPF) != NULL) {
-		fastpath_said = 1;
-		(void) fflush(stdout);
-		(void) fprintf(stderr, "%s: %s: the fast path (bpf) is not "
-		    "available: %s\n", command, arg,
-		    Psocksrc_why(P, PSOCK_BPF));
-	}
+	if (!statonly && via == PSOCK_AUTO)
+		say_fastpath(arg, P);
 
 	memset(&sh, 0, sizeof (sh));
 	/* auto had to fall back on the source that knows the least. */
@@ -536,6 +610,8 @@ show_process(const char *arg, const grabbed_t *g, const pf_args_t *a,
 	}
 	if (rv == 0)
 		show_header(&sh);
+	if (sh.sh_nsock == 0)
+		sh.sh_via[0] = '\0';	/* no socket needed a source */
 	/* Out of fds, nothing is shown: what was missed before is moot. */
 	if (rv == 0 || !short_of_fds(err))
 		report_gaps(arg, &sh);
@@ -589,6 +665,69 @@ share_run(int argc, char **argv, const pf_args_t *a)
 	free(pids);
 }
 
+static int
+by_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return ((x > y) - (x < y));
+}
+
+/* --all cannot list the processes: why, and exit 1. */
+static _Noreturn void
+cannot_list(int err)
+{
+	(void) fprintf(stderr, "%s: /proc: %s\n", command, strerror(err));
+	exit(1);
+}
+
+#define	PID_TEXT	16	/* "2147483647" and its NUL, with room */
+
+/*
+ * --all: every process of /proc but pfiles itself, in increasing pid
+ * order, as the operands they would be ("PID"), in *argvp; their count.
+ */
+static int
+every_process(char ***argvp)
+{
+	size_t n = 0, max = 1024;
+	pid_t *pids = malloc(max * sizeof (*pids)), me = getpid(), *more;
+	struct dirent *de;
+	char **v, *text;
+	DIR *d;
+
+	if (pids == NULL)
+		cannot_list(ENOMEM);
+	if ((d = opendir("/proc")) == NULL)
+		cannot_list(errno);
+	while ((de = readdir(d)) != NULL) {
+		pid_t pid = parse_pid(de->d_name);
+
+		if (pid <= 0 || pid == me)
+			continue;
+		if (n == max) {
+			if ((more = realloc(pids, 2 * max *
+			    sizeof (*pids))) == NULL)
+				cannot_list(ENOMEM);
+			pids = more;
+			max *= 2;
+		}
+		pids[n++] = pid;
+	}
+	(void) closedir(d);
+	qsort(pids, n, sizeof (*pids), by_pid);
+	if ((v = calloc(n + 1, sizeof (*v))) == NULL ||
+	    (text = malloc((n + 1) * PID_TEXT)) == NULL)
+		cannot_list(ENOMEM);
+	for (size_t k = 0; k < n; k++) {
+		v[k] = text + k * PID_TEXT;
+		(void) snprintf(v[k], PID_TEXT, "%d", (int)pids[k]);
+	}
+	free(pids);
+	*argvp = v;
+	return ((int)n);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -600,6 +739,10 @@ main(int argc, char **argv)
 	pf_opts_parse(argc, argv, &args);
 	if (args.pa_json)
 		json = &doc;
+	if (args.pa_all) {
+		argc = every_process(&argv);
+		args.pa_first = 0;
+	}
 
 	/*
 	 * A reader that stops reading (pfiles PID | head) must not kill

@@ -50,7 +50,8 @@ struct socksrc_ops;		/* socksrc.h */
 typedef enum {
 	SRC_UNSET = 0,		/* not chosen yet: auto chooses at first use */
 	SRC_CHOSEN,		/* P->src serves */
-	SRC_NONE		/* auto found none; Perrmsg says why */
+	SRC_NONE		/* none serves (auto found none, or the one
+				   asked for refused); Perrmsg says why */
 } srcstate_t;
 
 struct ps_prochandle {

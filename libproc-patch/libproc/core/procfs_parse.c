@@ -95,7 +95,13 @@ procfs_cmdline_to_args(const char *buf, size_t len, char *dst, size_t dstsz)
 
 	if (dstsz == 0)
 		return (0);
-	if (len > 0 && buf[len - 1] == '\0')
+	/*
+	 * Every trailing NUL goes, not just the last argument's end: a
+	 * process that rewrote its command line in place (setproctitle)
+	 * leaves NULs to the end of the old argument area, and they are
+	 * no arguments.  An empty argument before another stays a space.
+	 */
+	while (len > 0 && buf[len - 1] == '\0')
 		len--;
 	n = len < dstsz - 1 ? len : dstsz - 1;
 	for (i = 0; i < n; i++)

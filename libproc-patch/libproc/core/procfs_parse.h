@@ -27,8 +27,9 @@ typedef struct procstat {
 extern int procfs_parse_stat(const char *, size_t, procstat_t *);
 
 /*
- * /proc/PID/cmdline: the arguments, NULs made single spaces and the final
- * NUL dropped, cut to fit dst (always NUL-terminated when dstsz > 0).
+ * /proc/PID/cmdline: the arguments, NULs made single spaces and the
+ * trailing NULs dropped, cut to fit dst (always NUL-terminated when
+ * dstsz > 0).  dst may be buf itself.
  * Returns the length written.
  */
 extern size_t procfs_cmdline_to_args(const char *, size_t, char *, size_t);

@@ -158,8 +158,12 @@ Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
 	Psockrelease(P);
 	for (int i = 0; i < PSOCK_NSRC; i++)
 		P->src_why[i][0] = '\0';
-	if (src != PSOCK_AUTO)
-		return (probe(P, ops));
+	if (src != PSOCK_AUTO) {
+		if (probe(P, ops) == 0)
+			return (0);
+		P->src_state = SRC_NONE;	/* not auto's at a socket */
+		return (-1);
+	}
 
 	why[0] = '\0';
 	for (size_t i = 0; i < NSOURCES; i++) {
