@@ -10,7 +10,8 @@
  *    is not there, as where bpftool is not installed) says that bpf is
  *    left out and why; once bpftool is found, make builds pfiles again
  *    with the program (--via=bpf no longer says "built without BPF
- *    support"), and a make after that rebuilds nothing;
+ *    support"), and a make after that rebuilds nothing; bpftool hidden
+ *    and found again, pfiles follows each time;
  *  - an object deleted after a build is made again, a test program's
  *    among them (none is an intermediate file, kept or removed);
  *  - with CC naming no compiler, make -n deps-T runs for every T, and a
@@ -119,23 +120,50 @@ same_time(struct timespec a, struct timespec b)
 	return (a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec);
 }
 
+/*
+ * make build/pfiles, with bpftool hidden or not: the build says bpf is
+ * left out, and why, exactly when it is, and pfiles --via=bpf says
+ * "built without BPF support" exactly then.
+ */
+static void
+build_bpf(int hidden)
+{
+	static const char *const without[] = {
+	    "BPFTOOL=/nonexistent/bpftool", "build/pfiles", NULL };
+	static const char *const with[] = { "build/pfiles", NULL };
+	const char *what = hidden ? "bpftool hidden" : "bpftool found";
+	char *out, *err;
+	int said, built_without;
+
+	out = make_ok(what, hidden ? without : with);
+	said = strstr(out, "bpf: left out: /nonexistent/bpftool not found "
+	    "(apt-get install ") != NULL;
+	ATF_CHECK_MSG(said == hidden, "%s, the build %s that bpf is left "
+	    "out, and why", what, said ? "says" : "does not say");
+	free(out);
+	err = bpf_says();
+	built_without = strstr(err, "built without BPF support") != NULL;
+	ATF_CHECK_MSG(built_without == hidden, "make, %s, did not build "
+	    "pfiles again for it: pfiles --via=bpf says:\n%s", what, err);
+	free(err);
+}
+
 ATF_TC(bpf_joins_later);
 ATF_TC_HEAD(bpf_joins_later, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "a build made while bpftool is not "
 	    "found says bpf is left out and why; once it is found, make "
-	    "builds pfiles again with the bpf program; then nothing more");
+	    "builds pfiles again with the bpf program, then nothing more; "
+	    "hidden again, without, and found again, with");
 	atf_tc_set_md_var(tc, "require.progs", "make tar env");
 	tu_timeout(tc, 1500);
 }
 ATF_TC_BODY(bpf_joins_later, tc)
 {
 	static const char *const have[] = { "-s", "print-have-bpf", NULL };
-	static const char *const without[] = {
-	    "BPFTOOL=/nonexistent/bpftool", "build/pfiles", NULL };
 	static const char *const with[] = { "build/pfiles", NULL };
 	struct timespec cfg, prog;
-	char *out, *err;
+	char *out;
 
 	copy_tree();
 	out = make_ok("make print-have-bpf", have);
@@ -145,26 +173,8 @@ ATF_TC_BODY(bpf_joins_later, tc)
 		    "says %s", out);
 	free(out);
 
-	out = make_ok("make BPFTOOL=/nonexistent/bpftool", without);
-	ATF_CHECK_MSG(strstr(out, "bpf: left out: /nonexistent/bpftool "
-	    "not found (apt-get install ") != NULL, "the build does not "
-	    "say that bpf is left out, and why");
-	free(out);
-	err = bpf_says();
-	ATF_REQUIRE_MSG(strstr(err, "built without BPF support") != NULL,
-	    "built while bpftool was not found, pfiles --via=bpf says:\n%s",
-	    err);
-	free(err);
-
-	out = make_ok("make, bpftool found", with);
-	ATF_CHECK_MSG(strstr(out, "bpf: left out") == NULL, "bpftool found, "
-	    "the build says bpf is left out");
-	free(out);
-	err = bpf_says();
-	ATF_CHECK_MSG(strstr(err, "built without BPF support") == NULL,
-	    "make, once bpftool is found, did not build pfiles again with "
-	    "bpf: pfiles --via=bpf says:\n%s", err);
-	free(err);
+	build_bpf(1);
+	build_bpf(0);
 
 	/* The same configuration again: nothing is written or built. */
 	cfg = mtime(TREE "/build/config");
@@ -174,6 +184,10 @@ ATF_TC_BODY(bpf_joins_later, tc)
 	    same_time(prog, mtime(TREE "/build/pfiles")), "a make of an "
 	    "unchanged configuration built again");
 	free(out);
+
+	/* Either way again, the program made before notwithstanding. */
+	build_bpf(1);
+	build_bpf(0);
 }
 
 ATF_TC(deleted_object_made_again);
