@@ -41,7 +41,8 @@ copy_tree(void)
 	const char *argv[] = { "/bin/sh", "-c", "mkdir " TREE " && "
 	    "(cd \"$0\" && tar -cf - --exclude=./build --exclude='./build-*' "
 	    "--exclude=./.git --exclude=./fuzz/out --exclude=./.mutate "
-	    "--exclude=./debian/build .) | (cd " TREE " && tar -xf -)",
+	    "--exclude=./mutate.tmp --exclude=./debian/build .) | "
+	    "(cd " TREE " && tar -xf -)",
 	    SRC_DIR, NULL };
 	tu_result_t r;
 
