@@ -47,13 +47,30 @@ SANFLAGS :=
 endif
 
 # The machine the agent and the kernel's constants are written for: one
-# folder of libproc-patch/libproc/isa/ each (x86_64 only, today).
+# folder of libproc-patch/libproc/isa/ each (x86_64 only, today).  Asked
+# of the compiler here, but refused only once something is to be built
+# (the rule of $(CONFIG), below): on a machine without a compiler, make
+# deps-demo and the other deps-T targets must still run, to install one.
 ISA	:= $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
-ifeq ($(wildcard $(TOP)/libproc-patch/libproc/isa/$(ISA)/isa.h),)
-$(error $(CC) builds for $(ISA): the agent and the kernel's constants are \
-	written for x86_64 only (libproc-patch/libproc/isa/))
-endif
 ISA_DIR	:= $(TOP)/libproc-patch/libproc/isa/$(ISA)
+ifeq ($(ISA),)
+CC_REFUSED = $(CC): no C compiler runs by that name (make deps-demo, as \
+	root, installs $(CC_PKGS))
+else ifeq ($(wildcard $(ISA_DIR)/isa.h),)
+CC_REFUSED = $(CC) builds for $(ISA): the agent and the kernel's \
+	constants are written for x86_64 only (libproc-patch/libproc/isa/)
+endif
+
+# The build's configuration, recorded as kbuild records command lines:
+# $(CONFIG) holds, one line each, what the objects and programs are made
+# with (the compiler, its flags, whether the bpf program is in), and is
+# rewritten only when that changes.  Every rule that runs $(CC) names it
+# among its prerequisites (recipes take their inputs by $< or
+# $(filter %.o %.a,$^)), so that a build made before clang, bpftool and
+# libbpf-dev were installed gains --via=bpf at the next make, and make
+# CC=clang after a gcc build builds again.  When bpf is left out, the
+# build says so, and why, as it records that.
+CONFIG	:= $(B)/config
 
 WARN	:= -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	   -Wmissing-prototypes -Wno-unused-parameter
@@ -88,11 +105,27 @@ REL_ALL := $(patsubst $(TOP)/%,%,$(filter $(TOP)/%,$(ALL)))
 $(REL_ALL): %: $(TOP)/%
 	@:
 
-$(B)/%.o: $(TOP)/%.c
+$(B)/%.o: $(TOP)/%.c $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+# $(CONFIG)'s lines, each quoted for the shell.
+shq = '$(subst ','\'',$(1))'
+CONFIG_LINES := $(call shq,CC=$(CC)) $(call shq,ISA=$(ISA)) \
+	$(call shq,CFLAGS=$(ALL_CFLAGS)) $(call shq,LDFLAGS=$(ALL_LDFLAGS)) \
+	$(call shq,HAVE_BPF=$(HAVE_BPF)) $(call shq,BPF_CLANG=$(BPF_CLANG)) \
+	$(call shq,TOP=$(TOP)) $(call shq,PFILESDATADIR=$(PFILESDATADIR))
+
+# Run by every make that builds something; writes only what changed (a
+# tree shared read-only stays so).
+.PHONY: FORCE
+$(CONFIG): FORCE
+	$(if $(CC_REFUSED),@echo $(call shq,make: $(CC_REFUSED)) >&2; exit 1)
+	@printf '%s\n' $(CONFIG_LINES) | cmp -s - $@ || { \
+	    mkdir -p $(dir $@) && printf '%s\n' $(CONFIG_LINES) >$@ && \
+	    $(if $(BPF_LEFT_OUT),echo $(call shq,$(BPF_NOTE));) :; }
 
 # The Debian packages each target needs, one list per target: deps-T hands
 # DEPS_T to .ci/deps.sh, which installs the missing ones when run as root
@@ -115,12 +148,12 @@ DEPS_demo := make $(CC_PKGS) nodejs
 # source's program (clang, bpftool, libbpf's headers)
 DEPS_check := make $(CC_PKGS) kyua libatf-dev nodejs binutils strace \
 	mandoc util-linux lsof iproute2 procps python3 python3-jsonschema \
-	clang bpftool libbpf-dev pkg-config
+	$(BPF_PKGS) pkg-config
 # afl-clang-fast and afl-fuzz; clang for fuzz-libfuzzer; CC for mkseeds
 DEPS_fuzz := make $(CC_PKGS) afl++ clang libclang-rt-dev
 # what bench/bench.sh times: lsof, lsfd (util-linux), ss (iproute2); node
 DEPS_bench := make $(CC_PKGS) nodejs lsof util-linux iproute2 strace \
-	clang bpftool libbpf-dev
+	$(BPF_PKGS)
 
 # check-kernels: the suite's, and what boots Debian's kernels under qemu
 # and builds their initramfs (kernels/), and reads their BTF (btfcheck.sh)
@@ -130,8 +163,8 @@ DEPS_kernels := $(DEPS_check) qemu-system-x86 busybox-static kmod \
 # make deb: debhelper and dpkg-buildpackage, lintian, and the packages'
 # Build-Depends (what builds the bpf program); pkg-config for .ci/run's
 # check of the installed libproc.pc
-DEPS_deb := make $(CC_PKGS) debhelper dpkg-dev lintian pkg-config clang \
-	bpftool libbpf-dev
+DEPS_deb := make $(CC_PKGS) debhelper dpkg-dev lintian pkg-config \
+	$(BPF_PKGS)
 
 DEPS_TARGETS := demo check fuzz bench kernels deb
 .PHONY: $(addprefix deps-,$(DEPS_TARGETS))

@@ -23,7 +23,7 @@ cd "$REPO_ROOT" || exit 1
 
 # The test programs whose cases depend on the kernel.  Left out: the pure
 # ones (t_parsers, t_marshal, t_fuzz_replay: parsers and marshalling on
-# bytes), the build's (t_exports, t_docs) and the read counter's own
+# bytes), the build's (t_exports, t_docs, t_build) and the read counter's own
 # (t_preadcount, libc's entry points); and t_harm:stress, 67 s on the
 # host and half an hour under TCG, whose agent paths t_harm's other cases
 # cover.
