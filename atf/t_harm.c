@@ -234,9 +234,11 @@ ATF_TC_HEAD(tracer_not_borrowed, tc)
 }
 ATF_TC_BODY(tracer_not_borrowed, tc)
 {
-	char *cmd = tu_asprintf("exec strace -f -o /dev/null %s --via=agent "
-	    "$$", TU_PFILES);
-	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	/* strace holds a socket (UDP, connected to loopback, nothing sent):
+	 * one without needs no source, and the agent would not be asked. */
+	char *cmd = tu_asprintf("exec 3<>/dev/udp/127.0.0.1/9 && "
+	    "exec strace -f -o /dev/null %s --via=agent $$", TU_PFILES);
+	const char *argv[] = { "/bin/bash", "-c", cmd, NULL };
 	tu_result_t r;
 
 	/* Before: both stopped for good (the bound ends it, and the test). */
