@@ -181,6 +181,8 @@ typedef struct pr_misc_header {
 					   source cannot find out */
 #define	PR_ENDPOINTS		18	/* prendpoints_t: who holds the
 					   other end of a local socket */
+#define	PR_PEERCOMM		19	/* char[]: the comm of PR_PEERCRED's
+					   process, proven to be it */
 
 /* Bits of prsockbool_t, in the order pfiles prints them. */
 #define	PR_SO_DEBUG		0x0001

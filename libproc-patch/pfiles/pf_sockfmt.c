@@ -428,6 +428,25 @@ proc_name(const pf_ctx_t *ctx, lbuf_t *lb, pid_t pid)
 		lb_chr(lb, '?');
 }
 
+pid_t
+pf_peer(const pf_items_t *ix, const char **comm)
+{
+	struct ucred cred;
+	const char *p;
+	size_t len;
+
+	*comm = NULL;
+	if (pf_int_item(ix, PR_SOCKOPT_DOMAIN, -1) != AF_UNIX ||
+	    (p = pf_item(ix, PR_PEERCRED, &len)) == NULL ||
+	    len != sizeof (cred))
+		return (0);
+	memcpy(&cred, p, sizeof (cred));
+	if (cred.pid != 0 && (p = pf_item(ix, PR_PEERCOMM, &len)) != NULL &&
+	    len > 1 && memchr(p, '\0', len) == p + len - 1)
+		*comm = p;
+	return (cred.pid);
+}
+
 void
 pf_endpoint_each_items(const pf_items_t *ix, pf_endpoint_f *fn, void *arg)
 {
@@ -498,8 +517,9 @@ pf_socket_lines(const pf_ctx_t *ctx, lbuf_t *lb, const pf_items_t *ix)
 {
 	ep_text_t et = { ctx, lb };
 	const void *sa;
-	struct ucred cred;
+	const char *comm;
 	size_t len;
+	pid_t pid;
 	int type, protocol, have_peer;
 
 	type = pf_int_item(ix, PR_SOCKOPT_TYPE, -1);
@@ -514,17 +534,15 @@ pf_socket_lines(const pf_ctx_t *ctx, lbuf_t *lb, const pf_items_t *ix)
 	if (have_peer)
 		lb_sockaddr(lb, "peername", sa, len, protocol);
 
-	if (have_peer && pf_int_item(ix, PR_SOCKOPT_DOMAIN, -1) == AF_UNIX &&
-	    (sa = pf_item(ix, PR_PEERCRED, &len)) != NULL &&
-	    len == sizeof (cred)) {
-		memcpy(&cred, sa, sizeof (cred));
-		if (cred.pid != 0) {
-			lb_lit(lb, "\tpeer: ");
-			proc_name(ctx, lb, cred.pid);
-			lb_chr(lb, '[');
-			lb_int(lb, (int)cred.pid);
-			lb_lit(lb, "]\n");
-		}
+	if (have_peer && (pid = pf_peer(ix, &comm)) != 0) {
+		lb_lit(lb, "\tpeer: ");
+		if (comm != NULL)
+			lb_esc(lb, comm, strlen(comm));
+		else
+			lb_chr(lb, '?');
+		lb_chr(lb, '[');
+		lb_int(lb, (int)pid);
+		lb_lit(lb, "]\n");
 	}
 	pf_endpoint_each_items(ix, endpoint_text, &et);
 }

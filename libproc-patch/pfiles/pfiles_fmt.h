@@ -29,7 +29,7 @@ typedef const char *pf_comm_f(void *, pid_t);
  * items again at every lookup.  Every function here that reads a record's
  * items reads them through its index.
  */
-#define	PF_ITEM_MAX	PR_ENDPOINTS
+#define	PF_ITEM_MAX	PR_PEERCOMM
 
 typedef struct pf_items {
 	const prfdinfo_t *pi_info;
@@ -135,6 +135,15 @@ extern void pf_endpoint_each_items(const pf_items_t *, pf_endpoint_f *,
 
 /* "SOCK_STREAM"...; NULL for a type with no name. */
 extern const char *pf_socktype_name(int);
+
+/*
+ * The peer of a unix socket, where the contract has a "peer:" line: its
+ * pid (SO_PEERCRED), or 0 for no line; *comm the name of its process
+ * where the source proved the process that has that pid now to be the
+ * one the kernel recorded (PR_PEERCOMM), else NULL: a pid is never named
+ * by its number alone.
+ */
+extern pid_t pf_peer(const pf_items_t *, const char **);
 /* "AF_INET"..., "NETLINK_ROUTE"...: NULL when it has no name. */
 extern const char *pf_family_name(int);
 extern const char *pf_netlink_proto_name(int);

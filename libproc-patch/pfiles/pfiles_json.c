@@ -376,10 +376,10 @@ static void
 socket_member(FILE *out, int *n, pf_ctx_t *ctx, const pf_items_t *ix)
 {
 	const void *p;
-	struct ucred cred;
 	const char *name, *comm;
 	list_t l = { out, 0 };
 	size_t len;
+	pid_t pid;
 	int m = 0, protocol, peer;
 
 	key(out, n, "socket");
@@ -403,22 +403,15 @@ socket_member(FILE *out, int *n, pf_ctx_t *ctx, const pf_items_t *ix)
 	if ((peer = (p = pf_item(ix, PR_PEERSOCKNAME, &len)) != NULL))
 		addr_member(out, &m, "peername", p, len, protocol);
 	/* The peer's credentials, where the text has a "peer:" line. */
-	if (peer && pf_int_item(ix, PR_SOCKOPT_DOMAIN, -1) == AF_UNIX &&
-	    (p = pf_item(ix, PR_PEERCRED, &len)) != NULL &&
-	    len == sizeof (cred)) {
-		memcpy(&cred, p, sizeof (cred));
-		if (cred.pid != 0) {
-			key(out, &m, "peer");
-			(void) fputc('{', out);
-			comm = ctx->pf_comm != NULL ?
-			    ctx->pf_comm(ctx->pf_comm_arg, cred.pid) : NULL;
-			if (comm != NULL) {
-				(void) fputs("\"comm\":", out);
-				target_string(out, comm, strlen(comm));
-				(void) fputc(',', out);
-			}
-			(void) fprintf(out, "\"pid\":%d}", (int)cred.pid);
+	if (peer && (pid = pf_peer(ix, &comm)) != 0) {
+		key(out, &m, "peer");
+		(void) fputc('{', out);
+		if (comm != NULL) {
+			(void) fputs("\"comm\":", out);
+			target_string(out, comm, strlen(comm));
+			(void) fputc(',', out);
 		}
+		(void) fprintf(out, "\"pid\":%d}", (int)pid);
 	}
 	endpoints_member(out, &m, ctx, ix);
 	if ((p = pf_item(ix, PR_SOCKERR, &len)) != NULL) {

@@ -19,6 +19,8 @@
  *     is not the one the walk saw); SO_PROTOCOL of a netlink socket; the
  *     options of the table that apply to its domain and type and are not
  *     known; SO_PEERCRED of a unix socket.
+ * Then, of a unix socket whose SO_PEERCRED names a pid, SO_PEERPIDFD: the
+ * proof that its process is still the one recorded (sock_peer.c).
  * For a TCP socket whose facts the tables gave, that is round 3 alone,
  * in which TCP_NODELAY (IPPROTO_TCP, which the ring does not take) is
  * the only getsockopt(2) of its own.
@@ -350,6 +352,11 @@ sock_local_facts_many(const int *s, const uint64_t *ino,
 			round_options(&b, (int)i, s[i], sf[i]);
 	}
 	run_round(&b, s, ino, sf, err);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] >= 0 && err[i] == 0 && sf[i]->sf_domain == AF_UNIX &&
+		    (sf[i]->sf_have & SF_CRED) && sf[i]->sf_cred.pid > 0)
+			sock_peer_name(sf[i], sock_peer_pidfd(s[i]));
+	}
 out:
 	free(b.b_req);
 	free(b.b_val);

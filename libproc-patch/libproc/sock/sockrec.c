@@ -6,7 +6,8 @@
  *  - the domain is SO_DOMAIN's, or else the family of the socket's name;
  *  - an option that a socket of its domain and type does not answer
  *    (TCP_NODELAY of anything but an inet stream) is not known;
- *  - SO_PEERCRED is shown for unix sockets only;
+ *  - SO_PEERCRED is shown for unix sockets only, and its process's name
+ *    only where sock_peer.c proved it;
  *  - an address is kept as long as the kernel said, up to the storage;
  *  - a source that cannot find out some facts at all (sf_gapwhy): the
  *    facts that this socket would have shown and that are not known (not
@@ -164,6 +165,10 @@ sockrec_add(fdrec_t *rec, const sockfacts_t *sf)
 	if ((sf->sf_have & SF_CRED) && domain == AF_UNIX)
 		(void) fdrec_add(rec, PR_PEERCRED, &sf->sf_cred,
 		    sizeof (sf->sf_cred));
+	if ((sf->sf_have & (SF_CRED | SF_PEERCOMM)) ==
+	    (SF_CRED | SF_PEERCOMM) && domain == AF_UNIX)
+		(void) fdrec_add(rec, PR_PEERCOMM, sf->sf_peercomm,
+		    strnlen(sf->sf_peercomm, sizeof (sf->sf_peercomm) - 1) + 1);
 	if (sf->sf_err[0] != '\0')
 		(void) fdrec_add(rec, PR_SOCKERR, sf->sf_err,
 		    strlen(sf->sf_err) + 1);

@@ -28,6 +28,7 @@
 #define	SF_NAME		0x0040
 #define	SF_PEER		0x0080
 #define	SF_CRED		0x0100
+#define	SF_PEERCOMM	0x0200	/* sf_peercomm: sock_peer.c's proof held */
 
 typedef struct sockfacts {
 	uint_t		sf_have;	/* SF_* */
@@ -43,6 +44,7 @@ typedef struct sockfacts {
 	struct sockaddr_storage sf_peer;
 	socklen_t	sf_peerlen;
 	struct ucred	sf_cred;	/* SO_PEERCRED */
+	char		sf_peercomm[PRFNSZ];	/* its process's comm */
 	char		sf_err[PERRMSG_MAX];	/* why facts are missing */
 	/*
 	 * A source that cannot find out some facts at all says why here (a
@@ -195,5 +197,17 @@ extern void sockfacts_set_opt(sockfacts_t *, const sockopt_t *,
 extern void sockfacts_error(sockfacts_t *, const char *, ...)
     __attribute__((__format__(__printf__, 2, 3)));
 extern void sockrec_add(fdrec_t *, const sockfacts_t *);
+
+/*
+ * sock_peer.c: the one rule for naming a unix socket's peer.  A pidfd of
+ * the process SO_PEERCRED recorded: SO_PEERPIDFD of socket s here
+ * (Linux 6.5), or pidfd_open of pid where its pidfs inode (Linux 6.9) is
+ * ino; -1 where there is none.  sock_peer_name() takes such a pidfd (or
+ * -1) and closes it; where the process that has sf_cred's pid is proven
+ * to be that one, it sets sf_peercomm and SF_PEERCOMM.
+ */
+extern int sock_peer_pidfd(int);
+extern int sock_peer_pidfd_ino(pid_t, uint64_t);
+extern void sock_peer_name(sockfacts_t *, int);
 
 #endif	/* _SOCKSRC_H */

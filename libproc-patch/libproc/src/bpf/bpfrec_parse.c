@@ -30,6 +30,8 @@ _Static_assert(BPFREC_ADDR_MAX == PFB_ADDR_MAX, "address sizes agree");
 _Static_assert(BPFREC_RECSIZE_MAX == PFB_RECSIZE_MAX, "record sizes agree");
 _Static_assert(BPFREC_OWNTABLE == PFB_H_OWNTABLE &&
 	BPFREC_SOCKFS == PFB_H_SOCKFS, "r_have's flags are br_have's");
+_Static_assert(BPFREC_S_PEERPID == PFB_S_PEERPID &&
+	BPFREC_S_PEERINO == PFB_S_PEERINO, "r_sock_have's are br_sock_have's");
 _Static_assert(sizeof (struct pfb_ino) == PFB_INOSIZE &&
 	BPFINO_SIZE == PFB_INOSIZE, "inode record sizes agree");
 _Static_assert(PSI_OWNNET == PFB_I_OWNNET && PSI_PROTO == PFB_I_PROTO &&
@@ -42,7 +44,8 @@ _Static_assert(PSI_OWNNET == PFB_I_OWNNET && PSI_PROTO == PFB_I_PROTO &&
 
 #define	H_ALL	(PFB_H_STAT | PFB_H_FILE | PFB_H_LOCKS | PFB_H_SOCK | \
 	PFB_H_LOCKS_CUT | PFB_H_LOCKPID_GLOBAL | PFB_H_OWNTABLE | PFB_H_SOCKFS)
-#define	S_ALL	(PFB_S_SK | PFB_S_LINGER | PFB_S_BUFS | PFB_S_PEERPID)
+#define	S_ALL	(PFB_S_SK | PFB_S_LINGER | PFB_S_BUFS | PFB_S_PEERPID | \
+	PFB_S_PEERINO)
 
 static const char anon_pfx[] = "anon_inode:";
 
@@ -192,7 +195,7 @@ decode_addr(const uint8_t *rec, size_t off, int family, bpfrec_addr_t *ba)
 static ssize_t
 decode_sock(const uint8_t *rec, bpfrec_t *br)
 {
-	__u32 have, proto, bools, known, lon, pad;
+	__u32 have, proto, bools, known, lon, pino;
 	__u16 fam, type;
 	__u64 lt;
 	__s32 snd, rcv, ppid;
@@ -208,9 +211,9 @@ decode_sock(const uint8_t *rec, bpfrec_t *br)
 	FIELD(rec, r_sndbuf, snd);
 	FIELD(rec, r_rcvbuf, rcv);
 	FIELD(rec, r_peer_pid, ppid);
-	FIELD(rec, r_pad1, pad);
+	FIELD(rec, r_peer_ino, pino);
 
-	if ((have & ~(__u32)S_ALL) != 0 || pad != 0)
+	if ((have & ~(__u32)S_ALL) != 0)
 		return (fail(br, "socket: unknown flags"));
 	if (!(have & PFB_S_SK)) {
 		if (have != 0 || !zero_span(rec, offsetof(struct pfb_rec,
@@ -227,6 +230,8 @@ decode_sock(const uint8_t *rec, bpfrec_t *br)
 		return (fail(br, "socket: buffers"));
 	if (ppid < 0 || (!(have & PFB_S_PEERPID) && ppid != 0))
 		return (fail(br, "socket: peer pid"));
+	if ((have & PFB_S_PEERINO) ? (ppid == 0 || pino == 0) : pino != 0)
+		return (fail(br, "socket: peer inode"));
 	if (decode_addr(rec, offsetof(struct pfb_rec, r_sockname), fam,
 	    &br->br_sockname) != 0)
 		return (fail(br, "socket: sockname"));
@@ -247,6 +252,7 @@ decode_sock(const uint8_t *rec, bpfrec_t *br)
 	br->br_sndbuf = snd;
 	br->br_rcvbuf = rcv;
 	br->br_peer_pid = ppid;
+	br->br_peer_ino = pino;
 	return (0);
 }
 

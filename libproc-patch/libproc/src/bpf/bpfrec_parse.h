@@ -45,6 +45,7 @@
 #define	BPFREC_S_LINGER		0x0002
 #define	BPFREC_S_BUFS		0x0004
 #define	BPFREC_S_PEERPID	0x0008
+#define	BPFREC_S_PEERINO	0x0010
 
 /* br_locks[].bl_kind: as libproc.h's PR_LOCK_* */
 #define	BPFREC_LK_POSIX		1
@@ -114,6 +115,7 @@ typedef struct bpfrec {
 	uint64_t	br_lingertime;	/* jiffies: seconds * HZ */
 	int		br_sndbuf, br_rcvbuf;
 	pid_t		br_peer_pid;	/* SO_PEERCRED, 0 none */
+	uint32_t	br_peer_ino;	/* its pidfs inode, 0 not known */
 	bpfrec_addr_t	br_sockname;
 	bpfrec_addr_t	br_peername;
 

@@ -141,6 +141,7 @@ struct pfb_addr {
 #define	PFB_S_LINGER	0x0002	/* r_linger_on, r_lingertime */
 #define	PFB_S_BUFS	0x0004	/* r_sndbuf, r_rcvbuf */
 #define	PFB_S_PEERPID	0x0008	/* r_peer_pid (SO_PEERCRED) */
+#define	PFB_S_PEERINO	0x0010	/* r_peer_ino: that pid's pidfs inode */
 
 struct pfb_rec {
 	/* 0: header */
@@ -190,7 +191,7 @@ struct pfb_rec {
 	__s32	r_sndbuf;	/* SO_SNDBUF */
 	__s32	r_rcvbuf;	/* SO_RCVBUF */
 	__s32	r_peer_pid;	/* SO_PEERCRED pid, reader's pid ns */
-	__u32	r_pad1;
+	__u32	r_peer_ino;	/* its struct pid's inode (pidfs), < 2^32 */
 	struct pfb_addr r_sockname;
 	struct pfb_addr r_peername;
 

@@ -93,6 +93,7 @@ struct upid {
 
 struct pid {
 	unsigned int		level;
+	__u64			ino;	/* pidfs, Linux 6.9: may be absent */
 	struct upid		numbers[];
 };
 

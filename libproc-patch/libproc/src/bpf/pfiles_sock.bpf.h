@@ -215,8 +215,8 @@ fill_unix_addr(struct pfb_addr *a, struct unix_sock *u)
 
 /*
  * An AF_UNIX socket (its family checked by the caller): its name, its
- * peer's (unix_peer(): the peer of a unix socket is a unix socket) and
- * SO_PEERCRED's pid.
+ * peer's (unix_peer(): the peer of a unix socket is a unix socket),
+ * SO_PEERCRED's pid and that process's pidfs inode.
  */
 static __always_inline void
 fill_unix(struct pfb_rec *r, struct sock *sk, const struct reader_ns *rn)
@@ -224,14 +224,29 @@ fill_unix(struct pfb_rec *r, struct sock *sk, const struct reader_ns *rn)
 	struct unix_sock *u = (struct unix_sock *)sk;
 	struct unix_sock *pu = (struct unix_sock *)BPF_CORE_READ(u, peer);
 
+	struct pid *pp = BPF_CORE_READ(sk, sk_peer_pid);
+	__u64 ino;
+
 	fill_unix_addr(&r->r_sockname, u);
 	if (pu == NULL)
 		r->r_peername.a_err = -K_ENOTCONN;
 	else
 		fill_unix_addr(&r->r_peername, pu);
 	/* SO_PEERCRED: pid_vnr(sk->sk_peer_pid), in the reader's ns */
-	r->r_peer_pid = pid_nr_in(sk->sk_peer_pid, rn);
+	r->r_peer_pid = pid_nr_in(pp, rn);
 	r->r_sock_have |= PFB_S_PEERPID;
+	/*
+	 * The identity of that very process, never reused: its pidfs
+	 * inode, which a pidfd of the process now with that pid shows.
+	 */
+	if (pp != NULL && r->r_peer_pid > 0 &&
+	    bpf_core_field_exists(pp->ino)) {
+		ino = BPF_CORE_READ(pp, ino);
+		if (ino != 0 && ino <= 0xffffffffULL) {
+			r->r_peer_ino = (__u32)ino;
+			r->r_sock_have |= PFB_S_PEERINO;
+		}
+	}
 }
 
 /* netlink_getname() (net/netlink/af_netlink.c): struct sockaddr_nl. */
