@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "expect.h"
+#include "testutil.h"
 
 /*
  * Open flags with the kernel's x86_64 values ("The values are the
@@ -1015,8 +1016,12 @@ put_socket(gen_t *g, const mf_fd_t *f)
 			    f->f_fd, f->f_cred_pid);
 			return;
 		}
+		/* named only where the kernel can prove who it is */
 		(void) fputs("\tpeer: ", g->g_fp);
-		put_text(g, g->g_m->m_comm, strlen(g->g_m->m_comm));
+		if (tu_peer_provable(NULL))
+			put_text(g, g->g_m->m_comm, strlen(g->g_m->m_comm));
+		else
+			(void) fputc('?', g->g_fp);
 		(void) fprintf(g->g_fp, "[%d]\n", f->f_cred_pid);
 	}
 	put_endpoints(g, f);

@@ -647,12 +647,14 @@ ATF_TC_BODY(netns_pidns, tc)
 	    "0.0.0.0  port: "), 4, "%zu AF_INET sockname lines, expected 4",
 	    count_lines_with(text, "\tsockname: AF_INET 0.0.0.0  port: "));
 	/* Each peer's pid is ours, not its namespace's. */
-	want = tu_asprintf("\tpeer: nsp-child[%d]\n", (int)child);
+	want = tu_asprintf("\tpeer: %s[%d]\n", tu_peer_provable(NULL) ?
+	    "nsp-child" : "?", (int)child);
 	ATF_CHECK_MSG(strstr(text, want) != NULL, "no line \"%.*s\" in "
 	    "the parent's block (the child's pid here)",
 	    (int)strlen(want) - 1, want);
 	free(want);
-	want = tu_asprintf("\tpeer: nsp-parent[%d]\n", (int)parent);
+	want = tu_asprintf("\tpeer: %s[%d]\n", tu_peer_provable(NULL) ?
+	    "nsp-parent" : "?", (int)parent);
 	ATF_CHECK_MSG(strstr(text, want) != NULL, "no line \"%.*s\" in "
 	    "the child's block (the parent's pid here)",
 	    (int)strlen(want) - 1, want);

@@ -135,6 +135,8 @@ typedef struct ep_view {
 
 /* expected_lines() flags */
 #define	EL_DIAG		0x1	/* --via=diag: no peer: line */
+#define	EL_UNNAMED	0x2	/* the peer: line's pid without a name */
+#define	EL_CHILD_UNNAMED 0x4	/* the same, for the child's holds only */
 
 static void
 parse_view(ep_view_t *v, const char *text)
@@ -346,7 +348,8 @@ endpoint_lines(const ep_view_t *v, char *out, const ep_hold_t **hs,
 /*
  * The peer: and endpoint lines pfiles must print for h: the peer line
  * of a unix socket (not with diag), named by the SO_PEERCRED pid the
- * holder itself reads, then the holders of the other end.
+ * holder itself reads (that process is alive: its name, unless flags say
+ * that pfiles cannot prove it), then the holders of the other end.
  */
 static char *
 expected_lines(const ep_view_t *v, const ep_hold_t *h, int flags)
@@ -357,7 +360,10 @@ expected_lines(const ep_view_t *v, const ep_hold_t *h, int flags)
 
 	if (!(flags & EL_DIAG) && strcmp(h->h_conn, "tcp") != 0 &&
 	    h->h_cred > 0) {
-		comm = comm_text(v, h->h_cred);
+		comm = (flags & EL_UNNAMED) || !tu_peer_provable(NULL) ||
+		    ((flags & EL_CHILD_UNNAMED) &&
+		    strcmp(h->h_role, "child") == 0) ? strdup("?") :
+		    comm_text(v, h->h_cred);
 		next = tu_asprintf("%s\tpeer: %s[%d]\n", out, comm, h->h_cred);
 		free(comm);
 		free(out);
@@ -641,7 +647,10 @@ cross_at_nofile(const ep_view_t *v, int nofile)
 	for (size_t i = 0; i < 3; i++) {
 		const ep_hold_t *a = hold_of(v, "parent", conns[i]);
 		char *blk = fd_block(r.tr_out, a->h_pid, a->h_fd);
-		char *want = expected_lines(v, a, 0), *got, *cut, *more;
+		/* no fd left to prove who the peer is: said, and unnamed */
+		char *want = expected_lines(v, a, strstr(r.tr_err,
+		    ": not shown: peer (too many open files)\n") != NULL ?
+		    EL_UNNAMED : 0), *got, *cut, *more;
 
 		ATF_REQUIRE_MSG(blk != NULL, "nofile %d: no block of fd %d",
 		    nofile, a->h_fd);
@@ -1546,8 +1555,12 @@ ATF_TC_BODY(json, tc)
 static void
 check_sources(ep_view_t *v, const char *what)
 {
+	/*
+	 * The agent asks a target in another network namespace inside it
+	 * (it cannot pass its sockets): SO_PEERCRED's pid, with no proof.
+	 */
 	static const struct { const char *via; int flags; } src[] = {
-		{ "--via=pidfd", 0 }, { "--via=agent", 0 },
+		{ "--via=pidfd", 0 }, { "--via=agent", EL_CHILD_UNNAMED },
 		{ "--via=diag", EL_DIAG },
 	};
 	char kidpid[16];
@@ -1562,7 +1575,8 @@ check_sources(ep_view_t *v, const char *what)
 
 		run_pfiles(NULL, opts, pids, &r);
 		tu_write_file(name, r.tr_out, r.tr_outlen);
-		check_all_holds(name, v, r.tr_out, src[i].flags);
+		check_all_holds(name, v, r.tr_out, strcmp(what, "nscross") ==
+		    0 ? src[i].flags : src[i].flags & ~EL_CHILD_UNNAMED);
 		ATF_CHECK_MSG(strstr(r.tr_err, "not in the kernel's socket "
 		    "tables") == NULL, "%s: a socket not found: %s", name,
 		    r.tr_err);

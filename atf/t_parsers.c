@@ -1458,10 +1458,26 @@ ATF_TC_BODY(fmt_linger_and_peer, tc)
 	s = file_text(&rec, 0);
 	ATF_CHECK_STREQ(s, SOCK_HEAD "\tpeername: AF_UNIX /s\n");
 	free(s);
+	/*
+	 * A pid is never named by its number alone (the comm callback
+	 * would name 4321): only with PR_PEERCOMM, the name of the process
+	 * proven to be the one recorded, and only a NUL-ended one.
+	 */
 	unix_socket_rec(&rec, NULL, &pid);
 	s = file_text(&rec, 0);
 	ATF_CHECK_STREQ(s, SOCK_HEAD "\tpeername: AF_UNIX /s\n"
-	    "\tpeer: peerproc[4321]\n");
+	    "\tpeer: ?[4321]\n");
+	free(s);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_PEERCOMM, "proven", 7), 0);
+	s = file_text(&rec, 0);
+	ATF_CHECK_STREQ(s, SOCK_HEAD "\tpeername: AF_UNIX /s\n"
+	    "\tpeer: proven[4321]\n");
+	free(s);
+	unix_socket_rec(&rec, NULL, &pid);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_PEERCOMM, "proven", 6), 0);
+	s = file_text(&rec, 0);
+	ATF_CHECK_STREQ(s, SOCK_HEAD "\tpeername: AF_UNIX /s\n"
+	    "\tpeer: ?[4321]\n");
 	free(s);
 	fdrec_free(&rec);
 }

@@ -25,10 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -85,36 +81,6 @@ pfiles_in(const reuse_t *r, const char *opt, int pid)
 	return (out);
 }
 
-/*
- * Whether this kernel can prove who a peer is, to the source via: a
- * pidfd of the recorded process (SO_PEERPIDFD, Linux 6.5) for the
- * sources that hold the socket; for bpf, which reads the kernel's
- * struct pid, its pidfs inode (Linux 6.9).
- */
-static int
-kernel_proves(const char *via)
-{
-	struct statfs sfs;
-	socklen_t len;
-	int sv[2], fd = -1, ok;
-
-	if (strcmp(via, "--via=bpf") == 0) {
-		fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-		ok = fd >= 0 && fstatfs(fd, &sfs) == 0 &&
-		    sfs.f_type == 0x50494446;
-	} else {
-		ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-		len = sizeof (fd);
-		ok = getsockopt(sv[0], SOL_SOCKET, 77 /* SO_PEERPIDFD */,
-		    &fd, &len) == 0 && fd >= 0;
-		(void) close(sv[0]);
-		(void) close(sv[1]);
-	}
-	if (fd >= 0)
-		(void) close(fd);
-	return (ok);
-}
-
 /* pfiles via on pid prints want as its peer line (diag: no peer line). */
 static void
 check_peer_line(const reuse_t *r, const char *via, int pid, const char *want)
@@ -143,7 +109,7 @@ check_reuse(const char *via)
 	want = tu_asprintf("\tpeer: ?[%d]\n", r.r_daemon);
 	check_peer_line(&r, via, r.r_client, want);
 	free(want);
-	want = tu_asprintf("\tpeer: %s[%d]\n", kernel_proves(via) ?
+	want = tu_asprintf("\tpeer: %s[%d]\n", tu_peer_provable(via) ?
 	    "peer-client" : "?", r.r_client);
 	check_peer_line(&r, via, r.r_server, want);
 	free(want);
@@ -193,7 +159,7 @@ ATF_TC_BODY(reuse_json, tc)
 	free(want);
 	free(out);
 	out = pfiles_in(&r, "-J", r.r_server);
-	want = kernel_proves("--via=pidfd") ?
+	want = tu_peer_provable(NULL) ?
 	    tu_asprintf("\"peer\":{\"comm\":\"peer-client\",\"pid\":%d}",
 	    r.r_client) : tu_asprintf("\"peer\":{\"pid\":%d}", r.r_client);
 	ATF_CHECK_MSG(strstr(out, want) != NULL, "no %s:\n%s", want, out);

@@ -505,7 +505,8 @@ ATF_TC_BODY(agent_peer_pidns, tc)
 			run_pfiles(args, NULL, &r);
 		}
 		tu_require_exit(vias[i], &r, 0);
-		want = tu_asprintf("\tpeer: truth_helper[%d]\n", (int)inner);
+		want = tu_asprintf("\tpeer: %s[%d]\n", tu_peer_provable(NULL) ?
+		    "truth_helper" : "?", (int)inner);
 		for (p = strstr(r.tr_out, "\tpeer: "); p != NULL;
 		    p = strstr(p + 1, "\tpeer: "))
 			ATF_CHECK_MSG(strncmp(p, want, strlen(want)) == 0,

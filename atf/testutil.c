@@ -14,7 +14,9 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -931,6 +933,30 @@ tu_have_thread_pidfd(void)
 		return (0);
 	(void) close(fd);
 	return (1);
+}
+
+int
+tu_peer_provable(const char *via)
+{
+	struct statfs sfs;
+	socklen_t len;
+	int sv[2], fd = -1, ok;
+
+	if (via != NULL && strcmp(via, "--via=bpf") == 0) {
+		fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+		ok = fd >= 0 && fstatfs(fd, &sfs) == 0 &&
+		    sfs.f_type == 0x50494446;	/* PID_FS_MAGIC */
+	} else {
+		ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+		len = sizeof (fd);
+		ok = getsockopt(sv[0], SOL_SOCKET, 77 /* SO_PEERPIDFD */,
+		    &fd, &len) == 0 && fd >= 0;
+		(void) close(sv[0]);
+		(void) close(sv[1]);
+	}
+	if (fd >= 0)
+		(void) close(fd);
+	return (ok);
 }
 
 void

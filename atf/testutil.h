@@ -210,6 +210,16 @@ void	tu_timeout(atf_tc_t *, int seconds);
 int	tu_have_thread_pidfd(void);
 
 /*
+ * Can this kernel prove, to pfiles' source via ("--via=bpf", or any
+ * other: the sources that hold the socket), that a unix socket's peer
+ * process is the one SO_PEERCRED recorded, so that the peer: line names
+ * it?  A pidfd of the recorded process: SO_PEERPIDFD (Linux 6.5); for
+ * bpf, which reads the kernel's struct pid, its pidfs inode (Linux 6.9).
+ * Asked here of a socketpair and of this process, apart from pfiles.
+ */
+int	tu_peer_provable(const char *via);
+
+/*
  * The argv prefix that runs a program as on a kernel without pidfds of
  * threads: seccomp_deny refusing pidfd_open(2) with PIDFD_THREAD (O_EXCL)
  * with EINVAL, as kernels before 6.9 do.  TU_NO_THREAD_PIDFD_ARGC words.

@@ -213,6 +213,7 @@ typedef struct prsockbool {
 #define	PR_GAP_RCVBUF		0x04	/* SO_RCVBUF */
 #define	PR_GAP_PEERCRED		0x08	/* SO_PEERCRED of a unix socket */
 #define	PR_GAP_PEERNAME		0x10	/* a connected unix socket's peer name */
+#define	PR_GAP_PEERCOMM		0x20	/* the name of its peer's process */
 
 typedef struct prsockgaps {
 	uint_t		pr_bools;	/* PR_SO_* bits not known */

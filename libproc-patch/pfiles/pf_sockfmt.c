@@ -385,6 +385,7 @@ pf_gaps(FILE *out, const pf_ctx_t *ctx)
 	} other[] = {
 		{ PR_GAP_PEERNAME, "peername" },
 		{ PR_GAP_PEERCRED, "SO_PEERCRED" },
+		{ PR_GAP_PEERCOMM, "peer" },
 	};
 	const sockopt_t *opts = sockopt_table();
 	int n = 0;

@@ -114,6 +114,8 @@ add_gaps(fdrec_t *rec, const sockfacts_t *sf, int domain,
 		g.pr_other |= PR_GAP_PEERCRED;
 	if (sf->sf_gaps & SF_PEER)
 		g.pr_other |= PR_GAP_PEERNAME;
+	if (sf->sf_gaps & SF_PEERCOMM)
+		g.pr_other |= PR_GAP_PEERCOMM;
 	if (g.pr_bools == 0 && g.pr_other == 0)
 		return;
 	if (wl > PERRMSG_MAX - 1)

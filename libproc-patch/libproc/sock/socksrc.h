@@ -50,7 +50,8 @@ typedef struct sockfacts {
 	 * A source that cannot find out some facts at all says why here (a
 	 * static string); sockrec_add() then lists the facts of this
 	 * socket that are not known (PR_SOCKGAPS).  sf_gaps: SF_PEER for a
-	 * peer that is connected but whose name is not known.
+	 * peer that is connected but whose name is not known; SF_PEERCOMM
+	 * for a peer process that could not be proven for want of fds.
 	 */
 	const char	*sf_gapwhy;
 	uint_t		sf_gaps;
@@ -202,9 +203,10 @@ extern void sockrec_add(fdrec_t *, const sockfacts_t *);
  * sock_peer.c: the one rule for naming a unix socket's peer.  A pidfd of
  * the process SO_PEERCRED recorded: SO_PEERPIDFD of socket s here
  * (Linux 6.5), or pidfd_open of pid where its pidfs inode (Linux 6.9) is
- * ino; -1 where there is none.  sock_peer_name() takes such a pidfd (or
- * -1) and closes it; where the process that has sf_cred's pid is proven
- * to be that one, it sets sf_peercomm and SF_PEERCOMM.
+ * ino; -errno where there is none.  sock_peer_name() takes such a pidfd
+ * (or -errno) and closes it; where the process that has sf_cred's pid is
+ * proven to be that one, it sets sf_peercomm and SF_PEERCOMM; where
+ * pfiles had no fd to spare for the proof, the gap SF_PEERCOMM.
  */
 extern int sock_peer_pidfd(int);
 extern int sock_peer_pidfd_ino(pid_t, uint64_t);
