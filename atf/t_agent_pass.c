@@ -176,29 +176,6 @@ run_pfiles(const char *via, pid_t pid, int *pwrites)
 }
 
 /*
- * text with every peer: line's name made "?": what a source prints that
- * knows SO_PEERCRED's pid and cannot prove who has it now.
- */
-static char *
-unnamed_peers(char *text)
-{
-	static const char key[] = "\tpeer: ";
-	char *out = tu_asprintf("%s", ""), *next, *p = text, *q, *b;
-
-	while ((q = strstr(p, key)) != NULL &&
-	    (b = strchr(q, '[')) != NULL) {
-		next = tu_asprintf("%s%.*s%s?", out, (int)(q - p), p, key);
-		free(out);
-		out = next;
-		p = b;
-	}
-	next = tu_asprintf("%s%s", out, p);
-	free(out);
-	free(text);
-	return (next);
-}
-
-/*
  * pfiles --via=agent prints what --via=pidfd prints, and leaves the
  * target as it was; the writes to its memory it made.  With batch (the
  * per-socket batch serves, asking inside the target), the peers are
@@ -214,7 +191,7 @@ agent_same_as_pidfd(const char *what, pid_t pid, int batch)
 	view_target(pid, &before);
 	pidfd = run_pfiles("pidfd", pid, NULL);
 	if (batch)
-		pidfd = unnamed_peers(pidfd);
+		pidfd = tu_unnamed_peers(pidfd);
 	agent = run_pfiles("agent", pid, &pwrites);
 	tu_require_same_text(what, pidfd, strlen(pidfd), agent,
 	    strlen(agent));

@@ -974,6 +974,25 @@ tu_require_leaderless_refused(tu_result_t *r, const char *pid)
 	free(want);
 }
 
+char *
+tu_unnamed_peers(char *text)
+{
+	static const char key[] = "\tpeer: ";
+	char *out = tu_asprintf("%s", ""), *next, *p = text, *q, *b;
+
+	while ((q = strstr(p, key)) != NULL &&
+	    (b = strchr(q, '[')) != NULL) {
+		next = tu_asprintf("%s%.*s%s?", out, (int)(q - p), p, key);
+		free(out);
+		out = next;
+		p = b;
+	}
+	next = tu_asprintf("%s%s", out, p);
+	free(out);
+	free(text);
+	return (next);
+}
+
 /* Text without its lines holding needle. */
 char *
 tu_without_lines(const char *text, const char *needle)

@@ -220,6 +220,13 @@ int	tu_have_thread_pidfd(void);
 int	tu_peer_provable(const char *via);
 
 /*
+ * text (malloc'd, freed) with every peer: line's name made "?": what a
+ * source prints that knows SO_PEERCRED's pid and cannot prove who has it
+ * now (the agent asking inside the target).  A malloc'd string.
+ */
+char	*tu_unnamed_peers(char *text);
+
+/*
  * The argv prefix that runs a program as on a kernel without pidfds of
  * threads: seccomp_deny refusing pidfd_open(2) with PIDFD_THREAD (O_EXCL)
  * with EINVAL, as kernels before 6.9 do.  TU_NO_THREAD_PIDFD_ARGC words.
