@@ -12,8 +12,12 @@
  *	at the usual limit (nothing, but with diag), lists
  *	every fd of the target with its type (the target's own list),
  *	prints the same bytes each run, and the same as at the ordinary
- *	limit;
- *	below it, every run exits 1 and says on stderr only what ran out
+ *	limit (the agent, which then asks inside the target, with its
+ *	peers unnamed);
+ *	one below it, with pidfd (and auto): every fd, but no fd to prove
+ *	who a unix socket's peer is: every peer unnamed, and "not shown:
+ *	peer (too many open files)" for each pid;
+ *	below that, every run exits 1 and says on stderr only what ran out
  *	(never that the target exited or is gone);
  *	after every run, the target is alive, neither stopped nor traced,
  *	and holds the fds it held (no fd of the agent's left in it).
@@ -46,9 +50,9 @@
 #define	LIM_LO		6
 #define	LIM_HI		16
 #define	RUNS		5
-#define	FULL_MIN	8	/* pfiles.1: every fact from here up */
+#define	FULL_MIN	9	/* pfiles.1: every fact from here up */
 #define	FULL_MIN_AGENT	9	/* the same with --via=agent or diag */
-#define	FULL_MIN_MANY	9	/* the same with several pids */
+#define	FULL_MIN_MANY	10	/* the same with several pids */
 #define	MAX_TARGETS	2
 #define	RUN_MS		60000
 #define	TARGET_MAXFD	1024
@@ -289,6 +293,9 @@ typedef struct targets {
 	target_t	ts_t[MAX_TARGETS];
 	int		ts_n;
 	char		*ts_view;	/* their views, one after another */
+	int		ts_peerless;	/* one below the full limit: every */
+					/* fd, no fd to prove a peer */
+	int		ts_agent;	/* --via=agent */
 } targets_t;
 
 /* One run of pfiles [-J] [--via=VIA] PID... at the limit; its result. */
@@ -321,14 +328,47 @@ static void
 require_full(const targets_t *ts, const tu_result_t *r,
     const tu_result_t *usual, int json, const char *what)
 {
-	char *got;
+	char *got, *want = tu_asprintf("%s", usual->tr_out);
 
+	/* short of fds, the agent asks inside the target: no peer proven */
+	if (ts->ts_agent)
+		want = tu_unnamed_peers(want);
 	tu_require_exit(what, r, 0);
 	tu_require_same_str(what, usual->tr_err, r->tr_err);
 	got = listed(r->tr_out, json);
 	tu_require_same_str(what, ts->ts_view, got);
 	free(got);
-	tu_require_same_str(what, usual->tr_out, r->tr_out);
+	tu_require_same_str(what, want, r->tr_out);
+	free(want);
+}
+
+/*
+ * One below it, where a peer: line would name a process (every source
+ * but diag): every fd, but the one fd that proves who a peer is was not
+ * there: each peer unnamed, and said, for each pid.
+ */
+static void
+require_peerless(const targets_t *ts, const tu_result_t *r, int json,
+    const char *what)
+{
+	char *want = tu_asprintf("%s", ""), *more, *got;
+
+	for (int i = 0; i < ts->ts_n; i++) {
+		more = tu_asprintf("%spfiles: %s: not shown: peer (too many "
+		    "open files)\n", want, ts->ts_t[i].t_arg);
+		free(want);
+		want = more;
+	}
+	tu_require_exit(what, r, 0);
+	tu_require_same_str(what, want, r->tr_err);
+	got = listed(r->tr_out, json);
+	tu_require_same_str(what, ts->ts_view, got);
+	free(got);
+	if (!json)
+		ATF_CHECK_MSG(strstr(r->tr_out, "\tpeer: ?[") != NULL &&
+		    strstr(r->tr_out, "\tpeer: t_fdshort[") == NULL,
+		    "%s: a peer named, or none unnamed", what);
+	free(want);
 }
 
 /* Below it: exit 1, and only what ran out said, for each pid. */
@@ -371,6 +411,8 @@ runs_at(const targets_t *ts, const char *via, int json, rlim_t lim,
 			require_untouched(&ts->ts_t[k], what);
 		if (lim >= full_min)
 			require_full(ts, &r, usual, json, what);
+		else if (lim == full_min - 1 && ts->ts_peerless)
+			require_peerless(ts, &r, json, what);
 		else
 			require_short(ts, &r, lim, json, what);
 		if (first == NULL)
@@ -389,6 +431,9 @@ short_runs(const char *via, rlim_t full_min, int n)
 	targets_t ts;
 
 	ts.ts_n = n;
+	/* the agent and diag need their fd more before a peer's */
+	ts.ts_peerless = via == NULL || strcmp(via, "pidfd") == 0;
+	ts.ts_agent = via != NULL && strcmp(via, "agent") == 0;
 	ts.ts_view = tu_asprintf("%s", "");
 	for (int i = 0; i < n; i++) {
 		char *more;
@@ -420,7 +465,8 @@ ATF_TC(via_auto);
 ATF_TC_HEAD(via_auto, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "pfiles (auto) at RLIMIT_NOFILE 6 to "
-	    "16: every fd each run from 8 up, what ran out below");
+	    "16: every fd each run from 9 up (at 8, peers unnamed and said), "
+	    "what ran out below");
 	tu_timeout(tc, 600);
 }
 ATF_TC_BODY(via_auto, tc)
@@ -432,7 +478,8 @@ ATF_TC(via_pidfd);
 ATF_TC_HEAD(via_pidfd, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "pfiles --via=pidfd at RLIMIT_NOFILE "
-	    "6 to 16: every fd each run from 8 up, what ran out below");
+	    "6 to 16: every fd each run from 9 up (at 8, peers unnamed and "
+	    "said), what ran out below");
 	tu_timeout(tc, 600);
 }
 ATF_TC_BODY(via_pidfd, tc)
@@ -469,8 +516,9 @@ ATF_TC(many_auto);
 ATF_TC_HEAD(many_auto, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "pfiles (auto) on two pids at "
-	    "RLIMIT_NOFILE 6 to 16: every fd of each, each run, from 9 up "
-	    "(a run over several pids holds one fd more), what ran out "
+	    "RLIMIT_NOFILE 6 to 16: every fd of each, each run, from 10 up "
+	    "(a run over several pids holds one fd more; at 9, peers unnamed "
+	    "and said), what ran out "
 	    "below, for each pid");
 	tu_timeout(tc, 600);
 }

@@ -974,15 +974,18 @@ tu_require_leaderless_refused(tu_result_t *r, const char *pid)
 	free(want);
 }
 
-char *
-tu_unnamed_peers(char *text)
+/*
+ * text with every match of key cut from it up to (not including) the
+ * first end after it, replaced by with.
+ */
+static char *
+cut_after(char *text, const char *key, const char *end, const char *with)
 {
-	static const char key[] = "\tpeer: ";
 	char *out = tu_asprintf("%s", ""), *next, *p = text, *q, *b;
 
 	while ((q = strstr(p, key)) != NULL &&
-	    (b = strchr(q, '[')) != NULL) {
-		next = tu_asprintf("%s%.*s%s?", out, (int)(q - p), p, key);
+	    (b = strstr(q + strlen(key), end)) != NULL) {
+		next = tu_asprintf("%s%.*s%s", out, (int)(q - p), p, with);
 		free(out);
 		out = next;
 		p = b;
@@ -991,6 +994,15 @@ tu_unnamed_peers(char *text)
 	free(out);
 	free(text);
 	return (next);
+}
+
+char *
+tu_unnamed_peers(char *text)
+{
+	/* the text's peer lines; -J's peer objects (a comm has no '"') */
+	text = cut_after(text, "\tpeer: ", "[", "\tpeer: ?");
+	return (cut_after(text, "\"peer\":{\"comm\":\"", "\"pid\":",
+	    "\"peer\":{"));
 }
 
 /* Text without its lines holding needle. */

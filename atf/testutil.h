@@ -220,9 +220,10 @@ int	tu_have_thread_pidfd(void);
 int	tu_peer_provable(const char *via);
 
 /*
- * text (malloc'd, freed) with every peer: line's name made "?": what a
- * source prints that knows SO_PEERCRED's pid and cannot prove who has it
- * now (the agent asking inside the target).  A malloc'd string.
+ * text (malloc'd, freed) with every peer: line's name made "?", and in
+ * -J every peer's "comm" left out: what a source prints that knows
+ * SO_PEERCRED's pid and cannot prove who has it now (the agent asking
+ * inside the target).  A malloc'd string.
  */
 char	*tu_unnamed_peers(char *text);
 

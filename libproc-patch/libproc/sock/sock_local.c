@@ -355,7 +355,7 @@ sock_local_facts_many(const int *s, const uint64_t *ino,
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] >= 0 && err[i] == 0 && sf[i]->sf_domain == AF_UNIX &&
 		    (sf[i]->sf_have & SF_CRED) && sf[i]->sf_cred.pid > 0)
-			sock_peer_name(sf[i], sock_peer_pidfd(s[i]));
+			sock_peer_name(sf[i], sock_peer_pidfd, &s[i]);
 	}
 out:
 	free(b.b_req);

@@ -9,10 +9,12 @@
  * so a start time cannot be compared with anything: the only proof is a
  * pidfd of the recorded process, which refers to it or to nothing.
  *
- * The rule, once for every source (sock_peer_name): open /proc/PID, then
- * see that the recorded process is still alive (then PID is still its,
- * and was when /proc/PID was opened, so the directory is its), then read
- * its comm through that directory (which fails once it is gone).
+ * The rule, once for every source (sock_peer_name): read the comm of the
+ * process that has PID, then take a pidfd of the recorded process and
+ * see that it is still alive: it was alive when the kernel recorded it
+ * and is now, so it had PID all along, and the comm read was its.  The
+ * pidfd is taken after the read so that the proof holds one fd at a
+ * time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,9 +43,9 @@ short_of_fds(int err)
 }
 
 int
-sock_peer_pidfd(int s)
+sock_peer_pidfd(const void *arg)
 {
-	int fd = -1;
+	int fd = -1, s = *(const int *)arg;
 	socklen_t len = sizeof (fd);
 
 	if (getsockopt(s, SOL_SOCKET, SO_PEERPIDFD, &fd, &len) != 0)
@@ -54,22 +56,24 @@ sock_peer_pidfd(int s)
 }
 
 int
-sock_peer_pidfd_ino(pid_t pid, uint64_t ino)
+sock_peer_pidfd_ino(const void *arg)
 {
+	const sock_peer_ino_t *pi = arg;
 	struct statfs sfs;
 	struct stat st;
-	int fd;
+	int fd, err;
 
-	if (pid <= 0 || ino == 0)
+	if (pi->pi_pid <= 0 || pi->pi_ino == 0)
 		return (-EINVAL);
-	if ((fd = (int)syscall(SYS_pidfd_open, pid, 0)) < 0)
+	if ((fd = (int)syscall(SYS_pidfd_open, pi->pi_pid, 0)) < 0)
 		return (-errno);
 	/* only pidfs gives each process an inode of its own */
 	if (fstatfs(fd, &sfs) == 0 && sfs.f_type == PIDFS_MAGIC &&
-	    fstat(fd, &st) == 0 && (uint64_t)st.st_ino == ino)
+	    fstat(fd, &st) == 0 && (uint64_t)st.st_ino == pi->pi_ino)
 		return (fd);
+	err = errno;
 	(void) close(fd);
-	return (-ESRCH);
+	return (short_of_fds(err) ? -err : -ESRCH);
 }
 
 /* Whether the process of pidfd is not reaped yet (a zombie still is). */
@@ -80,42 +84,50 @@ pidfd_alive(int pidfd)
 	    errno == EPERM);
 }
 
-void
-sock_peer_name(sockfacts_t *sf, int pidfd)
+/* The comm of the process that has pid now, into buf; 0, or an errno. */
+static int
+read_comm(pid_t pid, char *buf, size_t size)
 {
 	char path[32];
 	ssize_t n;
-	int dir, fd, alive, err = pidfd < 0 ? -pidfd : 0;
+	int fd;
 
-	dir = fd = -1;
-	if (pidfd >= 0 && (sf->sf_have & SF_CRED) && sf->sf_cred.pid > 0) {
-		(void) snprintf(path, sizeof (path), "/proc/%d",
-		    (int)sf->sf_cred.pid);
-		if ((dir = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-			err = errno;
-	}
-	alive = dir >= 0 && pidfd_alive(pidfd);
-	if (pidfd >= 0)
-		(void) close(pidfd);	/* one fd fewer for the comm's */
-	if (alive && (fd = openat(dir, "comm", O_RDONLY | O_CLOEXEC)) < 0)
-		err = errno;
-	if (dir >= 0)
-		(void) close(dir);
-	if (fd < 0) {
-		/* what could not be tried is said, not taken for gone */
-		if (short_of_fds(err)) {
-			sf->sf_gaps |= SF_PEERCOMM;
-			if (sf->sf_gapwhy == NULL)
-				sf->sf_gapwhy = nofd_why;
-		}
-		return;
-	}
-	n = read(fd, sf->sf_peercomm, sizeof (sf->sf_peercomm) - 1);
+	(void) snprintf(path, sizeof (path), "/proc/%d/comm", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (errno);
+	n = read(fd, buf, size - 1);
 	(void) close(fd);
-	if (n > 0 && sf->sf_peercomm[n - 1] == '\n')
+	if (n > 0 && buf[n - 1] == '\n')
 		n--;
-	if (n > 0) {
-		sf->sf_peercomm[n] = '\0';
-		sf->sf_have |= SF_PEERCOMM;
+	if (n <= 0)
+		return (ENOENT);
+	buf[n] = '\0';
+	return (0);
+}
+
+void
+sock_peer_name(sockfacts_t *sf, sock_peer_pidfd_f *pidfd_of, const void *arg)
+{
+	int err, pidfd;
+
+	if (!(sf->sf_have & SF_CRED) || sf->sf_cred.pid <= 0)
+		return;
+	err = read_comm(sf->sf_cred.pid, sf->sf_peercomm,
+	    sizeof (sf->sf_peercomm));
+	if (err == 0) {
+		/* taken after the read: one fd at a time */
+		if ((pidfd = pidfd_of(arg)) >= 0) {
+			if (pidfd_alive(pidfd))
+				sf->sf_have |= SF_PEERCOMM;
+			(void) close(pidfd);
+			return;
+		}
+		err = -pidfd;
+	}
+	/* what could not be tried is said, not taken for gone */
+	if (short_of_fds(err)) {
+		sf->sf_gaps |= SF_PEERCOMM;
+		if (sf->sf_gapwhy == NULL)
+			sf->sf_gapwhy = nofd_why;
 	}
 }

@@ -200,16 +200,24 @@ extern void sockfacts_error(sockfacts_t *, const char *, ...)
 extern void sockrec_add(fdrec_t *, const sockfacts_t *);
 
 /*
- * sock_peer.c: the one rule for naming a unix socket's peer.  A pidfd of
- * the process SO_PEERCRED recorded: SO_PEERPIDFD of socket s here
- * (Linux 6.5), or pidfd_open of pid where its pidfs inode (Linux 6.9) is
- * ino; -errno where there is none.  sock_peer_name() takes such a pidfd
- * (or -errno) and closes it; where the process that has sf_cred's pid is
- * proven to be that one, it sets sf_peercomm and SF_PEERCOMM; where
- * pfiles had no fd to spare for the proof, the gap SF_PEERCOMM.
+ * sock_peer.c: the one rule for naming a unix socket's peer.  Where the
+ * process that has sf_cred's pid is proven to be the one SO_PEERCRED
+ * recorded, sock_peer_name() sets sf_peercomm and SF_PEERCOMM; where
+ * pfiles had no fd to spare for the proof, the gap SF_PEERCOMM.  The
+ * proof is a pidfd of the recorded process, which pidfd_of(arg) gives
+ * (or -errno), and which sock_peer_name() closes: sock_peer_pidfd, of
+ * the socket (an int *) here, SO_PEERPIDFD (Linux 6.5); or
+ * sock_peer_pidfd_ino, pidfd_open of the pid whose pidfs inode (Linux
+ * 6.9) is the one read with it (a sock_peer_ino_t *).
  */
-extern int sock_peer_pidfd(int);
-extern int sock_peer_pidfd_ino(pid_t, uint64_t);
-extern void sock_peer_name(sockfacts_t *, int);
+typedef int sock_peer_pidfd_f(const void *);
+typedef struct sock_peer_ino {
+	pid_t		pi_pid;
+	uint64_t	pi_ino;
+} sock_peer_ino_t;
+
+extern sock_peer_pidfd_f sock_peer_pidfd, sock_peer_pidfd_ino;
+extern void sock_peer_name(sockfacts_t *, sock_peer_pidfd_f *,
+    const void *);
 
 #endif	/* _SOCKSRC_H */

@@ -135,9 +135,12 @@ bpf_sockfacts(const bpfrec_t *br, unsigned int hz, sockfacts_t *sf)
 		sf->sf_cred.uid = (uid_t)-1;
 		sf->sf_cred.gid = (gid_t)-1;
 		sf->sf_have |= SF_CRED;
-		if (br->br_sock_have & BPFREC_S_PEERINO)
-			sock_peer_name(sf, sock_peer_pidfd_ino(br->br_peer_pid,
-			    br->br_peer_ino));
+		if (br->br_sock_have & BPFREC_S_PEERINO) {
+			sock_peer_ino_t pi = { br->br_peer_pid,
+			    br->br_peer_ino };
+
+			sock_peer_name(sf, sock_peer_pidfd_ino, &pi);
+		}
 	}
 }
 
