@@ -19,22 +19,50 @@
 #include <sys/socket.h>
 
 #include "kconst.h"
+#include "netdiag/diag_kind.h"
 #include "netdiag/diag_parse.h"
 #include "endpoint/endpoint_impl.h"
 
 /* ------------------------------------------------------------------ */
 /* The other ends the tables give. */
 
+/*
+ * May a socket of this family and protocol have an other end: a unix
+ * socket, or an inet one whose other end a 4-tuple names (TCP, UDP...)?
+ */
+static int
+may_connect(int family, int protocol)
+{
+	if (family == AF_UNIX)
+		return (1);
+	if (family != AF_INET && family != AF_INET6)
+		return (0);
+	return (protocol == IPPROTO_TCP || protocol == IPPROTO_MPTCP ||
+	    protocol == IPPROTO_UDP || protocol == IPPROTO_UDPLITE);
+}
+
 /* Is e a socket whose other end a 4-tuple names (TCP, UDP...)? */
 static int
 inet_connected(const dent_t *e)
 {
-	if (e->de_family != AF_INET && e->de_family != AF_INET6)
-		return (0);
-	if (e->de_protocol != IPPROTO_TCP && e->de_protocol != IPPROTO_MPTCP &&
-	    e->de_protocol != IPPROTO_UDP && e->de_protocol != IPPROTO_UDPLITE)
+	if (e->de_family == AF_UNIX || !may_connect(e->de_family,
+	    e->de_protocol))
 		return (0);
 	return ((e->de_have & (DS_NAME | DS_PEER)) == (DS_NAME | DS_PEER));
+}
+
+/*
+ * Could the target's socket fd, not in a run's tables of an earlier
+ * turn, have an other end: not when its kind has none (an unbound
+ * netlink socket is in no table, whenever it was made).
+ */
+static int
+may_be_missed(struct ps_prochandle *P, int fd)
+{
+	diag_req_t kind;
+
+	return (!diag_sock_kind(P, fd, &kind) ||
+	    may_connect(kind.dr_family, kind.dr_protocol));
 }
 
 /*
@@ -77,7 +105,8 @@ ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
 			if (diag_nets_find(P, dn, ask->h_v[i].eh_fd,
 			    ask->h_v[i].eh_ino, &tab[i]) != NULL)
 				continue;
-			if (tab[i] != NULL && diag_table_stale(P, tab[i])) {
+			if (tab[i] != NULL && diag_table_stale(P, tab[i]) &&
+			    may_be_missed(P, ask->h_v[i].eh_fd)) {
 				tab[i] = MISSED;
 				stale++;
 			} else {
