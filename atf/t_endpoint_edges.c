@@ -562,6 +562,14 @@ ATF_TC_BODY(diag_killed, tc)
 
 		pfiles(&r, env, "--via=diag", pid, NULL, NULL);
 	}
+	/*
+	 * The server answers again, and exits: the victim's close ends,
+	 * and it.  Before any check, so that a failure leaves no mount.
+	 */
+	(void) tu_stop(&fuse, TU_TIMEOUT_MS);
+	(void) tu_stop(&victim, TU_TIMEOUT_MS);
+	(void) umount2(dir, MNT_DETACH);
+	(void) rmdir(dir);
 	want = tu_asprintf("pfiles: cannot examine %s: no such process\n",
 	    pid);
 	tu_require_same_str("killed.err", want, r.tr_err);
@@ -571,12 +579,7 @@ ATF_TC_BODY(diag_killed, tc)
 	want = tu_read_file(log, NULL);
 	ATF_CHECK_MSG(strstr(want, "kill ok") != NULL, "the shim: %s", want);
 	free(want);
-	/* The server answers again: the victim's close ends, and it. */
-	(void) tu_stop(&fuse, TU_TIMEOUT_MS);
-	(void) tu_stop(&victim, TU_TIMEOUT_MS);
-	(void) umount2(dir, MNT_DETACH);
 	(void) unlink(log);
-	(void) rmdir(dir);
 	free(log);
 	free(env0);
 	free(env1);

@@ -138,7 +138,7 @@ why_text(int why)
 	case WHY_ABSENT:
 		return ("neither built into this kernel nor among its modules");
 	case WHY_NOTLOADED:
-		return ("among this kernel's modules, and could not be loaded");
+		return ("among this kernel's modules, and was not loaded");
 	default:
 		return (NULL);
 	}

@@ -637,7 +637,7 @@ diag_table_why(const diag_table_t *dt, const diag_req_t *kind, char *buf,
 		n += (size_t)snprintf(buf + n, len - n, " dump");
 	/* Why, where it is known and the same module's. */
 	if (n > 0 && n < len && !many && why != NULL)
-		(void) snprintf(buf + n, len - n, " (%s: %s)", mod, why);
+		(void) snprintf(buf + n, len - n, ": %s is %s", mod, why);
 }
 
 int
