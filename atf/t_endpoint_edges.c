@@ -17,7 +17,9 @@
  *    namespace: no passing) leaves out SO_PEERCRED and says so once.
  *  - a process killed while diag looks at it, whose last thread still
  *    waits in its exit (a close on a FUSE filesystem that no longer
- *    answers): gone, as the page says ("no such process").
+ *    answers): gone, as the page says ("no such process"); one killed
+ *    at each step of the agent's ptrace calls in turn: gone, never an
+ *    agent "not usable".
  *  - pfiles in a pid namespace with the host's /proc, on a live pid of
  *    that namespace that /proc does not have: pid namespaces differ.
  */
@@ -586,6 +588,49 @@ ATF_TC_BODY(diag_killed, tc)
 	free(file);
 }
 
+#define	AGENT_STEPS	30	/* ptrace calls of a walk, and more */
+
+ATF_TC(agent_killed);
+ATF_TC_HEAD(agent_killed, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "--via=agent on a process SIGKILLed "
+	    "at its Nth ptrace call (race_shim), for N from 1 on: what is "
+	    "said is one of the page's reasons for a process gone (no such "
+	    "process, process exited during examination), or nothing when "
+	    "the walk was done; never 'the agent is not usable'");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(agent_killed, tc)
+{
+	for (int n = 1; n <= AGENT_STEPS; n++) {
+		char pid[16], nth[32], kill[32], *gone, *exited;
+		pid_t kid = holder(AF_UNIX, SOCK_STREAM, 0, 1, pid);
+		tu_result_t r;
+
+		(void) snprintf(nth, sizeof (nth), "RACE_NTH=%d", n);
+		(void) snprintf(kill, sizeof (kill), "RACE_PID=%s", pid);
+		{
+			const char *const env[] = { "LD_PRELOAD=" RACE_SHIM,
+			    "RACE_CALL=ptrace", "RACE_ACTION=kill", nth,
+			    kill, NULL };
+
+			pfiles(&r, env, "--via=agent", pid, NULL, NULL);
+		}
+		reap(kid);
+		gone = tu_asprintf("pfiles: cannot examine %s: no such "
+		    "process\n", pid);
+		exited = tu_asprintf("pfiles: cannot examine %s: process "
+		    "exited during examination\n", pid);
+		ATF_CHECK_MSG(r.tr_errlen == 0 || strcmp(r.tr_err, gone) ==
+		    0 || strcmp(r.tr_err, exited) == 0, "killed at ptrace "
+		    "call %d: %s", n, r.tr_err);
+		free(gone);
+		free(exited);
+		tu_result_free(&r);
+	}
+}
+
 ATF_TC(nsenter_host_proc);
 ATF_TC_HEAD(nsenter_host_proc, tc)
 {
@@ -646,6 +691,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, raw_missing_once);
 	ATF_TP_ADD_TC(tp, agent_pidns_peer);
 	ATF_TP_ADD_TC(tp, diag_killed);
+	ATF_TP_ADD_TC(tp, agent_killed);
 	ATF_TP_ADD_TC(tp, nsenter_host_proc);
 	return (atf_no_error());
 }
