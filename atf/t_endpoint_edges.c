@@ -47,7 +47,6 @@
 #define	FUSE_HELPER	BUILD_DIR "/atf/fuse_helper"
 #define	RACE_SHIM	BUILD_DIR "/atf/race_shim.so"
 #define	MAX_HOLDS	8
-#define	UNSEEN_PID	123457	/* a pid made in a namespace of our own */
 
 /* ------------------------------------------------------------------ */
 /* The helper's view (endpoint_helper's lines). */
@@ -644,17 +643,23 @@ ATF_TC_HEAD(nsenter_host_proc, tc)
 }
 ATF_TC_BODY(nsenter_host_proc, tc)
 {
-	char script[160], pid[16], host[16], path[32], *line, *want;
+	char script[160], pid[16], host[16], path[32], *line, *want, *text;
 	tu_child_t ns;
+	int unseen;
 	tu_result_t r;
 	pid_t kid;
 
-	(void) snprintf(path, sizeof (path), "/proc/%d", UNSEEN_PID);
-	if (access(path, F_OK) == 0)
-		atf_tc_skip("pid %d is taken here", UNSEEN_PID);
+	/* A pid that the host's /proc has not: made in our namespace. */
+	text = tu_read_file("/proc/sys/kernel/pid_max", NULL);
+	for (unseen = atoi(text) - 1; unseen > 300; unseen--) {
+		(void) snprintf(path, sizeof (path), "/proc/%d", unseen);
+		if (access(path, F_OK) != 0)
+			break;
+	}
+	free(text);
 	(void) snprintf(script, sizeof (script), "echo %d > "
 	    "/proc/sys/kernel/ns_last_pid; sleep 60 & echo $!; read x",
-	    UNSEEN_PID - 1);
+	    unseen - 1);
 	{
 		const char *const argv[] = { "unshare", "--pid", "--fork",
 		    "--mount-proc", "--kill-child", "sh", "-c", script, NULL };
@@ -662,10 +667,10 @@ ATF_TC_BODY(nsenter_host_proc, tc)
 		tu_spawn(&ns, argv, TU_STDERR_NULL);
 	}
 	line = tu_read_line(ns.tc_out, TU_TIMEOUT_MS);
-	if (line == NULL || atoi(line) != UNSEEN_PID)
+	if (line == NULL || atoi(line) != unseen)
 		atf_tc_skip("no pid %d in a pid namespace of our own: %s",
-		    UNSEEN_PID, line != NULL ? line : "(none)");
-	(void) snprintf(pid, sizeof (pid), "%d", UNSEEN_PID);
+		    unseen, line != NULL ? line : "(none)");
+	(void) snprintf(pid, sizeof (pid), "%d", unseen);
 	kid = tu_only_child(ns.tc_pid);
 	(void) snprintf(host, sizeof (host), "%d", (int)kid);
 	{
