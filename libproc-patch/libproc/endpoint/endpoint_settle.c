@@ -65,36 +65,22 @@ may_be_missed(struct ps_prochandle *P, int fd)
 	    may_connect(kind.dr_family, kind.dr_protocol));
 }
 
-/*
- * The other end of each socket of ask (sorted, some of the target's) that
- * has one in the tables, after the en_npeers found already.  Each socket
- * is looked up in the tables of its own network namespace (diag_nets.c),
- * and its other end in the same tables.  A TCP connection's other end
- * may be a socket of the other family (a dual-stack socket holds a
- * v4-mapped address): when one is not found, the TCP dump of the other
- * family is made too, once per table.  0 or an errno.
- */
 /* A socket not in a run's tables of an earlier turn (ep_find_peers). */
 static diag_table_t missed;
 #define	MISSED	(&missed)
 
-int
-ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
-    const holds_t *ask)
+/*
+ * Every inode asked about in the tables, into tab (by ask's index), as
+ * the diag source would; then, once more, those missing from a run's
+ * tables of an earlier turn (made since?), now that this process's
+ * lookups count toward reading them again (diag_table_find).  Those
+ * still missing are counted in en_unlisted.
+ */
+static void
+look_up(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
+    const holds_t *ask, diag_table_t **tab)
 {
-	diag_table_t **tab;
-	size_t base = en->en_npeers;
-	int err = 0, round;
-
-	if ((tab = calloc(ask->h_n > 0 ? ask->h_n : 1, sizeof (*tab))) == NULL)
-		return (ENOMEM);
-	/*
-	 * Every inode asked about in the tables, as the diag source would;
-	 * then, once more, those missing from a run's tables of an earlier
-	 * turn (made since?), now that this process's lookups count toward
-	 * reading them again (diag_table_find).
-	 */
-	for (round = 0; round < 2; round++) {
+	for (int round = 0; round < 2; round++) {
 		size_t stale = 0;
 
 		for (size_t i = 0; i < ask->h_n; i++) {
@@ -120,6 +106,28 @@ ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
 	for (size_t i = 0; i < ask->h_n; i++)
 		if (tab[i] == MISSED)
 			tab[i] = NULL;
+}
+
+/*
+ * The other end of each socket of ask (sorted, some of the target's) that
+ * has one in the tables, after the en_npeers found already.  Each socket
+ * is looked up in the tables of its own network namespace (diag_nets.c),
+ * and its other end in the same tables.  A TCP connection's other end
+ * may be a socket of the other family (a dual-stack socket holds a
+ * v4-mapped address): when one is not found, the TCP dump of the other
+ * family is made too, once per table.  0 or an errno.
+ */
+int
+ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
+    const holds_t *ask)
+{
+	diag_table_t **tab;
+	size_t base = en->en_npeers;
+	int err = 0, round;
+
+	if ((tab = calloc(ask->h_n > 0 ? ask->h_n : 1, sizeof (*tab))) == NULL)
+		return (ENOMEM);
+	look_up(P, en, dn, ask, tab);
 	for (round = 0; round < 2; round++) {
 		int again = 0;
 
