@@ -51,6 +51,18 @@
  *           "udpw" to one bound to the wildcard address (the client
  *           connected to 127.0.0.1 and its port).  The parent keeps the
  *           clients (a), one child the servers (b).
+ *   dualstack  three UDP clients, each connected to a server on
+ *           loopback that is connected to no one, across the families:
+ *           "u46" an AF_INET client connected to 127.0.0.1 and the port
+ *           of an AF_INET6 server bound to :: with IPV6_V6ONLY off;
+ *           "u64" an AF_INET6 client connected to ::ffff:127.0.0.1 and
+ *           the port of an AF_INET server bound to 0.0.0.0; "u46o" an
+ *           AF_INET client connected to 127.0.0.1 and the port of an
+ *           AF_INET6 server bound to :: with IPV6_V6ONLY on.  Each
+ *           client sends one datagram before the fork; the parent keeps
+ *           the clients (a), one child the servers (b), and the child
+ *           says after its hold lines which of them the datagrams
+ *           reached: "got CONN BYTES" (0: none came).
  *   nscross as cross, as root; then the child, before it reports, moves
  *           to a new network namespace of its own
  *           (unshare(CLONE_NEWNET)): it holds sockets of the parent's.
@@ -85,6 +97,8 @@
  *                                       connection and end it is, its
  *                                       fstat ino, its SO_PEERCRED pid
  *                                       (-1 when that fails)
+ *   got CONN BYTES                      (dualstack) what the server
+ *                                       of CONN received
  *   ends PID FD OWN PEER                after the hold line of an
  *                                       AF_INET socket: getsockname and
  *                                       getpeername, ADDR:PORT each
@@ -284,6 +298,67 @@ make_udp_server(const char *name, uint32_t addr)
 	    connect(a, (struct sockaddr *)&sin, sizeof (sin)) != 0)
 		die("udp client");
 	conns[nconns++] = (conn_t){ name, a, b, -1 };
+}
+
+/*
+ * A UDP server of family sfam bound to the wildcard address (AF_INET6:
+ * with IPV6_V6ONLY v6only), and a client of family cfam connected to
+ * loopback (AF_INET6: v4 mapped) and its port, which sends it a datagram.
+ */
+static void
+make_udp_family(const char *name, int sfam, int v6only, int cfam)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+	socklen_t len = sizeof (ss);
+	in_port_t port;
+	int a, b;
+
+	memset(&ss, 0, sizeof (ss));
+	ss.ss_family = (sa_family_t)sfam;
+	if ((b = socket(sfam, SOCK_DGRAM, 0)) < 0 || (sfam == AF_INET6 &&
+	    setsockopt(b, IPPROTO_IPV6, IPV6_V6ONLY, &v6only,
+	    sizeof (v6only)) != 0) || bind(b, (struct sockaddr *)&ss,
+	    sfam == AF_INET ? sizeof (*sin) : sizeof (*sin6)) != 0 ||
+	    getsockname(b, (struct sockaddr *)&ss, &len) != 0)
+		die("udp server");
+	port = sfam == AF_INET ? sin->sin_port : sin6->sin6_port;
+	memset(&ss, 0, sizeof (ss));
+	ss.ss_family = (sa_family_t)cfam;
+	if (cfam == AF_INET) {
+		sin->sin_port = port;
+		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	} else {
+		sin6->sin6_port = port;
+		if (inet_pton(AF_INET6, "::ffff:127.0.0.1",
+		    &sin6->sin6_addr) != 1)
+			die("inet_pton");
+	}
+	if ((a = socket(cfam, SOCK_DGRAM, 0)) < 0 ||
+	    connect(a, (struct sockaddr *)&ss, cfam == AF_INET ?
+	    sizeof (*sin) : sizeof (*sin6)) != 0 ||
+	    send(a, name, strlen(name), 0) != (ssize_t)strlen(name))
+		die("udp client");
+	conns[nconns++] = (conn_t){ name, a, b, -1 };
+}
+
+/* dualstack: what each server received, "got CONN BYTES" lines. */
+static void
+report_got(void)
+{
+	char buf[512], dgram[64];
+	size_t used = 0;
+
+	for (int i = 0; i < nconns; i++) {
+		ssize_t n = recv(conns[i].c_b, dgram, sizeof (dgram),
+		    MSG_DONTWAIT);
+
+		used += (size_t)snprintf(buf + used, sizeof (buf) - used,
+		    "got %s %zd\n", conns[i].c_name, n < 0 ? (ssize_t)0 : n);
+	}
+	if (used >= sizeof (buf) || write(1, buf, used) != (ssize_t)used)
+		die("write");
 }
 
 /*
@@ -526,6 +601,8 @@ child(const char *role, const char *comm, int ctl, int ready, int nobody)
 	else
 		report(role, 'b', moved >= 0 ? conns[0].c_b : -1, moved,
 		    getpid());
+	if (strcmp(mode, "dualstack") == 0)
+		report_got();
 	if (write(ready, &c, 1) != 1)
 		die("ready");
 	(void) close(ready);
@@ -683,7 +760,7 @@ usage(void)
 {
 	(void) fprintf(stderr, "usage: endpoint_helper [-t SECONDS] "
 	    "[-p PATH] cross|two|many|nobody|ambient|reuseport|shared|thread|"
-	    "udpserver|nscross|nsaccept|outside|inflight\n");
+	    "udpserver|dualstack|nscross|nsaccept|outside|inflight\n");
 	exit(2);
 }
 
@@ -769,6 +846,11 @@ main(int argc, char **argv)
 	} else if (strcmp(mode, "udpserver") == 0) {
 		make_udp_server("udps", htonl(INADDR_LOOPBACK));
 		make_udp_server("udpw", htonl(INADDR_ANY));
+		nchild = 1;
+	} else if (strcmp(mode, "dualstack") == 0) {
+		make_udp_family("u46", AF_INET6, 0, AF_INET);
+		make_udp_family("u64", AF_INET, 0, AF_INET6);
+		make_udp_family("u46o", AF_INET6, 1, AF_INET);
 		nchild = 1;
 	} else if (strcmp(mode, "nsaccept") == 0) {
 		make_unix_nsclient("unixns");

@@ -4,10 +4,12 @@
  * answering, as a hung FUSE (or NFS) server does.  For t_truth's
  * hung_fuse case.
  *
- *	fuse_helper [-s] MNTDIR
+ *	fuse_helper [-s | -w] MNTDIR
  *
  * With -s, a socketpair is made first, so that the file on FUSE comes
  * after sockets (the agent passes a target's fds from a socket on).
+ * With -w, it answers on until the first byte on stdin, and then says
+ * "frozen" (others may open MNTDIR/f meanwhile).
  * Mounts itself at MNTDIR (a raw /dev/fuse server, no libfuse), opens
  * MNTDIR/f, and from then on reads the kernel's requests and answers
  * none.  Its attributes are never valid in the kernel's cache (attr_valid
@@ -166,16 +168,20 @@ main(int argc, char **argv)
 	int f;
 	char c;
 
-	int sv[2];
+	int sv[2], wait = 0;
 
 	if (argc == 3 && strcmp(argv[1], "-s") == 0) {
 		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
 			return (1);
 		argv++;
 		argc--;
+	} else if (argc == 3 && strcmp(argv[1], "-w") == 0) {
+		wait = 1;
+		argv++;
+		argc--;
 	}
 	if (argc != 2) {
-		(void) fprintf(stderr, "usage: fuse_helper [-s] MNTDIR\n");
+		(void) fprintf(stderr, "usage: fuse_helper [-s | -w] MNTDIR\n");
 		return (2);
 	}
 	(void) setvbuf(stdout, NULL, _IOLBF, 0);
@@ -202,12 +208,16 @@ main(int argc, char **argv)
 	/* The last question to the server: from now on it answers none. */
 	if (fstat(f, &st) != 0)
 		return (1);
-	frozen = 1;
+	frozen = !wait;
 	/* The connection's name under /sys/fs/fuse/connections. */
 	(void) printf("file %d\nconn %u\nready\n", f, (unsigned)st.st_dev);
 	for (;;) {
 		ssize_t n = read(0, &c, 1);
 
+		if (n > 0 && !frozen) {
+			frozen = 1;
+			(void) printf("frozen\n");
+		}
 		if (n > 0 || (n < 0 && errno == EINTR))
 			continue;
 		frozen = 0;

@@ -17,6 +17,15 @@
  *					stdin and exits ("thread TID"), then
  *					FILE open in a second thread, and the
  *					main thread exits
+ *	race_helper fusehold FILE	a thread with an fd table of its
+ *					own (unshare(CLONE_FILES)) opens FILE
+ *					("file FD INO PATH"; on a FUSE
+ *					filesystem whose server then stops
+ *					answering, the thread's exit waits on
+ *					the close's FLUSH after the main
+ *					thread has exited: the process has no
+ *					namespaces and is not gone); the main
+ *					thread holds a TCP listener ("sock")
  *	race_helper linger PORT		a TCP connection to 127.0.0.1:PORT
  *					(a peer that reads nothing), data
  *					waiting to be sent for good (the
@@ -363,6 +372,39 @@ mode_zthread(const char *file)
 	return (0);
 }
 
+static void *
+own_table_thread(void *arg)
+{
+	int f;
+
+	(void) arg;
+	if (unshare(CLONE_FILES) != 0)
+		die("unshare CLONE_FILES");
+	if ((f = open(zfile, O_RDONLY)) < 0)
+		die("open");
+	(void) printf("file %d %llu %s\n", f, ino_of(f), zfile);
+	ready();
+	wait_stdin();
+	exit(0);
+	return (NULL);
+}
+
+static int
+mode_fusehold(const char *file)
+{
+	unsigned port;
+	pthread_t t;
+	int s = listener(&port);
+
+	(void) printf("sock %d %llu %u\n", s, ino_of(s), port);
+	zfile = file;
+	if (pthread_create(&t, NULL, own_table_thread, NULL) != 0)
+		die("pthread_create");
+	for (;;)
+		(void) pause();
+	return (0);
+}
+
 static int
 mode_linger(const char *port)
 {
@@ -540,6 +582,8 @@ main(int argc, char **argv)
 		return (mode_reaped());
 	if (strcmp(mode, "zthread") == 0 && argc == 3)
 		return (mode_zthread(argv[2]));
+	if (strcmp(mode, "fusehold") == 0 && argc == 3)
+		return (mode_fusehold(argv[2]));
 	if (strcmp(mode, "linger") == 0 && argc == 3)
 		return (mode_linger(argv[2]));
 	if (strcmp(mode, "holders") == 0)
@@ -551,7 +595,8 @@ main(int argc, char **argv)
 	if (strcmp(mode, "noopt") == 0 && argc > 3)
 		return (mode_noopt(atoi(argv[2]), argv + 3));
 	(void) fprintf(stderr, "usage: race_helper files DIR CMD ACK | "
-	    "sockets CMD ACK | reaped | zthread FILE | linger PORT | "
+	    "sockets CMD ACK | reaped | zthread FILE | fusehold FILE | "
+	    "linger PORT | "
 	    "holders | latecomer[-netns] CMD ACK | noopt OPT PROG ARG...\n");
 	return (2);
 }

@@ -17,6 +17,9 @@
  *				with a time (pfiles' duplicate)
  *		  ptrace	ptrace(2), any request (the agent's every
  *				step: seize, interrupt, registers, go on)
+ *		  ns_net	openat(2) of "ns/net" in a directory (a
+ *				process's /proc directory: the diag
+ *				source's first look at the process)
  *  RACE_ARG	the fd number N the call must name (statx, pidfd_getfd;
  *		"-1" is pidfd_getfd's probe), or the pid (pidfd_open,
  *		proc_open);
@@ -341,6 +344,33 @@ statx(int dirfd, const char *name, int flags, unsigned int mask,
 	rv = fn(dirfd, name, flags, mask, stx);
 	e = errno;
 	if (the && !before() && act("statx", fd))
+		return (-1);
+	errno = e;
+	return (rv);
+}
+
+typedef int openat_f(int, const char *, int, ...);
+
+int
+openat(int dirfd, const char *name, int flags, ...)
+{
+	openat_f *fn = (openat_f *)real("openat");
+	mode_t mode = 0;
+	va_list ap;
+	int rv, e, the;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	the = strcmp(name, "ns/net") == 0 &&
+	    is_the_call("ns_net", dirfd);
+	if (the && before() && act("ns_net", dirfd))
+		return (-1);
+	rv = fn(dirfd, name, flags, mode);
+	e = errno;
+	if (the && !before() && act("ns_net", dirfd))
 		return (-1);
 	errno = e;
 	return (rv);

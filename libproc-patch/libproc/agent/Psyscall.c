@@ -346,8 +346,10 @@ run_batch(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
 		return (Pseterr(P, ESRCH, "no such process"));
 	if (ag->ag_state == AG_LENT && (err = agent_take(P, ag)) != 0)
 		return (err);
+	/* Broken by the process's death, it is gone, not unusable. */
 	if (ag->ag_state != AG_PARKED)
-		return (Pseterr(P, EIO, "the agent is not usable"));
+		return (Pexiting(P) ? Pseterr(P, ESRCH, "no such process") :
+		    Pseterr(P, EIO, "the agent is not usable"));
 	err = run_parked(P, ag, calls, n);
 	if (lend && ag->ag_state == AG_PARKED) {
 		agent_block_signals(&old);

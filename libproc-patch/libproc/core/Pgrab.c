@@ -394,8 +394,17 @@ grab_once(struct ps_prochandle *P, int settled)
 	pid_t tid;
 	int gerr;
 
-	if ((P->procfd = open_procdir(P->pid)) < 0)
-		goto fail;
+	/*
+	 * Alive by its pidfd, and not in a /proc of another pid namespace:
+	 * the pid names another process there, or none.
+	 */
+	if ((P->procfd = open_procdir(P->pid)) < 0) {
+		if (errno != ENOENT || P->pidfd < 0 || proc_is_ours() ||
+		    Pexited(P))
+			goto fail;
+		gerr = G_NOTSAME;
+		goto fail_gerr;
+	}
 	if (!same_process(P->pidfd, P->pid)) {
 		gerr = Pexited(P) ? G_NOPROC : G_NOTSAME;
 		goto fail_gerr;

@@ -19,54 +19,68 @@
 #include <sys/socket.h>
 
 #include "kconst.h"
+#include "netdiag/diag_kind.h"
 #include "netdiag/diag_parse.h"
 #include "endpoint/endpoint_impl.h"
 
 /* ------------------------------------------------------------------ */
 /* The other ends the tables give. */
 
+/*
+ * May a socket of this family and protocol have an other end: a unix
+ * socket, or an inet one whose other end a 4-tuple names (TCP, UDP...)?
+ */
+static int
+may_connect(int family, int protocol)
+{
+	if (family == AF_UNIX)
+		return (1);
+	if (family != AF_INET && family != AF_INET6)
+		return (0);
+	return (protocol == IPPROTO_TCP || protocol == IPPROTO_MPTCP ||
+	    protocol == IPPROTO_UDP || protocol == IPPROTO_UDPLITE);
+}
+
 /* Is e a socket whose other end a 4-tuple names (TCP, UDP...)? */
 static int
 inet_connected(const dent_t *e)
 {
-	if (e->de_family != AF_INET && e->de_family != AF_INET6)
-		return (0);
-	if (e->de_protocol != IPPROTO_TCP && e->de_protocol != IPPROTO_MPTCP &&
-	    e->de_protocol != IPPROTO_UDP && e->de_protocol != IPPROTO_UDPLITE)
+	if (e->de_family == AF_UNIX || !may_connect(e->de_family,
+	    e->de_protocol))
 		return (0);
 	return ((e->de_have & (DS_NAME | DS_PEER)) == (DS_NAME | DS_PEER));
 }
 
 /*
- * The other end of each socket of ask (sorted, some of the target's) that
- * has one in the tables, after the en_npeers found already.  Each socket
- * is looked up in the tables of its own network namespace (diag_nets.c),
- * and its other end in the same tables.  A TCP connection's other end
- * may be a socket of the other family (a dual-stack socket holds a
- * v4-mapped address): when one is not found, the TCP dump of the other
- * family is made too, once per table.  0 or an errno.
+ * Could the target's socket fd, not in a run's tables of an earlier
+ * turn, have an other end: not when its kind has none (an unbound
+ * netlink socket is in no table, whenever it was made).
  */
+static int
+may_be_missed(struct ps_prochandle *P, int fd)
+{
+	diag_req_t kind;
+
+	return (!diag_sock_kind(P, fd, &kind) ||
+	    may_connect(kind.dr_family, kind.dr_protocol));
+}
+
 /* A socket not in a run's tables of an earlier turn (ep_find_peers). */
 static diag_table_t missed;
 #define	MISSED	(&missed)
 
-int
-ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
-    const holds_t *ask)
+/*
+ * Every inode asked about in the tables, into tab (by ask's index), as
+ * the diag source would; then, once more, those missing from a run's
+ * tables of an earlier turn (made since?), now that this process's
+ * lookups count toward reading them again (diag_table_find).  Those
+ * still missing are counted in en_unlisted.
+ */
+static void
+look_up(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
+    const holds_t *ask, diag_table_t **tab)
 {
-	diag_table_t **tab;
-	size_t base = en->en_npeers;
-	int err = 0, round;
-
-	if ((tab = calloc(ask->h_n > 0 ? ask->h_n : 1, sizeof (*tab))) == NULL)
-		return (ENOMEM);
-	/*
-	 * Every inode asked about in the tables, as the diag source would;
-	 * then, once more, those missing from a run's tables of an earlier
-	 * turn (made since?), now that this process's lookups count toward
-	 * reading them again (diag_table_find).
-	 */
-	for (round = 0; round < 2; round++) {
+	for (int round = 0; round < 2; round++) {
 		size_t stale = 0;
 
 		for (size_t i = 0; i < ask->h_n; i++) {
@@ -77,7 +91,8 @@ ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
 			if (diag_nets_find(P, dn, ask->h_v[i].eh_fd,
 			    ask->h_v[i].eh_ino, &tab[i]) != NULL)
 				continue;
-			if (tab[i] != NULL && diag_table_stale(P, tab[i])) {
+			if (tab[i] != NULL && diag_table_stale(P, tab[i]) &&
+			    may_be_missed(P, ask->h_v[i].eh_fd)) {
 				tab[i] = MISSED;
 				stale++;
 			} else {
@@ -91,6 +106,28 @@ ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
 	for (size_t i = 0; i < ask->h_n; i++)
 		if (tab[i] == MISSED)
 			tab[i] = NULL;
+}
+
+/*
+ * The other end of each socket of ask (sorted, some of the target's) that
+ * has one in the tables, after the en_npeers found already.  Each socket
+ * is looked up in the tables of its own network namespace (diag_nets.c),
+ * and its other end in the same tables.  A TCP connection's other end
+ * may be a socket of the other family (a dual-stack socket holds a
+ * v4-mapped address): when one is not found, the TCP dump of the other
+ * family is made too, once per table.  0 or an errno.
+ */
+int
+ep_find_peers(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
+    const holds_t *ask)
+{
+	diag_table_t **tab;
+	size_t base = en->en_npeers;
+	int err = 0, round;
+
+	if ((tab = calloc(ask->h_n > 0 ? ask->h_n : 1, sizeof (*tab))) == NULL)
+		return (ENOMEM);
+	look_up(P, en, dn, ask, tab);
 	for (round = 0; round < 2; round++) {
 		int again = 0;
 

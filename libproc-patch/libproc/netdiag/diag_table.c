@@ -26,6 +26,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "netdiag/diag_kind.h"
 #include "netdiag/diag_parse.h"
 #include "netdiag/diag_table.h"
 
@@ -161,6 +162,8 @@ take_record(const diag_sock_t *ds, void *arg)
 	e->de_type = (uint8_t)ds->ds_type;
 	e->de_state = (uint8_t)ds->ds_state;
 	e->de_bound = (ds->ds_have & DS_BOUND_IF) && ds->ds_bound_if != 0;
+	e->de_dual = ds->ds_family == AF_INET6 && (ds->ds_have & DS_V6ONLY) &&
+	    !ds->ds_v6only;
 	e->de_namelen = (uint8_t)nl;
 	e->de_peerlen = (uint8_t)pl;
 	e->de_names = (uint32_t)dt->dt_narena;
@@ -324,15 +327,23 @@ is_any(const inend_t *ie)
 	    memcmp(ie->ie_addr, any4, 16) == 0);
 }
 
+/* Is the end's address an IPv4 one (v4 mapped)? */
+static int
+is_v4(const inend_t *ie)
+{
+	static const uint8_t v4map[12] = { [10] = 0xff, [11] = 0xff };
+
+	return (memcmp(ie->ie_addr, v4map, 12) == 0);
+}
+
 /* Is the end's address loopback (127.0.0.0/8, v4 mapped, or ::1)? */
 static int
 is_loopback(const inend_t *ie)
 {
 	static const uint8_t lo6[16] = { [15] = 1 };
-	static const uint8_t v4map[12] = { [10] = 0xff, [11] = 0xff };
 
 	return (memcmp(ie->ie_addr, lo6, 16) == 0 ||
-	    (memcmp(ie->ie_addr, v4map, 12) == 0 && ie->ie_addr[12] == 127));
+	    (is_v4(ie) && ie->ie_addr[12] == 127));
 }
 
 /*
@@ -379,13 +390,29 @@ tuple_index(diag_table_t *dt)
 }
 
 /*
+ * Does server c, whose own end is own, take datagrams sent to peer, as
+ * far as families go?  A datagram to an IPv4 address (an AF_INET peer,
+ * or an AF_INET6 socket's v4-mapped one) reaches AF_INET sockets, and
+ * AF_INET6 ones bound to a v4-mapped address or to :: with IPV6_V6ONLY
+ * known to be off (a dual-stack server); one to an IPv6 address reaches
+ * AF_INET6 sockets only.
+ */
+static int
+takes_family(const dent_t *c, const inend_t *own, const inend_t *peer)
+{
+	if (!is_v4(peer))
+		return (c->de_family == AF_INET6);
+	return (c->de_family == AF_INET || is_v4(own) || c->de_dual);
+}
+
+/*
  * The server that takes the datagrams of e, a UDP or UDP-Lite socket
  * connected to peer and to no socket that is connected back: as the
  * kernel's lookup prefers, the one server bound to peer's address and
  * port; else, when peer's address is loopback (so surely this host's),
- * the one bound to the wildcard address and that port.  Only servers of
- * e's family and protocol (a dual-stack server's other family is not
- * weighed): 0 when there is none, DIAG_REV_MANY when two would do.
+ * the one bound to the wildcard address and that port.  Servers of
+ * either family that take a datagram sent to peer (takes_family()): 0
+ * when there is none, DIAG_REV_MANY when two would do.
  */
 static uint64_t
 udp_server(const diag_table_t *dt, const dent_t *e, const inend_t *peer)
@@ -399,9 +426,9 @@ udp_server(const diag_table_t *dt, const dent_t *e, const inend_t *peer)
 	    e->de_protocol, dt->dt_nthash)]; i != 0; i = dt->dt_tnext[i - 1]) {
 		const dent_t *c = &dt->dt_ent[i - 1];
 
-		if (c->de_ino == e->de_ino || c->de_family != e->de_family ||
-		    c->de_protocol != e->de_protocol ||
-		    server_end(dt, c, &o) != 0 || o.ie_port != peer->ie_port)
+		if (c->de_ino == e->de_ino || c->de_protocol != e->de_protocol ||
+		    server_end(dt, c, &o) != 0 || o.ie_port != peer->ie_port ||
+		    !takes_family(c, &o, peer))
 			continue;
 		if (same_end(&o, peer)) {
 			if (exact != 0 && exact != c->de_ino)
@@ -532,9 +559,9 @@ req_name(const diag_req_t *req)
 }
 
 /*
- * Group g's dumps.  A dump the kernel cannot make (ENOENT: no module for
- * it) is named in dt_nodump, and any other failure remembered, as the
- * reason a socket may then not be found.
+ * Group g's dumps.  Each one's outcome is kept (dt_reqerr): ENOENT, a
+ * dump the kernel cannot make (no module for it), and any other failure,
+ * are the reasons a socket may then not be found.
  */
 void
 diag_table_dump(struct ps_prochandle *P, diag_table_t *dt, int g)
@@ -557,18 +584,60 @@ diag_table_dump(struct ps_prochandle *P, diag_table_t *dt, int g)
 		PDEBUG(P, "diag: %s dump: %s, %zu sockets known",
 		    req_name(&req[k]), err == 0 ? "done" : strerror(err),
 		    dt->dt_nent);
-		if (err == ENOENT) {
-			size_t n = strlen(dt->dt_nodump);
+		dt->dt_reqerr[g][k] = err;
+	}
+}
 
-			(void) snprintf(dt->dt_nodump + n,
-			    sizeof (dt->dt_nodump) - n, "%s%s",
-			    n > 0 ? ", " : "", req_name(&req[k]));
-		} else if (err != 0 && dt->dt_dumperr[0] == '\0') {
-			(void) snprintf(dt->dt_dumperr, sizeof (dt->dt_dumperr),
-			    "the %s dump failed: %s", req_name(&req[k]),
-			    strerror(err));
+/* May a socket of kind (NULL: any) be in the dump of req? */
+static int
+may_hold(const diag_req_t *req, const diag_req_t *kind)
+{
+	return (kind == NULL || (req->dr_family == kind->dr_family &&
+	    req->dr_protocol == kind->dr_protocol));
+}
+
+void
+diag_table_why(const diag_table_t *dt, const diag_req_t *kind, char *buf,
+    size_t len)
+{
+	const char *mod = NULL, *why = NULL, *m;
+	size_t n = 0;
+	int many = 0;
+
+	buf[0] = '\0';
+	for (int g = 0; g < DT_NGROUPS; g++)
+		for (int k = 0; k < 2 && diag_groups[g][k].dr_family != 0; k++)
+			if (may_hold(&diag_groups[g][k], kind) &&
+			    dt->dt_reqerr[g][k] != 0 &&
+			    dt->dt_reqerr[g][k] != ENOENT) {
+				(void) snprintf(buf, len, "the %s dump failed: "
+				    "%s", req_name(&diag_groups[g][k]),
+				    strerror(dt->dt_reqerr[g][k]));
+				return;
+			}
+	for (int g = 0; g < DT_NGROUPS; g++) {
+		for (int k = 0; k < 2 && diag_groups[g][k].dr_family != 0;
+		    k++) {
+			const diag_req_t *req = &diag_groups[g][k];
+			const char *w;
+
+			if (!may_hold(req, kind) || dt->dt_reqerr[g][k] !=
+			    ENOENT || n >= len)
+				continue;
+			n += (size_t)snprintf(buf + n, len - n, "%s%s",
+			    n == 0 ? "this kernel gives no " : ", ",
+			    req_name(req));
+			w = diag_nodump_why(req, &m);
+			many |= mod != NULL && strcmp(mod, m) != 0;
+			mod = m;
+			why = w;
 		}
 	}
+	if (n > 0 && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " dump");
+	/* Why, where it is known and the same module's. */
+	if (n > 0 && n < len && !many && why != NULL)
+		(void) snprintf(buf + n, len - n, ": %s is %s", mod, why);
 }
 
 int
@@ -722,13 +791,14 @@ diag_table_new(struct ps_prochandle *P)
 	int nsfd, err;
 
 	if ((nsfd = openat(P->procfd, "ns/net", O_RDONLY | O_CLOEXEC)) < 0) {
+		/* A dying process's namespaces go before its pidfd says so. */
 		err = errno;
-		if (Pexited(P))
-			(void) Pseterr(P, ESRCH, "no such process");
+		if (Pexiting(P))
+			err = Pseterr(P, ESRCH, "no such process");
 		else
 			(void) Pseterr(P, err, "its network namespace: %s",
 			    strerror(err));
-		errno = Pexited(P) ? ESRCH : err;
+		errno = err;
 		return (NULL);
 	}
 	dt = diag_table_new_in(P, nsfd);

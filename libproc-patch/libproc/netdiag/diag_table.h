@@ -53,6 +53,8 @@ typedef struct dent {
 	uint8_t		de_family, de_type, de_state;
 	uint8_t		de_namelen, de_peerlen;
 	uint8_t		de_bound;	/* inet: bound to an interface */
+	uint8_t		de_dual;	/* AF_INET6 taking IPv4 too: */
+					/* IPV6_V6ONLY known off */
 } dent_t;
 
 typedef struct diag_table {
@@ -62,8 +64,7 @@ typedef struct diag_table {
 	ino_t		dt_nsino;
 	uint32_t	dt_seq;
 	uint32_t	dt_dumped;	/* bit g: group g dumped */
-	char		dt_dumperr[PERRMSG_MAX];	/* a dump that failed */
-	char		dt_nodump[PERRMSG_MAX];	/* dumps the kernel has not */
+	int		dt_reqerr[DT_NGROUPS][2];	/* each dump's errno */
 	uint8_t		*dt_buf;	/* one datagram of a dump */
 	dent_t		*dt_ent;
 	size_t		dt_nent, dt_capent;
@@ -99,12 +100,22 @@ extern void diag_table_free(diag_table_t *);
 /*
  * Dump the first group not dumped yet: 1, or 0 when every group has
  * been.  diag_table_dump() dumps group g unless it has been.  A dump
- * that failed is remembered in dt_dumperr; one the kernel cannot make,
- * for want of its module (ENOENT), is named in dt_nodump ("mptcp,
- * raw6"): no failure, but the sockets of that kind cannot be found.
+ * that failed is remembered in dt_reqerr (the last time it was made);
+ * ENOENT is one the kernel cannot make, for want of its module: no
+ * failure, but the sockets of that kind cannot be found.
  */
 extern int diag_table_next(struct ps_prochandle *, diag_table_t *);
 extern void diag_table_dump(struct ps_prochandle *, diag_table_t *, int);
+/*
+ * Why a socket of kind (diag_kind.h; NULL: not known) is in none of the
+ * dumps made: of the dumps that could hold it, the first that failed
+ * ("the tcp dump failed: REASON"), else those the kernel has not ("this
+ * kernel gives no raw, raw6 dump", and why where that is known), into
+ * buf; "" when every such dump was made.
+ */
+struct diag_req;
+extern void diag_table_why(const diag_table_t *, const struct diag_req *,
+    char *, size_t);
 /* Has group g been dumped? */
 extern int diag_table_dumped(const diag_table_t *, int);
 
@@ -140,7 +151,8 @@ extern void diag_table_peer(const diag_table_t *, const dent_t *,
  * own, in the tables dumped so far (an AF_INET address and its
  * v4-mapped AF_INET6 form are one); for a UDP or UDP-Lite socket that
  * has none, the server (bound, connected to no one) that takes its
- * datagrams.  0 when there is none; DIAG_REV_MANY when two sockets of
+ * datagrams (of either family, where the kernel would hand it them: see
+ * udp_server()).  0 when there is none; DIAG_REV_MANY when two sockets of
  * different inodes would do (never a guess); ENOMEM in *errp when the
  * index could not be made.
  */

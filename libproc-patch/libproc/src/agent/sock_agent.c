@@ -32,6 +32,10 @@
 #include "agent/agent.h"
 #include "src/agent/sock_pass.h"
 
+/* Why a record lacks the peer's credentials (agent_facts()). */
+static const char agent_gapwhy[] = "agent: asked inside the process, "
+    "whose pid namespace is not pfiles'";
+
 /* The facts other than the options, asked with getsockopt. */
 enum { F_TYPE, F_PROTOCOL, F_DOMAIN, F_PEERCRED, F_N };
 
@@ -426,10 +430,12 @@ agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 		/*
 		 * SO_PEERCRED's pid, asked inside the target, is a pid of its
 		 * pid namespace: in ours it may name another process.  Not
-		 * shown.
+		 * shown, and said (a gap of the record, as diag's).
 		 */
-		if (!Psame_pidns(P))
+		if (!Psame_pidns(P) && (sf->sf_have & SF_CRED)) {
 			sf->sf_have &= ~SF_CRED;
+			sf->sf_gapwhy = agent_gapwhy;
+		}
 		return (0);
 	}
 	sockfacts_error(sf, "agent: %s", P->errmsg[0] != '\0' ? P->errmsg :

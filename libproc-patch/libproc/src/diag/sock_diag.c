@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "netdiag/diag_kind.h"
 #include "netdiag/diag_parse.h"
 #include "netdiag/diag_nets.h"
 #include "sock/socksrc.h"
@@ -123,19 +124,21 @@ diag_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 	 * A socket in no dump: of a family the tables do not cover, or made
 	 * after its family's dump (at most one dump per family and protocol
 	 * is made per process); or of a kind this kernel has no dump of.
+	 * Only the dumps that could hold a socket of its kind are reasons.
 	 */
 	if (e != NULL) {
 		sockfacts_from_table(sf, dt, e, 0);
 		sf->sf_gapwhy = diag_gapwhy;
-	} else if (dt->dt_dumperr[0] != '\0')
-		sockfacts_error(sf, "diag: not in the kernel's socket tables "
-		    "(%s)", dt->dt_dumperr);
-	else if (dt->dt_nodump[0] != '\0')
-		sockfacts_error(sf, "diag: not in the kernel's socket tables "
-		    "(this kernel gives no %s dump: its diag module is not "
-		    "loaded)", dt->dt_nodump);
-	else
-		sockfacts_error(sf, "diag: not in the kernel's socket tables");
+	} else {
+		char why[PERRMSG_MAX];
+		diag_req_t kind;
+
+		diag_table_why(dt, diag_sock_kind(P, fd, &kind) ? &kind :
+		    NULL, why, sizeof (why));
+		sockfacts_error(sf, "diag: not in the kernel's socket "
+		    "tables%s%s%s", why[0] != '\0' ? " (" : "", why,
+		    why[0] != '\0' ? ")" : "");
+	}
 	(void) pthread_rwlock_unlock(&dg->dg_lock);
 	return (0);
 }
