@@ -46,6 +46,8 @@ need_pkgs() {
 # these tests do not.  The speed of max, max,-la57 and qemu64 measured the
 # same under TCG.
 KVM_CPU=${KERNELS_KVM_CPU:-host}
+# The KVM device (another path: a host without one, or whose device opens).
+KVM_DEV=${KERNELS_KVM_DEV:-/dev/kvm}
 TCG_CPU=${KERNELS_TCG_CPU:-max,-la57}
 
 # accel_cpu ACCEL: the -cpu model under ACCEL (kvm or tcg).
@@ -118,10 +120,10 @@ decide_accel() {
 	case $KERNELS_ACCEL in
 	tcg) why="not tried: KERNELS_ACCEL=tcg" ;;
 	kvm|auto)
-		if [ ! -c /dev/kvm ]; then
-			why="no /dev/kvm"
-		elif ! (exec 3<>/dev/kvm) 2>/dev/null; then
-			why="/dev/kvm cannot be opened"
+		if [ ! -c "$KVM_DEV" ]; then
+			why="no $KVM_DEV"
+		elif ! (exec 3<>"$KVM_DEV") 2>/dev/null; then
+			why="$KVM_DEV cannot be opened"
 		else
 			kvm_probe "$1"
 			why=$probe_why
