@@ -46,9 +46,9 @@ need_pkgs() {
 # these tests do not.  The speed of max, max,-la57 and qemu64 measured the
 # same under TCG.
 KVM_CPU=${KERNELS_KVM_CPU:-host}
+TCG_CPU=${KERNELS_TCG_CPU:-max,-la57}
 # The KVM device (another path: a host without one, or whose device opens).
 KVM_DEV=${KERNELS_KVM_DEV:-/dev/kvm}
-TCG_CPU=${KERNELS_TCG_CPU:-max,-la57}
 
 # accel_cpu ACCEL: the -cpu model under ACCEL (kvm or tcg).
 accel_cpu() {
