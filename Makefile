@@ -191,8 +191,9 @@ check: deps-check
 
 # The kernel matrix (kernels/check.sh): the tests that depend on the
 # kernel, inside each kernel of KERNELS (Debian packages; default Debian
-# 12's current 6.1 and the 6.12 backport) booted under qemu (KVM where
-# /dev/kvm is usable, else TCG), with the host's / shared read-only; and
+# 12's current 6.1 and the 6.12 backport) booted under qemu (KVM once a
+# probe has booted a guest with it, else TCG: kernels/README), with the
+# host's / shared read-only; and
 # the bpf program built against each kernel's own types.  Not part of
 # check: about 10 minutes per kernel under TCG.
 .PHONY: check-kernels

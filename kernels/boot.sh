@@ -7,16 +7,21 @@
 # OUTDIR/log (output), OUTDIR/status, OUTDIR/times and OUTDIR/insmod.log.
 # The serial console goes to OUTDIR/console.log.  If the console shows a
 # kernel oops/BUG/panic or the guest wrote no status, it boots once more
-# (first console kept as console.1.log).  Prints the command's output;
-# exits with its status, or 125 when there was none after the retry.
+# (first console kept as console.1.log); under KVM, when qemu died of an
+# error or the guest never reached its command, that second boot is under
+# TCG (unless KERNELS_ACCEL=kvm).  Prints the command's output; exits with
+# its status, or 125 when there was none after the retry (the reason in
+# OUTDIR/why).
 #
 # usage: kernels/boot.sh KVER CMDFILE OUTDIR [TIMEOUT]
 #   TIMEOUT: seconds for the command (default $KERNELS_TIMEOUT or 1800);
-#   qemu itself is killed after TIMEOUT + $KERNELS_BOOT_MARGIN (300) s.
+#   qemu is killed when the command has not started after
+#   $KERNELS_BOOT_MARGIN (300) s, and after TIMEOUT + that margin.
 # Environment: KERNELS_DIR, KERNELS_MEM (MiB, 3072), KERNELS_CACHE (9p
 # cache mode of the host root, loose), KERNELS_APPEND (extra kernel
-# parameters), KERNELS_CPU (qemu -cpu model, overriding the choice below),
-# KERNELS_PVH=0 (boot the bzImage, not the unpacked vmlinux).
+# parameters), KERNELS_PVH=0 (boot the bzImage, not the unpacked vmlinux),
+# KERNELS_RETRY=0 (no second boot); the accelerator's (common.sh):
+# KERNELS_ACCEL, KERNELS_KVM_CPU, KERNELS_TCG_CPU, KERNELS_TIME_SCALE.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -71,9 +76,10 @@ fi
 [ -f "$cmdfile" ] || die "$cmdfile: no such file"
 mkdir -p "$outdir" || die "cannot create $outdir"
 outdir=$(cd "$outdir" && pwd -P)
-# Both paths go on the kernel command line: no white space allowed.
+# Both paths go on the kernel command line (no white space) and in qemu's
+# -virtfs options (no comma).
 case "$outdir$KERNELS_SRC" in
-*[[:space:]]*) die "paths with white space are not supported: $outdir" ;;
+*[[:space:],]*) die "paths with white space or commas are not supported: $outdir" ;;
 esac
 # The guest mounts its own /dev, /proc and /sys over those of the host.
 case $outdir/ in
@@ -83,37 +89,32 @@ if [ "$(cd "$(dirname "$cmdfile")" && pwd -P)/$(basename "$cmdfile")" != "$outdi
 	cp "$cmdfile" "$outdir/cmd" || die "cannot copy $cmdfile"
 fi
 
-# CPU: with a usable /dev/kvm, the host's own CPU.  Under TCG, "max" (all
-# that TCG emulates: SSE4.2, POPCNT, AVX2, RDRAND, ...) so that binaries
-# built for x86-64-v2/v3 run instead of dying of SIGILL as on the default
-# qemu64 (a 2003 CPU); minus la57, because with it the kernel uses 5-level
-# page tables, which real machines running these tests do not.  The speed
-# of max, max,-la57 and qemu64 measured the same under TCG.
-# TCG's TSC is not stable against the other clocksources: without
-# tsc=reliable the watchdog may mark it unstable mid-run, and one 6.12
-# run oopsed then (int3 in sched_clock_cpu, as the sched_clock static key
-# was being patched).  tsc=reliable keeps the TSC and skips the watchdog.
-if [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; then
-	accel=kvm cpu=${KERNELS_CPU:-host}
-else
-	accel=tcg cpu=${KERNELS_CPU:-max,-la57}
-fi
+decide_accel "$kver"
+accel=$KERNELS_ACCEL_VERDICT
 user_model=passthrough
 [ "$(id -u)" -eq 0 ] || user_model=none
-
-append="console=ttyS0,115200 tsc=reliable kernels.out=$outdir"
-append="$append kernels.guest=$KERNELS_SRC/guest.sh kernels.timeout=$timeout"
-append="$append kernels.cache=${KERNELS_CACHE:-loose} ${KERNELS_APPEND:-}"
 
 # Kernel messages that mean the run is not to be trusted (user-space
 # "traps:" lines, e.g. a test's own segfault, do not count).
 OOPS='Oops|BUG: |kernel BUG at|Kernel panic|general protection fault|int3: '
 
-# run_qemu: one boot; sets boot_s (host seconds until the command started,
-# empty if it never did) and total_s.
+# run_qemu: one boot under $accel; sets boot_s (host seconds until the
+# command started, empty if it never did), total_s, qemu_rc and killed
+# (why boot.sh stopped qemu, if it did).
 run_qemu() {
-	local start now pid
-	rm -f "$outdir"/{status,status.tmp,log,times,insmod.log,console.log}
+	local start now pid append cpu
+	cpu=$(accel_cpu "$accel")
+	# TCG's TSC is not stable against the other clocksources: without
+	# tsc=reliable the watchdog may mark it unstable mid-run, and one
+	# 6.12 run oopsed then (int3 in sched_clock_cpu, as the sched_clock
+	# static key was being patched).  tsc=reliable keeps the TSC and
+	# skips the watchdog.
+	append="console=ttyS0,115200 tsc=reliable kernels.out=$outdir"
+	append="$append kernels.guest=$KERNELS_SRC/guest.sh"
+	append="$append kernels.timeout=$timeout"
+	append="$append kernels.scale=$(accel_scale "$accel")"
+	append="$append kernels.cache=${KERNELS_CACHE:-loose} ${KERNELS_APPEND:-}"
+	rm -f "$outdir"/{status,status.tmp,log,times,insmod.log,console.log,why}
 	start=$(date +%s.%N)
 	timeout -k 5 $((timeout + margin)) qemu-system-x86_64 \
 		-accel "$accel" -cpu "$cpu" -smp 2 -m "${KERNELS_MEM:-3072}" \
@@ -124,26 +125,39 @@ run_qemu() {
 		-virtfs "local,path=$outdir,mount_tag=out,security_model=$user_model" \
 		< /dev/null > "$outdir/qemu.log" 2>&1 &
 	pid=$!
-	boot_s=
+	boot_s='' killed=''
 	# Watch the run: note when the command starts; a kernel panic stops
-	# the kernel for good, so do not wait for the timeout then.
+	# the kernel for good, and a guest that has not reached its command
+	# within the margin is not booting: do not wait for the timeout then.
 	while kill -0 $pid 2>/dev/null; do
 		sleep 0.5
+		now=$(date +%s.%N)
 		if [ -z "$boot_s" ] && [ -f "$outdir/times" ]; then
-			now=$(date +%s.%N)
 			boot_s=$(awk "BEGIN { printf \"%.1f\", $now - $start }")
 		fi
 		if grep -q 'Kernel panic - not syncing' "$outdir/console.log" 2>/dev/null; then
 			sleep 5
-			kill $pid 2>/dev/null
-			break
+			killed="kernel panic"
+		elif [ -z "$boot_s" ] &&
+		    awk "BEGIN { exit !($now - $start > $margin) }"; then
+			killed="the guest did not reach its command in ${margin}s ($(last_console))"
 		fi
+		[ -n "$killed" ] && { kill $pid 2>/dev/null; break; }
 	done
 	wait $pid
 	qemu_rc=$?
-	[ $qemu_rc -eq 124 ] && say "$kver: qemu killed after $((timeout + margin))s"
+	[ $qemu_rc -eq 124 ] && killed="qemu killed after $((timeout + margin))s"
 	now=$(date +%s.%N)
 	total_s=$(awk "BEGIN { printf \"%.1f\", $now - $start }")
+}
+
+# last_console: the last line the guest wrote to its console, or a word
+# for none.
+last_console() {
+	local line
+	line=$(tr -d '\r' < "$outdir/console.log" 2>/dev/null | tr -cd '[:print:]\n' |
+	    grep -a '[[:alnum:]]' | tail -n 1 | cut -c 1-100)
+	echo "console: ${line:-empty}"
 }
 
 # trouble: print the first sign of trouble in the run just done, if any.
@@ -152,15 +166,36 @@ trouble() {
 	line=$(grep -aE "$OOPS" "$outdir/console.log" 2>/dev/null | grep -av 'traps:' | head -n 1)
 	if [ -n "$line" ]; then
 		echo "$line" | tr -d '\r'
-	elif [ ! -f "$outdir/status" ]; then
+	elif [ -f "$outdir/status" ]; then
+		return
+	elif [ -n "$killed" ]; then
+		echo "$killed"
+	elif [ "$qemu_rc" -ne 0 ]; then
+		line=$(qemu_error "$outdir")
+		echo "qemu exited with status $qemu_rc${line:+: $line}"
+	else
 		echo "no status from the guest"
 	fi
 }
 
+# kvm_failed: did the run just done under KVM fail for KVM's sake: qemu
+# died of an error, or the guest never reached its command?  The probe
+# booted this once, but nested KVM may still abort mid-run.
+kvm_failed() {
+	[ "$accel" = kvm ] && [ ! -f "$outdir/status" ] || return 1
+	[ -z "$boot_s" ] && return 0
+	[ -z "$killed" ] && [ "$qemu_rc" -ne 0 ]
+}
+
 run_qemu
 why=$(trouble)
-if [ -n "$why" ]; then
-	say "$kver: retrying once: $why"
+if [ -n "$why" ] && [ "${KERNELS_RETRY:-1}" != 0 ]; then
+	if kvm_failed && [ "$KERNELS_ACCEL" != kvm ]; then
+		accel=tcg
+		say "$kver: kvm failed ($why): booting again under tcg"
+	else
+		say "$kver: retrying once: $why"
+	fi
 	mv -f "$outdir/console.log" "$outdir/console.1.log"
 	[ -f "$outdir/log" ] && mv -f "$outdir/log" "$outdir/log.1"
 	run_qemu
@@ -170,6 +205,11 @@ fi
 
 [ -f "$outdir/log" ] && cat "$outdir/log"
 status=125
-[ -f "$outdir/status" ] && status=$(cat "$outdir/status")
-say "$kver: status $status; boot to command ${boot_s:-?}s, total ${total_s}s ($accel, -cpu $cpu); output in $outdir"
+if [ -f "$outdir/status" ]; then
+	status=$(cat "$outdir/status")
+else
+	echo "$why" > "$outdir/why"
+fi
+echo "accel $accel (-cpu $(accel_cpu "$accel"), TU_TIME_SCALE=$(accel_scale "$accel")): boot to command ${boot_s:-?}s, total ${total_s}s" > "$outdir/accel"
+say "$kver: status $status; $(cat "$outdir/accel"); output in $outdir"
 exit "$status"

@@ -35,16 +35,11 @@ PROGRAMS="t_libproc t_api t_pfiles_cli t_truth t_pfiles_fixture t_node
 SKIP_CASES="t_harm:stress"
 
 timeout=${KERNELS_TEST_TIMEOUT:-2400}
-# The tests' waits (atf/testutil.h: TU_TIME_SCALE) under emulation: TCG
-# ran the suite 5 to 6 times slower than the host in our runs.
-if [ -c /dev/kvm ] && (exec 3<>/dev/kvm) 2>/dev/null; then
-	time_scale=${KERNELS_TIME_SCALE:-1}
-else
-	time_scale=${KERNELS_TIME_SCALE:-6}
-fi
 kvers=$("$here/fetch.sh" ${KERNELS:-$DEFAULT_KERNEL_PKGS}) ||
     die "cannot fetch the kernels"
 [ -n "$kvers" ] || die "no kernel to check"
+# KVM or TCG: probed once, on the first kernel, for every boot.
+decide_accel "${kvers%%$'\n'*}"
 
 rc=0
 "$here/btfcheck.sh" $kvers || rc=1
@@ -78,8 +73,6 @@ for kver in $kvers; do
 	cat >"$out/cmd" <<EOF
 cd "$REPO_ROOT" || exit 1
 export TMPDIR=/tmp
-# The tests' bounds of waits, scaled: under TCG every step is slower.
-export TU_TIME_SCALE=$time_scale
 kyua test --kyuafile=Kyuafile --build-root=build \\
     --results-file=/tmp/results.db$filters >\$OUT/kyua.log 2>&1
 sh .ci/kyua-count.sh /tmp/results.db >\$OUT/count
@@ -103,6 +96,8 @@ EOF
 	fi
 	failed=$(grep -E '^atf/.*  ->  (failed|broken)' "$out/kyua.log" 2>/dev/null)
 	echo "kernel $kver: $counts"
+	# The accelerator (boot.sh may have left KVM for TCG) and the boot.
+	[ -s "$out/accel" ] && echo "  $(cat "$out/accel")"
 	# The bpf program there: the verifier's work, the load and check.
 	[ -s "$out/bpfdump.txt" ] && sed -n \
 	    -e 's/^\(pfiles_[a-z_]*\): \([0-9]*\) instructions.*/  verifier: \1 \2 instructions/p' \

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # common.sh: shared helpers sourced by the kernels/ scripts (fetch.sh,
-# initramfs.sh, boot.sh): repository root, cache directory, package checks.
+# initramfs.sh, boot.sh, check.sh): repository root, cache directory,
+# package checks, and qemu's accelerator for the run (decide_accel).
 
 # The repository root is the parent of the folder this file lives in.
 KERNELS_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,4 +36,107 @@ need_pkgs() {
 	say "installing$missing"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y $missing >&2 ||
 		die "apt-get install -y$missing failed"
+}
+
+# qemu's -cpu model under each accelerator.  Under KVM, the host's own.
+# Under TCG, "max" (all that TCG emulates: SSE4.2, POPCNT, AVX2, RDRAND,
+# ...) so that binaries built for x86-64-v2/v3 run instead of dying of
+# SIGILL as on the default qemu64 (a 2003 CPU); minus la57, because with
+# it the kernel uses 5-level page tables, which real machines running
+# these tests do not.  The speed of max, max,-la57 and qemu64 measured the
+# same under TCG.
+KVM_CPU=${KERNELS_KVM_CPU:-host}
+TCG_CPU=${KERNELS_TCG_CPU:-max,-la57}
+# The KVM device (another path: a host without one, or whose device opens).
+KVM_DEV=${KERNELS_KVM_DEV:-/dev/kvm}
+
+# accel_cpu ACCEL: the -cpu model under ACCEL (kvm or tcg).
+accel_cpu() {
+	if [ "$1" = kvm ]; then echo "$KVM_CPU"; else echo "$TCG_CPU"; fi
+}
+
+# accel_scale ACCEL: the tests' bounds of waits (TU_TIME_SCALE,
+# atf/testutil.h) in a guest under ACCEL: TCG ran the suite 5 to 6 times
+# slower than the host in our runs.
+accel_scale() {
+	if [ "$1" = kvm ]; then
+		echo "${KERNELS_TIME_SCALE:-1}"
+	else
+		echo "${KERNELS_TIME_SCALE:-6}"
+	fi
+}
+
+# qemu_error OUTDIR: the first error qemu wrote to OUTDIR/qemu.log (its
+# warnings and our own kill left out), or nothing.
+qemu_error() {
+	grep -aE 'error|[Ff]ailed|unable|Assertion|KVM|kvm' "$1/qemu.log" \
+	    2>/dev/null | grep -avE 'warning|terminating on signal' |
+	    head -n 1 | sed 's/^qemu-system-x86_64: //'
+}
+
+# kvm_probe KVER: boot KVER under KVM as boot.sh boots every guest, with
+# the command `true`, no second boot, and KERNELS_KVM_PROBE_TIMEOUT (60)
+# seconds to reach it: a /dev/kvm that opens may still abort qemu or hang
+# the guest (nested KVM).  Sets probe_s (seconds the probe took) and, when
+# KVM cannot run the guest, probe_why.  KERNELS_KVM_PROBE=fail makes the
+# probe ask qemu for a CPU model that does not exist, so that qemu refuses
+# at once, as on a host whose KVM cannot run the guest's CPU.
+kvm_probe() {
+	local out=$KERNELS_DIR/$1/probe bound=${KERNELS_KVM_PROBE_TIMEOUT:-60}
+	local cpu=$KVM_CPU start st
+	case ${KERNELS_KVM_PROBE:-} in
+	'') ;;
+	fail) cpu=kernels-probe-fail ;;
+	*) die "KERNELS_KVM_PROBE=$KERNELS_KVM_PROBE: only fail is known" ;;
+	esac
+	[[ $bound =~ ^[0-9]+$ ]] || die "KERNELS_KVM_PROBE_TIMEOUT: seconds"
+	rm -rf "$out" && mkdir -p "$out" && echo true >"$out/cmd" ||
+		die "cannot write $out"
+	start=$(date +%s.%N)
+	KERNELS_ACCEL=kvm KERNELS_ACCEL_VERDICT=kvm KERNELS_KVM_CPU=$cpu \
+	    KERNELS_RETRY=0 KERNELS_BOOT_MARGIN=$bound \
+	    "$KERNELS_SRC/boot.sh" "$1" "$out/cmd" "$out" 10 \
+	    >/dev/null 2>"$out/boot.log"
+	st=$?
+	probe_s=$(awk "BEGIN { printf \"%.1f\", $(date +%s.%N) - $start }")
+	probe_why=
+	[ $st -eq 0 ] && return 0
+	probe_why=$(cat "$out/why" 2>/dev/null)
+	probe_why="the probe's guest (-cpu $cpu) gave status $st${probe_why:+: $probe_why}; see $out"
+}
+
+# decide_accel KVER: qemu's accelerator for this run, decided once and
+# exported in KERNELS_ACCEL_VERDICT (kvm or tcg): check.sh decides before
+# its first boot, and the boot.sh it runs keep that.  KERNELS_ACCEL=auto
+# (the default) uses KVM only once a probe has booted KVER with it, and
+# TCG otherwise; tcg never tries KVM; kvm fails when the probe does.
+decide_accel() {
+	local why=
+	case ${KERNELS_ACCEL:=auto} in
+	auto|kvm|tcg) ;;
+	*) die "KERNELS_ACCEL=$KERNELS_ACCEL: auto, kvm or tcg" ;;
+	esac
+	[ -n "${KERNELS_ACCEL_VERDICT:-}" ] && return 0
+	case $KERNELS_ACCEL in
+	tcg) why="not tried: KERNELS_ACCEL=tcg" ;;
+	kvm|auto)
+		if [ ! -c "$KVM_DEV" ]; then
+			why="no $KVM_DEV"
+		elif ! (exec 3<>"$KVM_DEV") 2>/dev/null; then
+			why="$KVM_DEV cannot be opened"
+		else
+			kvm_probe "$1"
+			why=$probe_why
+		fi ;;
+	esac
+	if [ -z "$why" ]; then
+		KERNELS_ACCEL_VERDICT=kvm
+		say "accel kvm (probe booted in $probe_s s)"
+	elif [ "$KERNELS_ACCEL" = kvm ]; then
+		die "KERNELS_ACCEL=kvm, but kvm: $why"
+	else
+		KERNELS_ACCEL_VERDICT=tcg
+		say "accel tcg (kvm: $why)"
+	fi
+	export KERNELS_ACCEL KERNELS_ACCEL_VERDICT
 }

@@ -46,15 +46,16 @@ mnt() {
 [ "$(stat -f -c %T /proc)" = proc ] || $bb mount -t proc -o nosuid,nodev,noexec proc /proc
 mnt sysfs /sys nosuid,nodev,noexec
 
-out= timeout=1800
+out= timeout=1800 scale=1
 read -r -a words < /proc/cmdline
 for w in "${words[@]}"; do
 	case $w in
 	kernels.out=*) out=${w#kernels.out=} ;;
 	kernels.timeout=*) timeout=${w#kernels.timeout=} ;;
+	kernels.scale=*) scale=${w#kernels.scale=} ;;
 	esac
 done
-export OUT=$out KERNELS_TIMEOUT=$timeout
+export OUT=$out KERNELS_TIMEOUT=$timeout TU_TIME_SCALE=$scale
 
 mnt devtmpfs /dev mode=755
 mnt devpts /dev/pts gid=5,mode=620,ptmxmode=666
