@@ -40,6 +40,8 @@
  * with nothing written.
  */
 #include <errno.h>
+#include <linux/filter.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #include "fuzz.h"
@@ -281,10 +283,26 @@ decode_area(fuzz_in_t *in, uint8_t mode, marshal_area_t *area,
 	return (0);
 }
 
+/* A length of call in its own units, for a buffer of bytes. */
+static long
+len_units(const psyscall_t *call, long bytes)
+{
+	const argdes_t *a = call->ps_argp;
+
+	/* getsockopt's optlen for SO_GET_FILTER counts instructions */
+	if (call->ps_sysindex == SYS_getsockopt && a != NULL &&
+	    call->ps_nargs >= 3 && a[1].arg_type == AT_BYVAL &&
+	    a[2].arg_type == AT_BYVAL && a[1].arg_value == SOL_SOCKET &&
+	    a[2].arg_value == SO_GET_FILTER)
+		return (bytes / (long)sizeof (struct sock_filter));
+	return (bytes);
+}
+
 /*
  * marshal.h's "Lengths": the most that argument i of call may hold as
  * the length (ML_LENARG) or count (ML_RVAL) of a rule of kind, that is
- * the size of the rule's by-reference buffer; with null_is_0, a NULL
+ * the size of the rule's by-reference buffer (in the length's units:
+ * SO_GET_FILTER's optlen counts instructions); with null_is_0, a NULL
  * by-value buffer counts as 0 bytes (ML_LENARG on the way back).  -1
  * when no rule limits argument i.
  */
@@ -304,7 +322,9 @@ rule_limit(const psyscall_t *call, uint_t i, int kind, int null_is_0)
 			continue;
 		b = &call->ps_argp[rules[k].ml_bufarg];
 		if (is_byref(b))
-			return (b->arg_size);
+			return (kind == ML_LENARG ?
+			    len_units(call, (long)b->arg_size) :
+			    (long)b->arg_size);
 		if (null_is_0 && b->arg_type == AT_BYVAL && b->arg_value == 0)
 			return (0);
 	}
