@@ -398,18 +398,22 @@ __asm__(
 
 /*
  * Does the kernel clear rseq_cs when the thread comes back to user space
- * outside the section it names?  section() can see nothing without.
+ * outside the section it names?  section() can see nothing without.  A
+ * nap whose timer has run out before the thread could sleep (a stalled
+ * virtual CPU) is no switch, and nothing is cleared: up to 100 naps.
  */
 static int
 kernel_clears_rseq_cs(struct rseq *rs)
 {
 	struct timespec nap = { 0, 1000000 };
 
-	__atomic_store_n(&rs->rseq_cs, (uint64_t)(uintptr_t)
-	    &harm_rseq_elsewhere, __ATOMIC_SEQ_CST);
-	(void) nanosleep(&nap, NULL);
-	if (__atomic_load_n(&rs->rseq_cs, __ATOMIC_SEQ_CST) == 0)
-		return (1);
+	for (int i = 0; i < 100; i++) {
+		__atomic_store_n(&rs->rseq_cs, (uint64_t)(uintptr_t)
+		    &harm_rseq_elsewhere, __ATOMIC_SEQ_CST);
+		(void) nanosleep(&nap, NULL);
+		if (__atomic_load_n(&rs->rseq_cs, __ATOMIC_SEQ_CST) == 0)
+			return (1);
+	}
 	__atomic_store_n(&rs->rseq_cs, 0, __ATOMIC_SEQ_CST);
 	return (0);
 }
