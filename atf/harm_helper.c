@@ -21,9 +21,11 @@
  *				the main thread runs rseq critical sections
  *				back to back (glibc's registered area);
  *				"result COMMITS ABORTS LATE": LATE counts
- *				sections that committed although they took
- *				long enough to have been off the CPU, which
- *				the kernel never lets happen
+ *				sections that committed although the thread
+ *				had left them and come back without their
+ *				abort (seen by the kernel having cleared
+ *				their rseq_cs), which the kernel never lets
+ *				happen; "skip ..." where that cannot be seen
  *	harm_helper exec	300 socketpairs, and a second thread that
  *				execs the program again every 30 ms (the
  *				sockets are inherited); no result line
@@ -320,49 +322,33 @@ mode_blocked(const char *how)
 }
 
 #define	RSEQ_SPINS	30000		/* about 100 microseconds of work */
-#define	RSEQ_LATE_NS	20000000LL	/* no section runs this long */
-
-static long long
-now_ns(void)
-{
-	struct timespec ts;
-
-	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
-}
 
 /*
- * One critical section: read the TSC, spin, read it again, and commit by
- * setting ok as its last instruction.  Preempted, migrated or signalled
- * inside it, the kernel sends the thread to the abort handler, which
- * leaves ok 0.  *cycles is the time spent between its first instruction
- * and its commit: for a section that commits, that is time on the CPU
- * alone, whatever the load; only a section wrongly let go on after being
- * off the CPU can take long.
+ * One critical section: spin, read the section's own rseq_cs back from
+ * the rseq area, and commit by setting ok as its last instruction.
+ * Preempted, migrated or signalled inside it, the kernel sends the thread
+ * to the abort handler, which leaves ok 0.  The kernel clears rseq_cs
+ * without an abort only on its way back to user space at an address
+ * outside the section: *cleared says that happened while the section ran,
+ * that is, the thread left it and was let back in without its abort.
+ * That is no matter of time: a virtual CPU held up by a loaded host, which
+ * its kernel never sees, leaves rseq_cs as it was.
  */
 static int
-section(struct rseq *rs, uint64_t *cycles)
+section(struct rseq *rs, int *cleared)
 {
-	uint64_t d = 0;
+	uint64_t cs = 0;
 	long ok;
 
 	__asm__ __volatile__(
 	    "leaq 3f(%%rip), %%rax\n\t"
 	    "movq %%rax, (%[csp])\n\t"
 	    "1:\n\t"
-	    "rdtsc\n\t"
-	    "shlq $32, %%rdx\n\t"
-	    "orq %%rdx, %%rax\n\t"
-	    "movq %%rax, %%r8\n\t"
 	    "movq %[n], %%rcx\n"
 	    "2:\n\t"
 	    "decq %%rcx\n\t"
 	    "jnz 2b\n\t"
-	    "rdtsc\n\t"
-	    "shlq $32, %%rdx\n\t"
-	    "orq %%rdx, %%rax\n\t"
-	    "subq %%r8, %%rax\n\t"
-	    "movq %%rax, %[d]\n\t"
+	    "movq (%[csp]), %[cs]\n\t"
 	    "movq $1, %[ok]\n"
 	    "4:\n\t"
 	    "jmp 6f\n\t"
@@ -379,48 +365,63 @@ section(struct rseq *rs, uint64_t *cycles)
 	    "jmp 6f\n\t"
 	    ".popsection\n"
 	    "6:\n\t"
-	    : [ok] "=&r" (ok), [d] "+&r" (d)
+	    : [ok] "=&r" (ok), [cs] "+&r" (cs)
 	    : [csp] "r" (&rs->rseq_cs), [n] "r" ((long)RSEQ_SPINS)
-	    : "rax", "rcx", "rdx", "r8", "memory", "cc");
-	*cycles = d;
+	    : "rax", "rcx", "memory", "cc");
+	*cleared = cs == 0;
 	return ((int)ok);
 }
 
 /*
- * TSC cycles in RSEQ_LATE_NS, measured against the monotonic clock; times
- * TU_TIME_SCALE (atf/testutil.h) when it is set: under qemu without KVM,
- * and on a loaded host, a virtual CPU stops for whole slices of the
- * host's time that its kernel never sees as a preemption, and a section
- * that is slow as everything there is slow would look late.
+ * A section of one instruction that never runs, signed as the kernel
+ * wants (it checks the signature of every section it is shown), for
+ * kernel_clears_rseq_cs().
  */
-static uint64_t
-late_cycles(void)
-{
-	const char *sc = getenv("TU_TIME_SCALE");
-	int scale = sc != NULL ? atoi(sc) : 1;
-	struct timespec nap = { 0, 20000000 };
-	uint64_t c0, c1;
-	long long t0, t1;
-	unsigned lo, hi;
+extern const struct rseq_cs harm_rseq_elsewhere
+    __attribute__((visibility("hidden")));
+__asm__(
+    ".pushsection __rseq_cs, \"aw\"\n\t"
+    ".balign 32\n\t"
+    ".hidden harm_rseq_elsewhere\n\t"
+    ".globl harm_rseq_elsewhere\n"
+    "harm_rseq_elsewhere:\n\t"
+    ".long 0, 0\n\t"
+    ".quad 7f, 1, 8f\n\t"
+    ".popsection\n\t"
+    ".pushsection __rseq_failure, \"ax\"\n"
+    "7:\n\t"
+    "ud2\n\t"
+    ".long 0x53053053\n"
+    "8:\n\t"
+    "ud2\n\t"
+    ".popsection\n");
 
-	t0 = now_ns();
-	__asm__ __volatile__("rdtsc" : "=a" (lo), "=d" (hi));
-	c0 = (uint64_t)hi << 32 | lo;
-	(void) nanosleep(&nap, NULL);
-	__asm__ __volatile__("rdtsc" : "=a" (lo), "=d" (hi));
-	c1 = (uint64_t)hi << 32 | lo;
-	t1 = now_ns();
-	if (scale < 1 || scale > 100)
-		scale = 1;
-	return ((uint64_t)((double)(c1 - c0) * RSEQ_LATE_NS * scale /
-	    (t1 - t0)));
+/*
+ * Does the kernel clear rseq_cs when the thread comes back to user space
+ * outside the section it names?  section() can see nothing without.  A
+ * nap whose timer has run out before the thread could sleep (a stalled
+ * virtual CPU) is no switch, and nothing is cleared: up to 100 naps.
+ */
+static int
+kernel_clears_rseq_cs(struct rseq *rs)
+{
+	struct timespec nap = { 0, 1000000 };
+
+	for (int i = 0; i < 100; i++) {
+		__atomic_store_n(&rs->rseq_cs, (uint64_t)(uintptr_t)
+		    &harm_rseq_elsewhere, __ATOMIC_SEQ_CST);
+		(void) nanosleep(&nap, NULL);
+		if (__atomic_load_n(&rs->rseq_cs, __ATOMIC_SEQ_CST) == 0)
+			return (1);
+	}
+	__atomic_store_n(&rs->rseq_cs, 0, __ATOMIC_SEQ_CST);
+	return (0);
 }
 
 static int
 mode_rseq(int pairs)
 {
 	long commits = 0, aborts = 0, nlate = 0;
-	uint64_t late = late_cycles();
 	struct rseq *rs;
 	pthread_t w;
 	int sv[2];
@@ -435,17 +436,21 @@ mode_rseq(int pairs)
 	}
 	rs = (struct rseq *)(void *)((char *)__builtin_thread_pointer() +
 	    __rseq_offset);
+	if (!kernel_clears_rseq_cs(rs)) {
+		(void) printf("skip the kernel leaves rseq_cs set outside "
+		    "its section\n");
+		return (0);
+	}
 	if (pthread_create(&w, NULL, watch_stdin, NULL) != 0)
 		die("pthread_create");
 	(void) printf("ready\n");
 	(void) fflush(stdout);
 	while (!stopping) {
-		uint64_t cycles;
+		int cleared;
 
-		if (section(rs, &cycles)) {
+		if (section(rs, &cleared)) {
 			commits++;
-			if (cycles > late)
-				nlate++;
+			nlate += cleared;
 		} else {
 			aborts++;
 		}
@@ -522,7 +527,6 @@ mode_stress(int pairs)
 	struct timespec tmo = { 0, 1000000 };	/* 1 ms */
 	struct sembuf down = { 0, -1, 0 };
 	long commits = 0, nlate = 0, waits = 0;
-	uint64_t late = late_cycles();
 	struct sigaction sa;
 	pthread_t s, w, c;
 	struct rseq *rs = NULL;
@@ -546,6 +550,8 @@ mode_stress(int pairs)
 	if (__rseq_size != 0)
 		rs = (struct rseq *)(void *)
 		    ((char *)__builtin_thread_pointer() + __rseq_offset);
+	if (rs != NULL && !kernel_clears_rseq_cs(rs))
+		rs = NULL;	/* a late commit would not show */
 	main_tid = (pid_t)syscall(SYS_gettid);
 	storm_gap = 50;		/* a storm the main thread still gets through */
 	if (pthread_create(&w, NULL, watch_stdin, NULL) != 0 ||
@@ -555,12 +561,11 @@ mode_stress(int pairs)
 	(void) printf("ready\n");
 	(void) fflush(stdout);
 	while (!stopping) {
-		uint64_t cycles;
+		int cleared;
 
-		if (rs != NULL && section(rs, &cycles)) {
+		if (rs != NULL && section(rs, &cleared)) {
 			commits++;
-			if (cycles > late)
-				nlate++;
+			nlate += cleared;
 		}
 		/* A timed wait: it may end in EINTR (pfiles.1 says so). */
 		(void) semtimedop(sid, &down, 1, &tmo);

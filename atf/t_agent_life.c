@@ -158,18 +158,31 @@ syscall_of(pid_t pid)
 	return (nr);
 }
 
+/*
+ * Wait until the main thread is asleep ('S') in system call nr (or alt):
+ * the call seen before and after the state, so that the sleep is that
+ * call's.  The number alone is no proof: it shows as soon as the thread
+ * sleeps anywhere inside the call, and a restarted call may not yet have
+ * gone back to waiting (a futex wait that has not yet checked its word).
+ */
 static void
 wait_in_syscall(pid_t pid, long nr, long alt)
 {
-	long now = -2;
+	long now = -2, then;
+	char st = 0;
 
-	for (int i = 0; i < 1000; i++) {
+	for (int i = 0; i < 1000 * tu_time_scale(); i++) {
 		now = syscall_of(pid);
-		if (now == nr || now == alt)
-			return;
+		if (now == nr || now == alt) {
+			st = tu_proc_state(pid);
+			then = syscall_of(pid);
+			if (st == 'S' && then == now)
+				return;
+		}
 		(void) usleep(5000);
 	}
-	atf_tc_fail("the target is in system call %ld, not %ld", now, nr);
+	atf_tc_fail("the target is in system call %ld (state %c), not "
+	    "asleep in %ld", now, st ? st : '?', nr);
 }
 
 /* Examine the blocked target: a batch, with its results checked. */

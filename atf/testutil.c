@@ -111,8 +111,8 @@ now_ms(void)
  * everything takes several times as long, so that a bound made for a
  * real machine still bounds and does not fail a slow run.
  */
-static int
-time_scale(void)
+int
+tu_time_scale(void)
 {
 	static int scale;
 	const char *s;
@@ -128,7 +128,7 @@ time_scale(void)
 static long long
 deadline_in(int timeout_ms)
 {
-	return (now_ms() + (long long)timeout_ms * time_scale());
+	return (now_ms() + (long long)timeout_ms * tu_time_scale());
 }
 
 void
@@ -137,7 +137,7 @@ tu_timeout(atf_tc_t *tc, int seconds)
 	char v[24];
 
 	(void) snprintf(v, sizeof (v), "%lld", (long long)seconds *
-	    time_scale());
+	    tu_time_scale());
 	atf_tc_set_md_var(tc, "timeout", v);
 }
 

@@ -202,6 +202,9 @@ pid_t	tu_only_child(pid_t);
  */
 void	tu_timeout(atf_tc_t *, int seconds);
 
+/* TU_TIME_SCALE: a whole number from 1 to 100, 1 when unset or not one. */
+int	tu_time_scale(void);
+
 /*
  * Has this kernel pidfds of threads (pidfd_open(2) with PIDFD_THREAD,
  * Linux 6.9)?  Asked of our own main thread.  Without them, pidfd_getfd
