@@ -232,9 +232,12 @@ extern int Psame_pidns(struct ps_prochandle *);
 /*
  * An exec by a thread other than the main one hands the pid over to the
  * exec'ing thread: for a moment the process looks gone or exiting while
- * it lives on.  What could be that is asked again for this long, at most.
+ * it lives on.  A look that may have met that moment is made again, 1 ms
+ * apart, this many times at most; each loop ends as soon as the pidfd
+ * says the process has exited.  The moment lasts as long as the exec'ing
+ * thread is kept off a CPU: on a loaded machine, tens of milliseconds.
  */
-#define	EXEC_SETTLE_MS	50
+#define	EXEC_SETTLE_MS	250
 
 /* Has the target exited (or been reaped)?  Asks the pidfd. */
 extern int Pexited(struct ps_prochandle *);
