@@ -18,6 +18,7 @@
  *			moved from socket->flags to the sock)
  *   file_lock_core___new  the lock's common part (6.9 and later)
  *   file_lock___old	the lock with its fl_* members (before 6.9)
+ *   pid___ino		the pid's pidfs inode (6.9 and later)
  *
  * The build check (kernels/btfcheck.sh) compiles the program with
  * PFB_VMLINUX_H naming a vmlinux.h made from a kernel's BTF: then the
@@ -93,7 +94,6 @@ struct upid {
 
 struct pid {
 	unsigned int		level;
-	__u64			ino;	/* pidfs, Linux 6.9: may be absent */
 	struct upid		numbers[];
 };
 
@@ -275,6 +275,11 @@ struct netlink_sock {
 /* 6.16 and later: SO_PASSCRED is the sock's (sk_may_scm_recv() families) */
 struct sock___scm {
 	__u8			sk_scm_credentials:1;
+};
+
+/* 6.9 and later: pidfs, an inode of its own for each process's pid */
+struct pid___ino {
+	__u64			ino;
 };
 
 /* 6.9 and later: a lock's common part, in every kind of lock */

@@ -240,8 +240,8 @@ fill_unix(struct pfb_rec *r, struct sock *sk, const struct reader_ns *rn)
 	 * inode, which a pidfd of the process now with that pid shows.
 	 */
 	if (pp != NULL && r->r_peer_pid > 0 &&
-	    bpf_core_field_exists(pp->ino)) {
-		ino = BPF_CORE_READ(pp, ino);
+	    bpf_core_field_exists(((struct pid___ino *)pp)->ino)) {
+		ino = BPF_CORE_READ((struct pid___ino *)pp, ino);
 		if (ino != 0 && ino <= 0xffffffffULL) {
 			r->r_peer_ino = (__u32)ino;
 			r->r_sock_have |= PFB_S_PEERINO;
