@@ -20,6 +20,13 @@ Run with Debian's /usr/bin/python3 (python3-jsonschema).  Two commands:
                                     every fd's facts against it (one
                                     --manifest per process)
         --nflag                     -n: fds hold exactly the stat members
+        --peers P                   "provable" (the default): a unix
+                                    socket's peer of the target itself
+                                    has its comm; "unprovable" (the
+                                    kernel cannot prove the pid is still
+                                    that process: no SO_PEERPIDFD, or
+                                    --via=bpf without pidfs): the peer
+                                    has its pid and no comm
         --kinds K,K,...             the kind of each top-level object, in
                                     order: process:PID, system:PID,
                                     error:ARG:REASON
@@ -58,6 +65,7 @@ STAT_MEMBERS = {"fd", "type", "mode", "dev", "ino", "uid", "gid", "rdev",
                 "size"}
 
 problems = []
+PEERS_PROVABLE = True                   # --peers
 
 
 def bad(msg):
@@ -534,7 +542,7 @@ def expect_socket(mf, via, comm):
         if via != "diag" and s["peername"]["family"] == "AF_UNIX" and \
                 mf.get("cred"):
             s["peer"] = {"pid": mf["cred"]}
-            if mf["cred"] == comm[0]:
+            if mf["cred"] == comm[0] and PEERS_PROVABLE:
                 s["peer"]["comm"] = pf_escape(comm[1])
     return s
 
@@ -748,8 +756,13 @@ def check_view(doc, view):
         elif key == "path":
             same(what, f.get("path"), want)
         elif key == "peercomm":
-            if "peer" in s:             # not with diag
+            if "peer" not in s:         # diag
+                pass
+            elif PEERS_PROVABLE:
                 same(what, s["peer"].get("comm"), want)
+            elif s["peer"].get("pid") != pid or "comm" in s["peer"]:
+                bad("%s: the peer cannot be proved here: pid %d and no "
+                    "comm wanted, the JSON says %r" % (what, pid, s["peer"]))
         elif want == b"":              # unnamed
             a = s.get(key, {})
             if a.get("family") != "AF_UNIX" or "path" in a or \
@@ -776,6 +789,12 @@ def cmd_check(av):
         else:
             opts[av[i][2:]] = av[i + 1]
             i += 2
+
+    global PEERS_PROVABLE
+    if opts.get("peers", "provable") not in ("provable", "unprovable"):
+        print("--peers %r: provable or unprovable" % opts["peers"])
+        return 2
+    PEERS_PROVABLE = opts.get("peers", "provable") == "provable"
 
     def read(name):
         with open(opts[name], "rb") as fp:

@@ -211,11 +211,15 @@ run_both(const char *what, const char *const opts[],
 
 /*
  * The checker on WHAT's outputs (json named jsonfile, or WHAT.json when
- * NULL) with more options (NULL-ended).  Returns its exit status (0 the
+ * NULL), pfiles run with the source option via (NULL: the default), with
+ * more options (NULL-ended).  It is told whether the kernel can prove a
+ * unix socket's peer for that source (tu_peer_provable): if not, the
+ * peer must have its pid and no comm.  Returns its exit status (0 the
  * facts agree, 1 they do not); its findings go to our stderr.
  */
 static int
-checker(const char *what, const char *jsonfile, const char *const more[])
+checker(const char *what, const char *via, const char *jsonfile,
+    const char *const more[])
 {
 	const char *argv[MAX_ARGS];
 	char *json = jsonfile != NULL ? tu_asprintf("%s", jsonfile) :
@@ -239,6 +243,9 @@ checker(const char *what, const char *jsonfile, const char *const more[])
 	argv[n++] = jerr;
 	argv[n++] = "--text-err";
 	argv[n++] = terr;
+	argv[n++] = "--peers";
+	argv[n++] = tu_peer_provable(via != NULL && *via != '\0' ? via :
+	    NULL) ? "provable" : "unprovable";
 	for (int i = 0; more != NULL && more[i] != NULL; i++) {
 		ATF_REQUIRE(n < MAX_ARGS - 1);
 		argv[n++] = more[i];
@@ -261,9 +268,9 @@ checker(const char *what, const char *jsonfile, const char *const more[])
 }
 
 static void
-require_agree(const char *what, const char *const more[])
+require_agree(const char *what, const char *via, const char *const more[])
 {
-	if (checker(what, NULL, more) != 0)
+	if (checker(what, via, NULL, more) != 0)
 		atf_tc_fail("%s: the JSON and the text or the manifest "
 		    "disagree (see stderr)", what);
 }
@@ -289,7 +296,7 @@ check_set(int link, const char *set, const char *comm,
 
 		write_expected(&fx, diag ? EXP_DIAG : 0, expected);
 		run_both(what, opts, args, 0);
-		require_agree(what, more);
+		require_agree(what, via_all[i], more);
 		free(expected);
 		free(what);
 	}
@@ -388,9 +395,9 @@ ATF_TC_BODY(nflag, tc)
 	args[0] = fx.fx_pid;
 	write_expected(&fx, EXP_NFLAG, "n.expected");
 	run_both("n", opts[0], args, 0);
-	require_agree("n", more);
+	require_agree("n", NULL, more);
 	run_both("n-diag", opts[1], args, 0);
-	require_agree("n-diag", more);
+	require_agree("n-diag", "--via=diag", more);
 	fx_stop(&fx);
 }
 
@@ -528,7 +535,7 @@ ATF_TC_BODY(several_pids, tc)
 		    "manifest.a", "--manifest", "manifest.b", NULL };
 
 		run_both("several", NULL, args, 1);
-		require_agree("several", more);
+		require_agree("several", NULL, more);
 	}
 	free(kinds);
 	free(procb);
@@ -582,7 +589,7 @@ ATF_TC_BODY(hostile_strings, tc)
 		char *what = tu_asprintf("hostile%s", via_all[i]);
 
 		run_both(what, opts, args, 0);
-		require_agree(what, more);
+		require_agree(what, via_all[i], more);
 		free(what);
 	}
 	status = tu_stop(&target, TU_TIMEOUT_MS);
@@ -652,12 +659,12 @@ ATF_TC_BODY(checker_fails, tc)
 	write_expected(&fx, 0, "ok.expected");
 	run_both("ok", opts, args, 0);
 	fx_stop(&fx);
-	require_agree("ok", more);
+	require_agree("ok", "--via=pidfd", more);
 	for (size_t i = 0; i < sizeof (wrong) / sizeof (wrong[0]); i++) {
 		char *name = tu_asprintf("wrong%zu.json", i);
 
 		mutate("ok.json", name, wrong[i][0], wrong[i][1]);
-		ATF_CHECK_EQ_MSG(checker("ok", name, more), 1,
+		ATF_CHECK_EQ_MSG(checker("ok", "--via=pidfd", name, more), 1,
 		    "the checker passed %s, with %s made %s", name,
 		    wrong[i][0], wrong[i][1]);
 		free(name);
@@ -669,8 +676,9 @@ ATF_TC_BODY(checker_fails, tc)
 		    NULL };
 
 		mutate("manifest", "manifest.nopair", "\npair ", "\nxpair ");
-		ATF_CHECK_EQ_MSG(checker("ok", NULL, nopair), 1, "the checker "
-		    "passed endpoints that the manifest has no pair for");
+		ATF_CHECK_EQ_MSG(checker("ok", "--via=pidfd", NULL, nopair),
+		    1, "the checker passed endpoints that the manifest has "
+		    "no pair for");
 	}
 }
 
