@@ -340,18 +340,25 @@ exiting_thread(void *arg)
 
 static const char *zfile;
 
-static void *
-living_thread(void *arg)
+/* Opens zfile, says so, and holds it until stdin ends; then exits. */
+static void
+hold_zfile(void)
 {
 	int f;
 
-	(void) arg;
 	if ((f = open(zfile, O_RDONLY)) < 0)
 		die("open");
 	(void) printf("file %d %llu %s\n", f, ino_of(f), zfile);
 	ready();
 	wait_stdin();
 	exit(0);
+}
+
+static void *
+living_thread(void *arg)
+{
+	(void) arg;
+	hold_zfile();
 	return (NULL);
 }
 
@@ -375,17 +382,10 @@ mode_zthread(const char *file)
 static void *
 own_table_thread(void *arg)
 {
-	int f;
-
 	(void) arg;
 	if (unshare(CLONE_FILES) != 0)
 		die("unshare CLONE_FILES");
-	if ((f = open(zfile, O_RDONLY)) < 0)
-		die("open");
-	(void) printf("file %d %llu %s\n", f, ino_of(f), zfile);
-	ready();
-	wait_stdin();
-	exit(0);
+	hold_zfile();
 	return (NULL);
 }
 
