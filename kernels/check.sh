@@ -65,6 +65,7 @@ for p in $PROGRAMS; do
 done
 
 summary=
+failures=
 table=$KERNELS_DIR/table.txt
 : >"$table"
 for kver in $kvers; do
@@ -107,7 +108,12 @@ EOF
 	    -e 's/^\(pfiles_[a-z_]*\): \([0-9]*\) instructions.*/  verifier: \1 \2 instructions/p' \
 	    -e 's/^bpfdump: \(load+verify [0-9.]* ms\).*\(check [0-9.]* ms ([0-9]* files)\).*/  \1, \2/p' \
 	    -e 's/^bpfdump: \(.*\)/  bpfdump: \1/p' "$out/bpfdump.txt" | sort -u
-	[ -n "$failed" ] && { echo "$failed" | sed 's/^/  /'; rc=1; }
+	[ -n "$failed" ] && {
+		echo "$failed" | sed 's/^/  /'
+		failures="$failures$(echo "$failed" | sed "s|^|$kver: |")
+"
+		rc=1
+	}
 	case $counts in *" 0 failed"*) ;; *) rc=1 ;; esac
 	sed "s|^|$kver,|" "$out/programs" >>"$table" 2>/dev/null
 	summary="$summary${summary:+; }$kver $counts"
@@ -135,5 +141,16 @@ awk -F, -v kernels="$kvers" '
 			print line | "sort"
 		}
 	}' "$table"
+# The failures again, after the table, where a log's tail shows them,
+# each with the end of what the case wrote (its report in run/report.txt).
+[ -n "$failures" ] && {
+	echo "failed in the kernels:"
+	printf '%s' "$failures" | sed 's/^/  /'
+	for kver in $kvers; do
+		r=$KERNELS_DIR/$kver/run/report.txt
+		[ -s "$r" ] && sed -n '/^===> atf\//,/^===> Summary/p' "$r" |
+		    tail -n 40 | sed "s|^|  $kver: |"
+	done
+}
 echo "kernels: $summary"
 exit $rc
