@@ -23,8 +23,9 @@ cd "$REPO_ROOT" || exit 1
 
 # The test programs whose cases depend on the kernel.  Left out: the pure
 # ones (t_parsers, t_marshal, t_fuzz_replay: parsers and marshalling on
-# bytes), the build's (t_exports, t_docs, t_build) and the read counter's own
-# (t_preadcount, libc's entry points); and t_harm:stress, 67 s on the
+# bytes), the build's and the documents' (t_exports, t_docs, t_userdocs,
+# t_build) and the read counter's own (t_preadcount, libc's entry
+# points); and t_harm:stress, 67 s on the
 # host and half an hour under TCG, whose agent paths t_harm's other cases
 # cover; and t_fdshort:via_agent, 29 s on the host and some 8 minutes a
 # kernel under TCG, whose rules (one fd at a time, no passing) are
