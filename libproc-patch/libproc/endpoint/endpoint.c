@@ -64,8 +64,6 @@ endpoints_free(endpoints_t *en)
 	if (en == NULL)
 		return;
 	free(en->en_own.h_v);
-	free(en->en_stats.s_v);
-	free(en->en_runs);
 	diag_nets_free(en->en_nets);
 	free(en->en_ids.i_v);
 	free(en->en_other.h_v);
@@ -177,7 +175,7 @@ early_end(early_t *ea)
 }
 
 endpoints_t *
-endpoints_resolve(struct ps_prochandle *P)
+endpoints_resolve(struct ps_prochandle *P, fdtab_t *tab)
 {
 	endpoints_t *en;
 	diag_nets_t *dn, *mine = NULL;
@@ -186,16 +184,17 @@ endpoints_resolve(struct ps_prochandle *P)
 	const holds_t *asked;
 	uint64_t *want = NULL;
 	uint32_t *where = NULL;
-	char *dents;
+	epbuf_t *buf;
 	size_t nwant = 0;
 	early_t ea;
 	int err, dnerr = 0;
 
 	if ((en = calloc(1, sizeof (*en))) == NULL ||
-	    (dents = malloc(EP_DENTS)) == NULL) {
+	    (buf = malloc(sizeof (*buf))) == NULL) {
 		free(en);
 		return (NULL);
 	}
+	en->en_tab = tab;
 	/* The diag source's table when it serves: no dump made twice. */
 	if ((dn = sock_diag_nets(P)) == NULL &&
 	    (dn = mine = diag_nets_new(P)) == NULL)
@@ -205,7 +204,7 @@ endpoints_resolve(struct ps_prochandle *P)
 	 * Gone for a moment while an exec hands the pid over: again, as
 	 * the walk does.  No socket: nothing to say, not even in the trace.
 	 */
-	for (int i = 0; ((err = ep_read_own(P, en, dents, ea.ea_sigp)) ==
+	for (int i = 0; ((err = ep_read_own(P, en, tab, ea.ea_sigp)) ==
 	    ENOENT || err == ESRCH) && i < EXEC_SETTLE_MS && !Pexiting(P);
 	    i++)
 		(void) usleep(1000);
@@ -249,15 +248,15 @@ endpoints_resolve(struct ps_prochandle *P)
 	    "%zu other ends", en->en_own.h_n, en->en_npeers, nwant);
 	if (P->share != NULL) {
 		/* The run's index, made once (endpoint_share.c). */
-		if ((err = ep_share_holders(P, en, want, nwant, dents)) != 0)
+		if ((err = ep_share_holders(P, en, want, nwant, buf)) != 0)
 			goto fail;
 	} else {
 		if (nwant > 0 && (err = ep_scan_others(P, en, want, nwant,
-		    dents)) != 0)
+		    buf)) != 0)
 			goto fail;
 		/* Held by no process: by a thread with a table of its own? */
 		if (nwant > 0 && (nwant = ep_unfound(en, want, nwant)) > 0 &&
-		    (err = ep_scan_threads(P, en, want, nwant, dents)) != 0)
+		    (err = ep_scan_threads(P, en, want, nwant, buf)) != 0)
 			goto fail;
 	}
 	if (en->en_scanfail > 0)
@@ -281,7 +280,7 @@ endpoints_resolve(struct ps_prochandle *P)
 	free(where);
 	free(ask.h_v);
 	free(want);
-	free(dents);
+	free(buf);
 	/*
 	 * Tables made for this walk are kept for it: the walk takes from
 	 * them what they hold of each socket (endpoints_dent()); no more
@@ -302,7 +301,7 @@ fail:
 	free(where);
 	free(ask.h_v);
 	free(want);
-	free(dents);
+	free(buf);
 	diag_nets_free(mine);
 	endpoints_free(en);
 	return (NULL);

@@ -2,17 +2,17 @@
 /*
  * Pfdinfo.c: the walk over a process's open files.
  *
- * The fds come from getdents64(2) on /proc/PID/fd, which the kernel lists
- * in increasing fd order, so the walk streams: a batch of fd numbers at a
+ * The fds come from /proc/PID/fd (fdtab.h), which the kernel lists in
+ * increasing fd order, so the walk streams: a batch of fd numbers at a
  * time, records built FDWALK_CHUNK at a time in buffers reused from chunk
  * to chunk, whatever the number of fds.  Per fd the walk makes one stat
  * and (but for sockets) one readlink of /proc/PID/fd/N and, unless the
  * caller asked for stat only, one open+read+close of /proc/PID/fdinfo/N;
  * the sockets of a chunk get their facts from the chosen source at once
  * (socksrc.c).  Nothing else of /proc is read per fd.  Where the
- * endpoints were looked for, their pass over the table listed the fds
- * and made the stat of each socket (endpoint.h): the walk takes both from
- * there, and does not make them again.
+ * endpoints were looked for, the table was read once for them, its fds
+ * listed and each socket's stat made (fdtab_read()): the walk takes both
+ * from there, and does not make them again.
  *
  * When the machine has more than one CPU and the source of socket facts
  * can be used from several threads (pidfd, or none), records are built
@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "endpoint/endpoint.h"
@@ -41,8 +40,6 @@
 #include "sock/socksrc.h"
 #include "walk/fdwalk.h"
 
-#define	DENTS_BUFSZ	32768
-#define	BATCH_MAX	(DENTS_BUFSZ / 24)	/* fds one getdents can give */
 #define	FD_RETRIES	8	/* an fd replaced while being read, again */
 
 /*
@@ -299,7 +296,7 @@ build_stat(struct ps_prochandle *P, const fdwalk_t *fw, int fresh,
 	(void) snprintf(name, 16, "%d", fd);
 	if (fdrec_reset(rec, fd) != 0)
 		return (errno);
-	*tookp = !fresh && fw != NULL && endpoints_stat(fw->fw_ep, fd, stx);
+	*tookp = !fresh && fw != NULL && fdtab_stat(&fw->fw_tab, fd, stx);
 	if (!*tookp && (err = stat_at(P->fddirfd, name, 0, stx)) != 0)
 		return (err);
 	fill_stat(fdrec_info(rec), stx);
@@ -484,63 +481,30 @@ fdwalk_build_many(const fdwalk_t *fw, struct ps_prochandle *P, int flags,
 	close_fdinfos(fs);
 }
 
-/* The fd a directory entry names, or -1 for "." and "..". */
-static int
-dirent_fd(const char *name)
-{
-	long v = 0;
-
-	if (*name == '\0')
-		return (-1);
-	for (; *name != '\0'; name++) {
-		if (*name < '0' || *name > '9' || v > (INT_MAX - 9) / 10)
-			return (-1);
-		v = v * 10 + (*name - '0');
-	}
-	return ((int)v);
-}
-
 /* The next batch of fd numbers; their count, 0 at the end, or -1. */
 static long
 next_batch(struct ps_prochandle *P, char *dents, int *fds)
 {
-	long n, count = 0;
-	int fd;
+	long n;
 
 	/* Gone for a moment while an exec hands the pid over: again. */
-	for (int i = 0; (n = syscall(SYS_getdents64, P->fddirfd, dents,
-	    DENTS_BUFSZ)) < 0 && errno == ENOENT && i < EXEC_SETTLE_MS &&
-	    !Pexiting(P); i++)
+	for (int i = 0; (n = fdtab_next(P->fddirfd, dents, fds)) < 0 &&
+	    errno == ENOENT && i < EXEC_SETTLE_MS && !Pexiting(P); i++)
 		(void) usleep(1000);
-	if (n < 0) {
+	if (n < 0 && errno != EPROTO)
 		errno = ESRCH;	/* gone: Pexiting has said so, or never left */
-		return (-1);
-	}
-	for (long off = 0; off < n; ) {
-		struct dirent64 *d = (struct dirent64 *)(void *)(dents + off);
-
-		if (d->d_reclen == 0 || d->d_reclen > n - off ||
-		    count == BATCH_MAX) {
-			errno = EPROTO;
-			return (-1);
-		}
-		off += d->d_reclen;
-		if ((fd = dirent_fd(d->d_name)) >= 0)
-			fds[count++] = fd;
-	}
-	return (count == 0 && n > 0 ? next_batch(P, dents, fds) : count);
+	return (n);
 }
 
 /*
- * The next batch of fds: from the list the endpoints' pass over the
- * table made, when it made one (the table is not listed twice), else
- * from the directory.
+ * The next batch of fds: from the table read for the endpoints, when it
+ * was (the table is not listed twice), else from the directory.
  */
 static long
-walk_next(struct ps_prochandle *P, const fdwalk_t *fw, epcursor_t *cur,
+walk_next(struct ps_prochandle *P, const fdwalk_t *fw, fdcursor_t *cur,
     char *dents, int *fds)
 {
-	long n = endpoints_fds(fw->fw_ep, cur, fds, BATCH_MAX);
+	long n = fdtab_fds(&fw->fw_tab, cur, fds, FDTAB_BATCH);
 
 	return (n >= 0 ? n : next_batch(P, dents, fds));
 }
@@ -631,8 +595,11 @@ walk_begin(fdwalk_t *fw, struct ps_prochandle *P, int flags,
 			(void) Psetsocksrc(P, PSOCK_AUTO);
 	}
 	P->ep_why[0] = '\0';
+	memset(&fw->fw_tab, 0, sizeof (fw->fw_tab));
 	fw->fw_ep = statonly || (flags & PFDI_NOENDPOINTS) ? NULL :
-	    endpoints_resolve(P);
+	    endpoints_resolve(P, &fw->fw_tab);
+	if (fw->fw_ep == NULL)
+		fdtab_clear(&fw->fw_tab);	/* the walk lists the table */
 	/*
 	 * Before the builders' threads start, and after the endpoints'
 	 * pass over every fd table, which then has one fd more where
@@ -653,10 +620,10 @@ static int
 walk_batches(struct ps_prochandle *P, int flags, fdwalk_t *fw)
 {
 	fdscratch_t *fs = calloc(1, sizeof (*fs));
-	char *dents = malloc(DENTS_BUFSZ);
-	int *fds = malloc(BATCH_MAX * sizeof (int));
+	char *dents = malloc(FDTAB_DENTS);
+	int *fds = malloc(FDTAB_BATCH * sizeof (int));
 	fdrec_t recs[FDWALK_CHUNK];
-	epcursor_t cur = { 0, 0 };
+	fdcursor_t cur = { 0, 0 };
 	int rv = -1, e = ENOMEM, par, used;
 	long nfds;
 
@@ -712,6 +679,7 @@ walk_end(struct ps_prochandle *P, fdwalk_t *fw, int rv)
 		e = ESRCH;
 	}
 	endpoints_free(fw->fw_ep);
+	fdtab_clear(&fw->fw_tab);
 	errno = e;
 	return (rv);
 }

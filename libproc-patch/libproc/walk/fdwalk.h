@@ -11,6 +11,7 @@
 #include <limits.h>
 
 #include "core/Pcontrol.h"
+#include "fdtab/fdtab.h"
 #include "sock/socksrc.h"
 #include "walk/fdinfo_parse.h"
 
@@ -61,6 +62,8 @@ typedef struct fdwalk {
 	proc_fdinfo_f	*fw_func;	/* the caller's */
 	void		*fw_cd;
 	struct endpoints *fw_ep;	/* endpoint.h; NULL: no PR_ENDPOINTS */
+	fdtab_t		fw_tab;		/* the table, when the endpoints */
+					/* read it; else not read */
 } fdwalk_t;
 
 /*
