@@ -9,9 +9,10 @@
  * no open of anything.  The target's own table is read before the walk
  * (the walk streams in fd order, and a socket's other end may be an fd
  * not walked yet), unless the source lists its sockets more cheaply:
- * there with one statx per fd, the walk's own, whose answers for the
- * sockets the walk takes (endpoints_stat()) instead of asking again, so
- * that a socket costs the walk no second look at /proc.  The other
+ * there once for the walk and the endpoints both (fdtab_read(): one
+ * statx per fd, the walk's own, whose answers for the sockets the walk
+ * takes instead of asking again), so that a socket costs the walk no
+ * second look at /proc.  The other
  * processes' tables are read in one pass, for the holders of every
  * other end; and the tables of threads that have their own, only for an
  * other end that no process was found to hold.
@@ -19,8 +20,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
