@@ -23,7 +23,7 @@ fdtab_decimal(const char *s)
 	if (*s == '\0')
 		return (-1);
 	for (; *s != '\0'; s++) {
-		if (*s < '0' || *s > '9' || v > (INT_MAX - 9) / 10)
+		if (*s < '0' || *s > '9' || v > (INT_MAX - (*s - '0')) / 10)
 			return (-1);
 		v = v * 10 + (*s - '0');
 	}
@@ -38,9 +38,11 @@ fdtab_socket_ino(const char *link, size_t n)
 	if (n < 10 || memcmp(link, "socket:[", 8) != 0 || link[n - 1] != ']')
 		return (0);
 	for (size_t i = 8; i < n - 1; i++) {
-		if (link[i] < '0' || link[i] > '9' || v > UINT64_MAX / 10)
+		uint64_t d = (uint64_t)(link[i] - '0');
+
+		if (link[i] < '0' || link[i] > '9' || v > (UINT64_MAX - d) / 10)
 			return (0);
-		v = v * 10 + (uint64_t)(link[i] - '0');
+		v = v * 10 + d;
 	}
 	return (v);
 }
