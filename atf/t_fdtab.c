@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include "fdtab/fdtab.h"
-#include "testutil.h"
 
 #define	NSOCK	6
 
