@@ -6,9 +6,9 @@
  * Once per walk, before its first record:
  *  1. the target's fds that are sockets, and their inodes: from the
  *     source when it lists them (Psock_inodes: the bpf source's inode
- *     pass), else one readlink of /proc/PID/fd/N per fd ("socket:[INO]"),
- *     since the walk streams in fd order and a socket's other end may be
- *     an fd not walked yet;
+ *     pass), else from the target's table read once (fdtab_read(): a
+ *     statx of each /proc/PID/fd/N), since the walk streams in fd order
+ *     and a socket's other end may be an fd not walked yet;
  *  2. the other end of each: first from the facts the source gave with
  *     1. (sockid.h; the bpf source), for the sockets whose other end
  *     they settle (endpoint_settle.c); then, for the others, from the
@@ -30,9 +30,10 @@
  *     tables of threads that have one of their own (unshare(CLONE_FILES):
  *     /proc/PID/fd shows the main thread's).
  * Then endpoints_of() answers per socket from memory (the index,
- * endpoint_index.c).  The walk takes from here, too, what the pass of 1.
- * and the tables of 2. already know of each of the target's sockets (its
- * stat, its record in the tables), rather than ask again.  Reading the fd tables of 1. and 3. is
+ * endpoint_index.c), and endpoints_dent() with what the tables of 2.
+ * know of each of the target's sockets, which the walk does not ask
+ * again; the walk takes the fds and the sockets' stats of 1. from the
+ * table (fdtab.h).  Reading the fd tables of 1. and 3. is
  * endpoint_scan.c's; this file puts the steps together.
  *
  * An other end that no fd table pfiles read holds, while some could not
@@ -64,8 +65,6 @@ endpoints_free(endpoints_t *en)
 	if (en == NULL)
 		return;
 	free(en->en_own.h_v);
-	free(en->en_stats.s_v);
-	free(en->en_runs);
 	diag_nets_free(en->en_nets);
 	free(en->en_ids.i_v);
 	free(en->en_other.h_v);
@@ -176,90 +175,117 @@ early_end(early_t *ea)
 	(void) pthread_cond_destroy(&ea->ea_cond);
 }
 
-endpoints_t *
-endpoints_resolve(struct ps_prochandle *P)
-{
-	endpoints_t *en;
-	diag_nets_t *dn, *mine = NULL;
-	diag_table_t *dt;
-	holds_t ask = { NULL, 0, 0 };
-	const holds_t *asked;
-	uint64_t *want = NULL;
-	uint32_t *where = NULL;
-	char *dents;
-	size_t nwant = 0;
-	early_t ea;
-	int err, dnerr = 0;
+/* What endpoints_resolve() carries from one step to the next. */
+typedef struct resolve {
+	struct ps_prochandle *rs_P;
+	endpoints_t	*rs_en;
+	diag_nets_t	*rs_dn;		/* the tables looked in */
+	diag_nets_t	*rs_mine;	/* of them, made for this walk */
+	int		rs_dnerr;	/* why there are none */
+	holds_t		rs_ask;		/* sockets left to the tables */
+	uint64_t	*rs_want;	/* the other ends, sorted */
+	size_t		rs_nwant;
+	uint32_t	*rs_where;	/* where each is (ep_ix_places()) */
+	epbuf_t		*rs_buf;
+} resolve_t;
 
-	if ((en = calloc(1, sizeof (*en))) == NULL ||
-	    (dents = malloc(EP_DENTS)) == NULL) {
-		free(en);
-		return (NULL);
-	}
-	/* The diag source's table when it serves: no dump made twice. */
-	if ((dn = sock_diag_nets(P)) == NULL &&
-	    (dn = mine = diag_nets_new(P)) == NULL)
-		dnerr = errno;		/* said below, if it matters */
-	early_start(&ea, P, dn);
-	/*
-	 * Gone for a moment while an exec hands the pid over: again, as
-	 * the walk does.  No socket: nothing to say, not even in the trace.
-	 */
-	for (int i = 0; ((err = ep_read_own(P, en, dents, ea.ea_sigp)) ==
+/*
+ * 1. above: the target's sockets, while the first dump is made.  Gone
+ * for a moment while an exec hands the pid over: again, as the walk
+ * does.  0 or an errno.
+ */
+static int
+resolve_own(resolve_t *rs, fdtab_t *tab)
+{
+	struct ps_prochandle *P = rs->rs_P;
+	early_t ea;
+	int err;
+
+	early_start(&ea, P, rs->rs_dn);
+	for (int i = 0; ((err = ep_read_own(P, rs->rs_en, tab, ea.ea_sigp)) ==
 	    ENOENT || err == ESRCH) && i < EXEC_SETTLE_MS && !Pexiting(P);
 	    i++)
 		(void) usleep(1000);
 	early_end(&ea);
-	if (err != 0 || en->en_own.h_n == 0) {
-		if (err != 0)
-			PDEBUG(P, "endpoints: none (%s)", strerror(err));
-		goto fail;
-	}
-	if (dn == NULL) {
-		err = dnerr;
+	if (err != 0)
 		PDEBUG(P, "endpoints: none (%s)", strerror(err));
-		goto fail;
+	return (err);
+}
+
+/*
+ * 2. above: the other end of each socket, and the index of them, with
+ * every other end into rs_want.  0 or an errno; ENODATA when the tables
+ * could not be had (said in ep_why when the reason is the namespace's).
+ */
+static int
+resolve_peers(resolve_t *rs)
+{
+	struct ps_prochandle *P = rs->rs_P;
+	endpoints_t *en = rs->rs_en;
+	const holds_t *asked = &en->en_own;
+	diag_table_t *dt;
+	int err;
+
+	if (rs->rs_dn == NULL) {
+		PDEBUG(P, "endpoints: none (%s)", strerror(rs->rs_dnerr));
+		return (rs->rs_dnerr != 0 ? rs->rs_dnerr : ENOMEM);
 	}
-	dt = dn->dn_tab[0];
+	dt = rs->rs_dn->dn_tab[0];
 	if (dt->dt_nserr[0] != '\0') {
 		PDEBUG(P, "endpoints: none (%s)", dt->dt_nserr);
 		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%s",
 		    dt->dt_nserr);
-		goto fail;
+		return (ENODATA);
 	}
 	if ((en->en_peers = calloc(en->en_own.h_n, sizeof (eppeer_t))) ==
 	    NULL)
-		goto fail;
+		return (ENOMEM);
 	/* The source's facts first, when it gave them for every socket. */
-	asked = &en->en_own;
 	if (en->en_ids.i_n == en->en_own.h_n) {
-		if ((err = ep_settle_all(P, en, &ask)) != 0)
-			goto fail;
-		asked = &ask;
+		if ((err = ep_settle_all(P, en, &rs->rs_ask)) != 0)
+			return (err);
+		asked = &rs->rs_ask;
 		PDEBUG(P, "endpoints: %zu other ends from the source's facts, "
-		    "%zu sockets left to the tables", en->en_npeers, ask.h_n);
+		    "%zu sockets left to the tables", en->en_npeers,
+		    rs->rs_ask.h_n);
 	}
-	if (asked->h_n > 0 && (err = ep_find_peers(P, en, dn, asked)) != 0)
-		goto fail;
-	if ((err = ep_ix_build(en)) != 0 ||
-	    (err = ep_ix_places(en, &where)) != 0 ||
-	    (err = ep_other_ends(en, &want, &nwant)) != 0)
-		goto fail;
+	if ((asked->h_n > 0 &&
+	    (err = ep_find_peers(P, en, rs->rs_dn, asked)) != 0) ||
+	    (err = ep_ix_build(en)) != 0 ||
+	    (err = ep_ix_places(en, &rs->rs_where)) != 0 ||
+	    (err = ep_other_ends(en, &rs->rs_want, &rs->rs_nwant)) != 0)
+		return (err);
 	PDEBUG(P, "endpoints: %zu socket fds, %zu with another end here, "
-	    "%zu other ends", en->en_own.h_n, en->en_npeers, nwant);
-	if (P->share != NULL) {
-		/* The run's index, made once (endpoint_share.c). */
-		if ((err = ep_share_holders(P, en, want, nwant, dents)) != 0)
-			goto fail;
-	} else {
-		if (nwant > 0 && (err = ep_scan_others(P, en, want, nwant,
-		    dents)) != 0)
-			goto fail;
-		/* Held by no process: by a thread with a table of its own? */
-		if (nwant > 0 && (nwant = ep_unfound(en, want, nwant)) > 0 &&
-		    (err = ep_scan_threads(P, en, want, nwant, dents)) != 0)
-			goto fail;
-	}
+	    "%zu other ends", en->en_own.h_n, en->en_npeers, rs->rs_nwant);
+	return (0);
+}
+
+/* 3. above: the holders of the other ends.  0 or an errno. */
+static int
+resolve_holders(resolve_t *rs)
+{
+	struct ps_prochandle *P = rs->rs_P;
+	endpoints_t *en = rs->rs_en;
+	size_t nwant = rs->rs_nwant;
+	int err = 0;
+
+	/* The run's index, made once (endpoint_share.c). */
+	if (P->share != NULL)
+		return (ep_share_holders(P, en, rs->rs_want, nwant,
+		    rs->rs_buf));
+	if (nwant > 0 && (err = ep_scan_others(P, en, rs->rs_want, nwant,
+	    rs->rs_buf)) != 0)
+		return (err);
+	/* Held by no process: by a thread with a table of its own? */
+	if (nwant > 0 && (nwant = ep_unfound(en, rs->rs_want, nwant)) > 0)
+		err = ep_scan_threads(P, en, rs->rs_want, nwant, rs->rs_buf);
+	return (err);
+}
+
+/* What the answers lack, and why, for the handle's ep_why. */
+static void
+say_why(struct ps_prochandle *P, const endpoints_t *en)
+{
 	if (en->en_scanfail > 0)
 		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%u fd table%s "
 		    "of other processes could not be read (%s)",
@@ -277,18 +303,52 @@ endpoints_resolve(struct ps_prochandle *P)
 		    "of %zu socket%s is one of several sockets with the same "
 		    "addresses (SO_REUSEPORT): not named", en->en_ambiguous,
 		    en->en_ambiguous == 1 ? "" : "s");
-	ep_ix_link(en, where);
-	free(where);
-	free(ask.h_v);
-	free(want);
-	free(dents);
+}
+
+/* Let go of what the steps made for themselves. */
+static void
+resolve_end(resolve_t *rs)
+{
+	free(rs->rs_where);
+	free(rs->rs_ask.h_v);
+	free(rs->rs_want);
+	free(rs->rs_buf);
+}
+
+endpoints_t *
+endpoints_resolve(struct ps_prochandle *P, fdtab_t *tab)
+{
+	resolve_t rs;
+	endpoints_t *en;
+	int err;
+
+	memset(&rs, 0, sizeof (rs));
+	rs.rs_P = P;
+	if ((en = rs.rs_en = calloc(1, sizeof (*en))) == NULL ||
+	    (rs.rs_buf = malloc(sizeof (*rs.rs_buf))) == NULL) {
+		free(en);
+		return (NULL);
+	}
+	en->en_tab = tab;
+	/* The diag source's table when it serves: no dump made twice. */
+	if ((rs.rs_dn = sock_diag_nets(P)) == NULL &&
+	    (rs.rs_dn = rs.rs_mine = diag_nets_new(P)) == NULL)
+		rs.rs_dnerr = errno;	/* said below, if it matters */
+	/* No socket: nothing to say, not even in the trace. */
+	if ((err = resolve_own(&rs, tab)) != 0 || en->en_own.h_n == 0 ||
+	    (err = resolve_peers(&rs)) != 0 ||
+	    (err = resolve_holders(&rs)) != 0)
+		goto fail;
+	say_why(P, en);
+	ep_ix_link(en, rs.rs_where);
+	resolve_end(&rs);
 	/*
 	 * Tables made for this walk are kept for it: the walk takes from
 	 * them what they hold of each socket (endpoints_dent()); no more
 	 * dumps, so not their sockets, which are fds the walk may need.
 	 */
-	diag_nets_quiet(mine);
-	en->en_nets = mine;
+	diag_nets_quiet(rs.rs_mine);
+	en->en_nets = rs.rs_mine;
 	return (en);
 fail:
 	/*
@@ -299,11 +359,8 @@ fail:
 	    err != ENOENT && err != ESRCH)
 		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%s",
 		    strerror(err != 0 ? err : ENOMEM));
-	free(where);
-	free(ask.h_v);
-	free(want);
-	free(dents);
-	diag_nets_free(mine);
+	resolve_end(&rs);
+	diag_nets_free(rs.rs_mine);
 	endpoints_free(en);
 	return (NULL);
 }

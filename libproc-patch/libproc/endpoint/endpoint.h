@@ -22,7 +22,8 @@ typedef struct endpoints endpoints_t;
  * nothing is (no socket, no table of its network namespace, no memory:
  * the records then simply have no PR_ENDPOINTS; LIBPROC_DEBUG says why).
  */
-extern endpoints_t *endpoints_resolve(struct ps_prochandle *);
+struct fdtab;
+extern endpoints_t *endpoints_resolve(struct ps_prochandle *, struct fdtab *);
 extern void endpoints_free(endpoints_t *);
 
 /*
@@ -32,38 +33,6 @@ extern void endpoints_free(endpoints_t *);
  * where its lookup ended, for the next one: one caller at a time.
  */
 extern size_t endpoints_of(endpoints_t *, uint64_t, void *, size_t);
-
-/*
- * A socket fd of the target as the pass over its table saw it (a statx of
- * /proc/PID/fd/N, made once: the walk does not make it again).
- */
-typedef struct epstat {
-	int		es_fd;
-	uint32_t	es_mode, es_uid, es_gid;
-	uint32_t	es_major, es_minor, es_rmajor, es_rminor;
-	uint64_t	es_ino;
-	uint64_t	es_size;
-} epstat_t;
-
-/*
- * The stat of the target's fd, when that pass saw it as a socket, into
- * the statx fields the walk uses (type and mode, inode, size, owner,
- * devices): 1; else 0.  Safe from several threads.
- */
-struct statx;
-extern int endpoints_stat(const endpoints_t *, int, struct statx *);
-
-/*
- * The target's fds as the pass over its table listed them, for a walk
- * that takes them from here rather than list the table again: the next
- * at most max from the cursor (zeroed at first) into fds, their number;
- * 0 at the end.  -1 when the pass did not list the table (the walk
- * lists it).
- */
-typedef struct epcursor {
-	size_t		c_run, c_off;
-} epcursor_t;
-extern long endpoints_fds(const endpoints_t *, epcursor_t *, int *, size_t);
 
 /*
  * The record of socket ino in the socket tables that were dumped for the

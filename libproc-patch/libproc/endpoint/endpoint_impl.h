@@ -22,10 +22,15 @@
 #define	_ENDPOINT_IMPL_H
 
 #include "endpoint/endpoint.h"
+#include "fdtab/fdtab.h"
 #include "sock/sockid.h"
 #include "netdiag/diag_nets.h"
 
-#define	EP_DENTS	32768		/* one getdents64 */
+/* The room of a pass over fd tables (fdtab_next()). */
+typedef struct epbuf {
+	char		b_dents[FDTAB_DENTS];
+	int		b_fds[FDTAB_BATCH];
+} epbuf_t;
 
 /* A socket fd of a process: its inode, the pid and the fd. */
 typedef struct ephold {
@@ -45,22 +50,6 @@ typedef struct holds {
 	ephold_t	*h_v;
 	size_t		h_n, h_cap;
 } holds_t;
-
-/*
- * The target's socket fds as the pass over its table saw them, in fd
- * order, each with its stat: the walk takes a socket's stat from here
- * instead of asking again (endpoints_stat()).
- */
-typedef struct stats {
-	epstat_t	*s_v;
-	size_t		s_n, s_cap;
-} stats_t;
-
-/* fds r_first to r_first + r_n - 1, all open when the table was read. */
-typedef struct eprun {
-	int		r_first;
-	int		r_n;
-} eprun_t;
 
 /* The source's facts of the target's sockets (sockid.h). */
 typedef struct ids {
@@ -94,10 +83,7 @@ typedef struct epindex {
 
 struct endpoints {
 	holds_t		en_own;		/* the target's socket fds */
-	stats_t		en_stats;	/* and their stats, by fd */
-	eprun_t		*en_runs;	/* every fd of the table read, */
-	size_t		en_nruns, en_runcap;	/* in increasing runs */
-	int		en_listed;	/* en_runs is the table's */
+	const fdtab_t	*en_tab;	/* its table, as the walk has it */
 	diag_nets_t	*en_nets;	/* the tables, when the walk's own */
 	ids_t		en_ids;		/* of each, when the source gave them */
 	holds_t		en_other;	/* of the other ends, elsewhere */
@@ -124,8 +110,6 @@ struct endpoints {
 
 /* endpoint_index.c: holders, and the index of the answers. */
 
-/* One stat more in s: 0, or ENOMEM. */
-extern int ep_stats_add(stats_t *, int, const struct statx *);
 /* One holder more in h: 0, or ENOMEM. */
 extern int ep_holds_add(holds_t *, uint64_t, pid_t, int);
 /* The first holder of ino in h (sorted), or h_n. */
@@ -171,12 +155,12 @@ extern void ep_signal(epsignal_t *, int);
 
 /*
  * The target's socket fds into en_own (and the source's facts of them
- * into en_ids, when it gives them), sorted by ep_hold_cmp, and their
- * stats into en_stats (when they were read from /proc); dents is a
- * buffer of EP_DENTS bytes.  The pass over /proc tells sig (when not
- * NULL) of the first socket it sees.
+ * into en_ids, when it gives them), sorted by ep_hold_cmp; when the
+ * source does not list them, from the target's table read into the
+ * given one (fdtab_read()), which tells sig (when not NULL) of the first
+ * socket it sees.
  */
-extern int ep_read_own(struct ps_prochandle *, endpoints_t *, char *,
+extern int ep_read_own(struct ps_prochandle *, endpoints_t *, fdtab_t *,
     epsignal_t *);
 /*
  * The one pass over every other process's fd table: the holders of the
@@ -185,7 +169,7 @@ extern int ep_read_own(struct ps_prochandle *, endpoints_t *, char *,
  * namespace (which its /proc does not show) may hold some.
  */
 extern int ep_scan_others(struct ps_prochandle *, endpoints_t *,
-    const uint64_t *, size_t, char *);
+    const uint64_t *, size_t, epbuf_t *);
 /*
  * The second pass, for the given inodes (sorted) that no process's
  * table holds: the fd tables of threads that have one of their own
@@ -193,7 +177,7 @@ extern int ep_scan_others(struct ps_prochandle *, endpoints_t *,
  * holders into en_other, sorted, by thread id.
  */
 extern int ep_scan_threads(struct ps_prochandle *, endpoints_t *,
-    const uint64_t *, size_t, char *);
+    const uint64_t *, size_t, epbuf_t *);
 
 /*
  * The inode of the socket fd of pid, as its link says now (a readlink),
@@ -215,7 +199,7 @@ extern int ep_sees_every_process(void);
  * same way.  0 or an errno.
  */
 extern int ep_share_holders(struct ps_prochandle *, endpoints_t *,
-    uint64_t *, size_t, char *);
+    uint64_t *, size_t, epbuf_t *);
 
 /* endpoint_settle.c: the other ends. */
 

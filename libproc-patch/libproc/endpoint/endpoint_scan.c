@@ -9,9 +9,10 @@
  * no open of anything.  The target's own table is read before the walk
  * (the walk streams in fd order, and a socket's other end may be an fd
  * not walked yet), unless the source lists its sockets more cheaply:
- * there with one statx per fd, the walk's own, whose answers for the
- * sockets the walk takes (endpoints_stat()) instead of asking again, so
- * that a socket costs the walk no second look at /proc.  The other
+ * there once for the walk and the endpoints both (fdtab_read(): one
+ * statx per fd, the walk's own, whose answers for the sockets the walk
+ * takes instead of asking again), so that a socket costs the walk no
+ * second look at /proc.  The other
  * processes' tables are read in one pass, for the holders of every
  * other end; and the tables of threads that have their own, only for an
  * other end that no process was found to hold.
@@ -19,8 +20,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,44 +30,12 @@
 #include <linux/kcmp.h>
 
 #include "kconst.h"
+#include "fdtab/fdtab.h"
 #include "endpoint/endpoint_impl.h"
 #include "sock/psock.h"
 
 #define	EP_LINK		64		/* "socket:[INO]" and more */
 #define	PF_KTHREAD_BIT	0x00200000	/* /proc/PID/stat flags: kthread */
-
-/* A decimal name: its value, or -1. */
-static long
-decimal(const char *s)
-{
-	long v = 0;
-
-	if (*s == '\0')
-		return (-1);
-	for (; *s != '\0'; s++) {
-		if (*s < '0' || *s > '9' || v > (INT32_MAX - 9) / 10)
-			return (-1);
-		v = v * 10 + (*s - '0');
-	}
-	return (v);
-}
-
-/* The inode of a link "socket:[INO]" of n bytes, or 0. */
-static uint64_t
-socket_ino(const char *link, ssize_t n)
-{
-	uint64_t v = 0;
-	ssize_t i = 8;
-
-	if (n < 10 || memcmp(link, "socket:[", 8) != 0 || link[n - 1] != ']')
-		return (0);
-	for (; i < n - 1; i++) {
-		if (link[i] < '0' || link[i] > '9' || v > UINT64_MAX / 10)
-			return (0);
-		v = v * 10 + (uint64_t)(link[i] - '0');
-	}
-	return (v);
-}
 
 uint64_t
 ep_fd_ino(pid_t pid, int fd)
@@ -79,37 +46,11 @@ ep_fd_ino(pid_t pid, int fd)
 	(void) snprintf(path, sizeof (path), "/proc/%d/fd/%d", (int)pid, fd);
 	if ((n = readlink(path, link, sizeof (link))) <= 0)
 		return (0);
-	return (socket_ino(link, n));
+	return (fdtab_socket_ino(link, (size_t)n));
 }
 
 /* ------------------------------------------------------------------ */
 /* The target's own table. */
-
-/*
- * The target's fd numbers as the pass lists them, a getdents64 batch at a
- * time, for the threads that stat them meanwhile: listing 20,000 fds
- * takes as long as stating a third of them.
- */
-typedef struct feed {
-	pthread_mutex_t	fe_lock;
-	pthread_cond_t	fe_more;
-	int		**fe_fds;	/* each batch's fds */
-	size_t		*fe_len;	/* and their number */
-	size_t		fe_n, fe_cap;	/* batches listed */
-	size_t		fe_next;	/* the next one to stat */
-	int		fe_done;	/* the listing has ended */
-} feed_t;
-
-/* The share of the target's fds one thread stats, batch by batch. */
-typedef struct share {
-	int		sh_dirfd;
-	pid_t		sh_pid;
-	feed_t		*sh_feed;
-	holds_t		sh_holds;
-	stats_t		sh_stats;
-	epsignal_t	*sh_sig;
-	int		sh_err;
-} share_t;
 
 void
 ep_signal(epsignal_t *sg, int socket)
@@ -118,171 +59,11 @@ ep_signal(epsignal_t *sg, int socket)
 		sg->sg_fn(sg->sg_arg, socket);
 }
 
-/* The next batch listed, or NULL at the end: *np its number of fds. */
-static const int *
-take_batch(feed_t *fe, size_t *np)
+/* The table read has seen a socket. */
+static void
+saw_socket(void *arg)
 {
-	const int *fds = NULL;
-
-	(void) pthread_mutex_lock(&fe->fe_lock);
-	while (fe->fe_next == fe->fe_n && !fe->fe_done)
-		(void) pthread_cond_wait(&fe->fe_more, &fe->fe_lock);
-	if (fe->fe_next < fe->fe_n) {
-		*np = fe->fe_len[fe->fe_next];
-		fds = fe->fe_fds[fe->fe_next++];
-	}
-	(void) pthread_mutex_unlock(&fe->fe_lock);
-	return (fds);
-}
-
-/*
- * The socket fds among the batches a share takes: a statx of each, as the
- * walk makes it (AT_STATX_DONT_SYNC: never a wait on a file's
- * filesystem), kept for the walk, which does not make it again.  A
- * share's batches are in increasing fd order.
- */
-static void *
-read_share(void *arg)
-{
-	share_t *sh = arg;
-	struct statx stx;
-	const int *fds;
-	char name[16];
-	size_t n;
-
-	while ((fds = take_batch(sh->sh_feed, &n)) != NULL) {
-		for (size_t i = 0; i < n && sh->sh_err == 0; i++) {
-			(void) snprintf(name, sizeof (name), "%d", fds[i]);
-			if (statx(sh->sh_dirfd, name, AT_STATX_DONT_SYNC,
-			    STATX_BASIC_STATS, &stx) != 0 ||
-			    !S_ISSOCK(stx.stx_mode))
-				continue;
-			if (sh->sh_holds.h_n == 0)
-				ep_signal(sh->sh_sig, 1);
-			if ((sh->sh_err = ep_holds_add(&sh->sh_holds,
-			    stx.stx_ino, sh->sh_pid, fds[i])) == 0)
-				sh->sh_err = ep_stats_add(&sh->sh_stats, fds[i],
-				    &stx);
-		}
-	}
-	return (NULL);
-}
-
-/* One batch more into the feed: 0, or ENOMEM. */
-static int
-feed_add(feed_t *fe, int *fds, size_t n)
-{
-	int err = 0;
-
-	(void) pthread_mutex_lock(&fe->fe_lock);
-	if (fe->fe_n == fe->fe_cap) {
-		size_t cap = fe->fe_cap == 0 ? 16 : fe->fe_cap * 2;
-		int **f = realloc(fe->fe_fds, cap * sizeof (*f));
-		size_t *l = f != NULL ? realloc(fe->fe_len, cap * sizeof (*l)) :
-		    NULL;
-
-		if (f != NULL)
-			fe->fe_fds = f;
-		if (l != NULL) {
-			fe->fe_len = l;
-			fe->fe_cap = cap;
-		} else {
-			err = ENOMEM;
-		}
-	}
-	if (err == 0) {
-		fe->fe_fds[fe->fe_n] = fds;
-		fe->fe_len[fe->fe_n++] = n;
-		(void) pthread_cond_signal(&fe->fe_more);
-	}
-	(void) pthread_mutex_unlock(&fe->fe_lock);
-	return (err);
-}
-
-/*
- * List the fd directory dirfd into the feed, a getdents64 at a time; once
- * a second batch comes (a table of more than one), *startp is called
- * with arg, to start a thread that stats them meanwhile.  The feed's end
- * is said either way.  0 or an errno.
- */
-static int
-list_fds(int dirfd, char *dents, feed_t *fe, void (*startp)(void *),
-    void *arg)
-{
-	long got;
-	int err = 0;
-
-	while (err == 0 &&
-	    (got = syscall(SYS_getdents64, dirfd, dents, EP_DENTS)) > 0) {
-		int *fds = malloc((size_t)got / 20 * sizeof (*fds) + sizeof (*fds));
-		size_t n = 0;
-
-		if (fds == NULL) {
-			err = ENOMEM;
-			break;
-		}
-		for (long off = 0; off < got; ) {
-			struct dirent64 *d = (struct dirent64 *)(void *)
-			    (dents + off);
-			long fd;
-
-			if (d->d_reclen < 20 || d->d_reclen > got - off) {
-				err = EPROTO;
-				break;
-			}
-			off += d->d_reclen;
-			if ((fd = decimal(d->d_name)) >= 0)
-				fds[n++] = (int)fd;
-		}
-		if (err != 0 || (err = feed_add(fe, fds, n)) != 0) {
-			free(fds);
-			break;
-		}
-		if (fe->fe_n == 2 && startp != NULL)
-			startp(arg);
-	}
-	if (err == 0 && got < 0)
-		err = errno;
-	(void) pthread_mutex_lock(&fe->fe_lock);
-	fe->fe_done = 1;
-	(void) pthread_cond_broadcast(&fe->fe_more);
-	(void) pthread_mutex_unlock(&fe->fe_lock);
-	return (err);
-}
-
-/*
- * The n fds listed (increasing, after those kept so far) as runs of
- * consecutive numbers into en_runs, for the walk, which takes its fds from them rather than list
- * the directory again (endpoints_fds()): a few runs for a table of fds
- * opened one after another.  0, or ENOMEM.
- */
-static int
-keep_runs(endpoints_t *en, const int *fds, size_t n)
-{
-	size_t k = en->en_nruns;
-
-	for (size_t i = 0; i < n; i++) {
-		if (k > 0 && fds[i] == en->en_runs[k - 1].r_first +
-		    en->en_runs[k - 1].r_n) {
-			en->en_runs[k - 1].r_n++;
-			continue;
-		}
-		if (k == en->en_runcap) {
-			size_t cap = en->en_runcap == 0 ? 16 : en->en_runcap * 2;
-			eprun_t *v = realloc(en->en_runs, cap * sizeof (*v));
-
-			if (v == NULL)
-				return (ENOMEM);
-			en->en_runs = v;
-			en->en_runcap = cap;
-		}
-		en->en_runs[k].r_first = fds[i];
-		en->en_runs[k].r_n = 1;
-		k++;
-	}
-	en->en_nruns = k;
-	en->en_listed = 1;
-	return (0);
+	ep_signal(arg, 1);
 }
 
 /* One socket of the target's, as a source lists them (Psock_inodes). */
@@ -311,129 +92,35 @@ own_socket(void *arg, const psockid_t *id)
 	    id->sid_fd));
 }
 
-/* The thread that stats a share while the table is still listed. */
-typedef struct starter {
-	share_t		*st_share;
-	pthread_t	st_thread;
-	int		st_started;
-} starter_t;
-
-static void
-start_helper(void *arg)
-{
-	starter_t *st = arg;
-	sigset_t all, old;
-
-	(void) sigfillset(&all);
-	(void) pthread_sigmask(SIG_SETMASK, &all, &old);
-	st->st_started = pthread_create(&st->st_thread, NULL, read_share,
-	    st->st_share) == 0;
-	(void) pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-/*
- * The two shares' holders and stats into en: the holders together (sorted
- * after), the stats merged by fd, each share's being in fd order.  0, or
- * ENOMEM.
- */
-static int
-merge_shares(endpoints_t *en, const share_t *sh)
-{
-	const stats_t *a = &sh[0].sh_stats, *b = &sh[1].sh_stats;
-	size_t i = 0, j = 0;
-	int err = 0;
-
-	for (int k = 0; k < 2 && err == 0; k++) {
-		for (size_t h = 0; h < sh[k].sh_holds.h_n && err == 0; h++) {
-			const ephold_t *e = &sh[k].sh_holds.h_v[h];
-
-			err = ep_holds_add(&en->en_own, e->eh_ino, e->eh_pid,
-			    e->eh_fd);
-		}
-	}
-	if (err != 0 || a->s_n + b->s_n == 0)
-		return (err);
-	if ((en->en_stats.s_v = malloc((a->s_n + b->s_n) *
-	    sizeof (epstat_t))) == NULL)
-		return (ENOMEM);
-	en->en_stats.s_cap = a->s_n + b->s_n;
-	while (i < a->s_n || j < b->s_n) {
-		if (j == b->s_n || (i < a->s_n &&
-		    a->s_v[i].es_fd < b->s_v[j].es_fd))
-			en->en_stats.s_v[en->en_stats.s_n++] = a->s_v[i++];
-		else
-			en->en_stats.s_v[en->en_stats.s_n++] = b->s_v[j++];
-	}
-	return (0);
-}
-
 /*
  * The target's socket fds, sorted by inode: 0 or an errno.  From the
  * source when it knows them cheaply (the bpf source: one pass of 16
- * bytes per socket); else a statx of each /proc/PID/fd/N, a few
- * microseconds each (a lookup, a check of ptrace access, the stat):
- * with more than one CPU, a second thread stats batches of the table
- * while it is still being listed, and the listing thread joins in once
- * it is done.
+ * bytes per socket); else from the target's table read once (fdtab.h),
+ * whose fds and sockets' stats the walk then takes.
  */
 int
-ep_read_own(struct ps_prochandle *P, endpoints_t *en, char *dents,
+ep_read_own(struct ps_prochandle *P, endpoints_t *en, fdtab_t *tab,
     epsignal_t *sig)
 {
 	own_cb_t oc = { en, P->pid };
-	share_t sh[2];
-	starter_t st;
-	feed_t fe;
-	int d, err;
+	int err;
 
-	if (Psock_inodes(P, own_socket, &oc) == 0) {
+	if (Psock_inodes(P, own_socket, &oc) == 0)
 		return (ep_sort_own(&en->en_own));
-	}
 	/* A source that failed part-way: what it gave is read again. */
 	en->en_own.h_n = 0;
 	en->en_ids.i_n = 0;
+	if ((err = fdtab_read(tab, P->procfd, sig != NULL ? saw_socket : NULL,
+	    sig)) != 0)
+		return (err);
+	for (size_t i = 0; i < tab->ft_nsocks; i++) {
+		const fdsock_t *k = &tab->ft_socks[i];
 
-	if ((d = openat(P->procfd, "fd", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) < 0)
-		return (errno);
-	memset(&fe, 0, sizeof (fe));
-	(void) pthread_mutex_init(&fe.fe_lock, NULL);
-	(void) pthread_cond_init(&fe.fe_more, NULL);
-	memset(sh, 0, sizeof (sh));
-	memset(&st, 0, sizeof (st));
-	for (int k = 0; k < 2; k++) {
-		sh[k].sh_dirfd = d;
-		sh[k].sh_pid = P->pid;
-		sh[k].sh_sig = sig;
-		sh[k].sh_feed = &fe;
+		if ((err = ep_holds_add(&en->en_own, k->fk_ino, P->pid,
+		    k->fk_fd)) != 0)
+			return (err);
 	}
-	st.st_share = &sh[1];
-	err = list_fds(d, dents, &fe, Pconcurrent() ?
-	    start_helper : NULL, &st);
-	(void) read_share(&sh[0]);
-	if (st.st_started)
-		(void) pthread_join(st.st_thread, NULL);
-	(void) close(d);
-	for (size_t b = 0; b < fe.fe_n; b++) {
-		if (err == 0)
-			err = keep_runs(en, fe.fe_fds[b], fe.fe_len[b]);
-		free(fe.fe_fds[b]);
-	}
-	if (err == 0)
-		en->en_listed = 1;
-	free(fe.fe_fds);
-	free(fe.fe_len);
-	(void) pthread_mutex_destroy(&fe.fe_lock);
-	(void) pthread_cond_destroy(&fe.fe_more);
-	if (err == 0)
-		err = sh[0].sh_err != 0 ? sh[0].sh_err : sh[1].sh_err;
-	if (err == 0)
-		err = merge_shares(en, sh);
-	for (int k = 0; k < 2; k++) {
-		free(sh[k].sh_holds.h_v);
-		free(sh[k].sh_stats.s_v);
-	}
-	return (err != 0 ? err : ep_sort_own(&en->en_own));
+	return (ep_sort_own(&en->en_own));
 }
 
 /* ------------------------------------------------------------------ */
@@ -458,44 +145,48 @@ wanted(const uint64_t *want, size_t n, uint64_t ino)
 	return (0);
 }
 
+/* What a pass over fd tables looks for, and its room. */
+typedef struct epwant {
+	const uint64_t	*w_want;	/* sorted; NULL: every socket */
+	size_t		w_n;
+	epbuf_t		*w_buf;
+} epwant_t;
+
 /*
  * The socket fds of the fd directory dirfd (of pid) into h: every one,
- * or with want only those whose inode is wanted.  0 or an errno; EACCES
+ * or with w_want only those whose inode is wanted.  0 or an errno; EACCES
  * when the directory opened but its links may not be read (they need
  * ptrace access, refused to a process with capabilities the caller
  * lacks): what was read is kept, and the table counts as not readable.
  */
 static int
-read_fd_table(int dirfd, pid_t pid, char *dents, const uint64_t *want,
-    size_t nwant, holds_t *h, size_t *nlinks)
+read_fd_table(int dirfd, pid_t pid, const epwant_t *w, holds_t *h,
+    size_t *nlinks)
 {
-	char link[EP_LINK];
+	const int *fds = w->w_buf->b_fds;
+	char link[EP_LINK], name[16];
 	int denied = 0;
 	long n;
 
-	while ((n = syscall(SYS_getdents64, dirfd, dents, EP_DENTS)) > 0) {
-		for (long off = 0; off < n; ) {
-			struct dirent64 *d = (struct dirent64 *)(void *)
-			    (dents + off);
+	while ((n = fdtab_next(dirfd, w->w_buf->b_dents,
+	    w->w_buf->b_fds)) > 0) {
+		for (long i = 0; i < n; i++) {
 			ssize_t len;
 			uint64_t ino;
-			long fd;
 
-			if (d->d_reclen == 0 || d->d_reclen > n - off)
-				return (EPROTO);
-			off += d->d_reclen;
-			if ((fd = decimal(d->d_name)) < 0)
-				continue;
 			(*nlinks)++;
-			if ((len = readlinkat(dirfd, d->d_name, link,
+			(void) snprintf(name, sizeof (name), "%d", fds[i]);
+			if ((len = readlinkat(dirfd, name, link,
 			    sizeof (link))) < 0 && (errno == EACCES ||
 			    errno == EPERM))
 				denied = 1;
-			if (len <= 0 || (ino = socket_ino(link, len)) == 0)
+			if (len <= 0 ||
+			    (ino = fdtab_socket_ino(link, (size_t)len)) == 0)
 				continue;
-			if (want != NULL && !wanted(want, nwant, ino))
+			if (w->w_want != NULL &&
+			    !wanted(w->w_want, w->w_n, ino))
 				continue;
-			if (ep_holds_add(h, ino, pid, (int)fd) != 0)
+			if (ep_holds_add(h, ino, pid, fds[i]) != 0)
 				return (ENOMEM);
 		}
 	}
@@ -567,7 +258,7 @@ proc_pids(long **pidsp, size_t *np)
 	if ((proc = opendir("/proc")) == NULL)
 		return (errno);
 	while ((d = readdir(proc)) != NULL) {
-		long pid = decimal(d->d_name);
+		long pid = fdtab_decimal(d->d_name);
 
 		if (pid <= 0)
 			continue;
@@ -598,8 +289,9 @@ proc_pids(long **pidsp, size_t *np)
  */
 int
 ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
-    size_t nwant, char *dents)
+    size_t nwant, epbuf_t *buf)
 {
+	epwant_t w = { want, nwant, buf };
 	long *pids;
 	size_t npids;
 	int err;
@@ -629,8 +321,8 @@ ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
 				en->en_scanerr = e;
 			continue;
 		}
-		err = read_fd_table(fdd, (pid_t)pid, dents, want, nwant,
-		    &en->en_other, &en->en_links);
+		err = read_fd_table(fdd, (pid_t)pid, &w, &en->en_other,
+		    &en->en_links);
 		if (err == EACCES || err == EPERM) {
 			en->en_unreadable++;
 			err = 0;
@@ -660,8 +352,8 @@ ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
  * process's table was counted in the first pass).
  */
 static int
-scan_tasks(int taskd, long pid, const uint64_t *want, size_t nwant,
-    char *dents, holds_t *h, size_t *nlinks)
+scan_tasks(int taskd, long pid, const epwant_t *w, holds_t *h,
+    size_t *nlinks)
 {
 	struct dirent *d;
 	DIR *tasks;
@@ -673,7 +365,7 @@ scan_tasks(int taskd, long pid, const uint64_t *want, size_t nwant,
 	}
 	while (err == 0 && (d = readdir(tasks)) != NULL) {
 		char path[32];
-		long tid = decimal(d->d_name);
+		long tid = fdtab_decimal(d->d_name);
 		int fdd;
 
 		if (tid <= 0 || tid == pid || syscall(SYS_kcmp, (pid_t)pid,
@@ -683,8 +375,7 @@ scan_tasks(int taskd, long pid, const uint64_t *want, size_t nwant,
 		if ((fdd = openat(dirfd(tasks), path, O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC)) < 0)
 			continue;
-		if (read_fd_table(fdd, (pid_t)tid, dents, want, nwant, h,
-		    nlinks) == ENOMEM)
+		if (read_fd_table(fdd, (pid_t)tid, w, h, nlinks) == ENOMEM)
 			err = ENOMEM;
 		(void) close(fdd);
 	}
@@ -694,8 +385,9 @@ scan_tasks(int taskd, long pid, const uint64_t *want, size_t nwant,
 
 int
 ep_scan_threads(struct ps_prochandle *P, endpoints_t *en,
-    const uint64_t *want, size_t nwant, char *dents)
+    const uint64_t *want, size_t nwant, epbuf_t *buf)
 {
+	epwant_t w = { want, nwant, buf };
 	long *pids;
 	size_t npids, before = en->en_other.h_n;
 	int err;
@@ -709,8 +401,8 @@ ep_scan_threads(struct ps_prochandle *P, endpoints_t *en,
 		(void) snprintf(path, sizeof (path), "/proc/%ld/task", pids[i]);
 		if ((taskd = open(path, O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC)) >= 0)
-			err = scan_tasks(taskd, pids[i], want, nwant, dents,
-			    &en->en_other, &en->en_links);
+			err = scan_tasks(taskd, pids[i], &w, &en->en_other,
+			    &en->en_links);
 	}
 	free(pids);
 	if (en->en_other.h_n > 1)

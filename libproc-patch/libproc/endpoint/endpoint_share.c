@@ -129,7 +129,7 @@ count_pids(epshare_t *es)
  */
 static int
 build(struct ps_prochandle *P, epshare_t *es, const endpoints_t *en,
-    char *dents)
+    epbuf_t *buf)
 {
 	endpoints_t scan;
 	int err;
@@ -144,7 +144,7 @@ build(struct ps_prochandle *P, epshare_t *es, const endpoints_t *en,
 	} else {
 		scan.en_other.h_n = 0;
 		es->es_snapshot = 0;
-		if ((err = ep_scan_others(P, &scan, NULL, 0, dents)) != 0) {
+		if ((err = ep_scan_others(P, &scan, NULL, 0, buf)) != 0) {
 			free(scan.en_other.h_v);
 			return (err);
 		}
@@ -287,16 +287,16 @@ own_size(const endpoints_t *en)
 {
 	size_t n = 0;
 
-	if (!en->en_listed)
+	if (en->en_tab == NULL || !en->en_tab->ft_listed)
 		return (en->en_own.h_n);
-	for (size_t r = 0; r < en->en_nruns; r++)
-		n += (size_t)en->en_runs[r].r_n;
+	for (size_t r = 0; r < en->en_tab->ft_nruns; r++)
+		n += (size_t)en->en_tab->ft_runs[r].r_n;
 	return (n);
 }
 
 int
 ep_share_holders(struct ps_prochandle *P, endpoints_t *en, uint64_t *want,
-    size_t nwant, char *dents)
+    size_t nwant, epbuf_t *buf)
 {
 	ps_share_t *sh = P->share;
 	epshare_t *es;
@@ -310,7 +310,7 @@ ep_share_holders(struct ps_prochandle *P, endpoints_t *en, uint64_t *want,
 	if (nwant == 0 && !es->es_built)
 		return (0);		/* nothing to look for, or to feed */
 	if (!es->es_built) {
-		if ((err = build(P, es, en, dents)) != 0)
+		if ((err = build(P, es, en, buf)) != 0)
 			return (err);
 	} else {
 		es->es_credit += own_size(en);
@@ -334,7 +334,7 @@ ep_share_holders(struct ps_prochandle *P, endpoints_t *en, uint64_t *want,
 		PDEBUG(P, "endpoints: %zu other ends not in the run's index: "
 		    "it is made again", nwant);
 		before = en->en_other.h_n;
-		if ((err = build(P, es, en, dents)) != 0 ||
+		if ((err = build(P, es, en, buf)) != 0 ||
 		    (err = answer(P, en, &es->es_holds, 0, want, nwant)) != 0)
 			return (err);
 		if (before > 0 && en->en_other.h_n > before)
@@ -354,7 +354,7 @@ ep_share_holders(struct ps_prochandle *P, endpoints_t *en, uint64_t *want,
 		endpoints_t scan;
 
 		memset(&scan, 0, sizeof (scan));
-		if ((err = ep_scan_threads(P, &scan, NULL, 0, dents)) != 0) {
+		if ((err = ep_scan_threads(P, &scan, NULL, 0, buf)) != 0) {
 			free(scan.en_other.h_v);
 			return (err);
 		}

@@ -17,9 +17,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fdtab/fdtab.h"
 #include "sock/psock.h"
 #include "sock/socksrc.h"
 
@@ -89,35 +89,6 @@ probe(struct ps_prochandle *P, const socksrc_ops_t *ops)
 	return (-1);
 }
 
-/*
- * Has the target at least n fds?  Counted from getdents64 of its fd
- * directory (a few calls for thousands), which the walk reads again.
- */
-static int
-has_fds(struct ps_prochandle *P, long n)
-{
-	char buf[32768];
-	long count = 0;
-	ssize_t got;
-
-	if (P->fddirfd < 0 || lseek(P->fddirfd, 0, SEEK_SET) != 0)
-		return (0);
-	while (count < n + 2 && (got = syscall(SYS_getdents64, P->fddirfd,
-	    buf, sizeof (buf))) > 0) {
-		for (ssize_t off = 0; off + 19 <= got; ) {
-			unsigned short reclen;
-
-			memcpy(&reclen, buf + off + 16, sizeof (reclen));
-			if (reclen == 0)
-				break;
-			count++;
-			off += reclen;
-		}
-	}
-	(void) lseek(P->fddirfd, 0, SEEK_SET);
-	return (count - 2 >= n);	/* "." and ".." */
-}
-
 /* Add one reason to those so far: "a; b", cut, never overrun. */
 static void
 add_reason(char *why, size_t size, const char *reason)
@@ -175,7 +146,7 @@ Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
 		const procstatus_t *ps;
 
 		if (sources[i] == &sock_bpf_ops &&
-		    !has_fds(P, BPF_AUTO_MIN_FDS)) {
+		    !fdtab_has(P->fddirfd, BPF_AUTO_MIN_FDS)) {
 			PDEBUG(P, "socket facts: bpf not tried (fewer than %d "
 			    "fds)", BPF_AUTO_MIN_FDS);
 			continue;

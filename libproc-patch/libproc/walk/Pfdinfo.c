@@ -2,17 +2,17 @@
 /*
  * Pfdinfo.c: the walk over a process's open files.
  *
- * The fds come from getdents64(2) on /proc/PID/fd, which the kernel lists
- * in increasing fd order, so the walk streams: a batch of fd numbers at a
+ * The fds come from /proc/PID/fd (fdtab.h), which the kernel lists in
+ * increasing fd order, so the walk streams: a batch of fd numbers at a
  * time, records built FDWALK_CHUNK at a time in buffers reused from chunk
  * to chunk, whatever the number of fds.  Per fd the walk makes one stat
  * and (but for sockets) one readlink of /proc/PID/fd/N and, unless the
  * caller asked for stat only, one open+read+close of /proc/PID/fdinfo/N;
  * the sockets of a chunk get their facts from the chosen source at once
  * (socksrc.c).  Nothing else of /proc is read per fd.  Where the
- * endpoints were looked for, their pass over the table listed the fds
- * and made the stat of each socket (endpoint.h): the walk takes both from
- * there, and does not make them again.
+ * endpoints were looked for, the table was read once for them, its fds
+ * listed and each socket's stat made (fdtab_read()): the walk takes both
+ * from there, and does not make them again.
  *
  * When the machine has more than one CPU and the source of socket facts
  * can be used from several threads (pidfd, or none), records are built
@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "endpoint/endpoint.h"
@@ -41,8 +40,6 @@
 #include "sock/socksrc.h"
 #include "walk/fdwalk.h"
 
-#define	DENTS_BUFSZ	32768
-#define	BATCH_MAX	(DENTS_BUFSZ / 24)	/* fds one getdents can give */
 #define	FD_RETRIES	8	/* an fd replaced while being read, again */
 
 /*
@@ -188,27 +185,56 @@ fill_fdinfo(fdrec_t *rec, const fdinfo_t *fi)
 }
 
 /*
- * The path of fd N, from the very file whose stat is stx: fd N's link is
- * opened (O_PATH: the file's own path, no open of the file itself, no
+ * One attempt at the record of one fd, and what it learns on the way:
+ * what the builders' functions pass instead of a list of arguments.
+ */
+typedef struct attempt {
+	const fdwalk_t	*at_fw;
+	fdscratch_t	*at_fs;		/* the builder's own */
+	fdrec_t		*at_rec;
+	int		at_fd;
+	int		at_fresh;	/* nothing taken from the table read */
+	int		at_took;	/* the stat is the table read's */
+	char		at_name[16];	/* fd's name in /proc/PID/fd */
+	struct statx	at_stx;
+} attempt_t;
+
+static void
+attempt_init(attempt_t *at, const fdwalk_t *fw, fdscratch_t *fs,
+    fdrec_t *rec, int fd)
+{
+	at->at_fw = fw;
+	at->at_fs = fs;
+	at->at_rec = rec;
+	at->at_fd = fd;
+	at->at_fresh = 0;
+	at->at_took = 0;
+}
+
+/*
+ * The path of fd N, from the very file whose stat is at_stx: fd N's link
+ * is opened (O_PATH: the file's own path, no open of the file itself, no
  * call to its filesystem), and the stat and the link of OUR descriptor
- * are of one file by construction.  A fd switched to another file meanwhile
- * is ESTALE.  A link that cannot be read (a path longer than PATH_MAX) is
- * a note in the record, not an error of the walk.  0 or an errno.
+ * are of one file by construction.  A fd switched to another file
+ * meanwhile is ESTALE.  A link that cannot be read (a path longer than
+ * PATH_MAX) is a note in the record, not an error of the walk.  0 or an
+ * errno.
  */
 static int
-add_path(struct ps_prochandle *P, const char *name, const struct statx *stx,
-    fdscratch_t *fs, fdrec_t *rec)
+add_path(const attempt_t *at)
 {
+	struct ps_prochandle *P = at->at_fw->fw_P;
+	fdscratch_t *fs = at->at_fs;
 	struct statx mine;
 	char me[16];
 	ssize_t n;
 	int f, err;
 
-	if ((f = openat(P->fddirfd, name, O_PATH | O_CLOEXEC)) < 0)
+	if ((f = openat(P->fddirfd, at->at_name, O_PATH | O_CLOEXEC)) < 0)
 		return (errno);
 	(void) snprintf(me, sizeof (me), "%d", f);
 	if ((err = stat_at(f, "", AT_EMPTY_PATH, &mine)) == 0 &&
-	    !same_file(&mine, stx))
+	    !same_file(&mine, &at->at_stx))
 		err = ESTALE;
 	if (err == 0 && P->selffdfd < 0 && (P->selffdfd = open("/proc/self/fd",
 	    O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
@@ -218,13 +244,13 @@ add_path(struct ps_prochandle *P, const char *name, const struct statx *stx,
 		    sizeof (fs->fs_path) - 1);
 		if (n >= 0) {
 			fs->fs_path[n] = '\0';
-			(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path,
+			(void) fdrec_add(at->at_rec, PR_PATHNAME, fs->fs_path,
 			    (size_t)n + 1);
 		} else {
 			const char *why = errno == ENAMETOOLONG ?
 			    "file name too long" : strerror(errno);
 
-			(void) fdrec_add(rec, PR_PATHERR, why,
+			(void) fdrec_add(at->at_rec, PR_PATHERR, why,
 			    strlen(why) + 1);
 		}
 	}
@@ -238,22 +264,23 @@ add_path(struct ps_prochandle *P, const char *name, const struct statx *stx,
  * needed.  1 when the path was added so; 0 when add_path must look.
  */
 static int
-link_names_inode(struct ps_prochandle *P, const char *name,
-    const struct statx *stx, fdscratch_t *fs, fdrec_t *rec)
+link_names_inode(const attempt_t *at)
 {
+	fdscratch_t *fs = at->at_fs;
 	char want[40];
 	ssize_t n;
 	int len;
 
-	if (!S_ISFIFO(stx->stx_mode))
+	if (!S_ISFIFO(at->at_stx.stx_mode))
 		return (0);
 	len = snprintf(want, sizeof (want), "pipe:[%llu]",
-	    (unsigned long long)stx->stx_ino);
-	n = readlinkat(P->fddirfd, name, fs->fs_path, sizeof (fs->fs_path) - 1);
+	    (unsigned long long)at->at_stx.stx_ino);
+	n = readlinkat(at->at_fw->fw_P->fddirfd, at->at_name, fs->fs_path,
+	    sizeof (fs->fs_path) - 1);
 	if (n != len || memcmp(fs->fs_path, want, (size_t)len) != 0)
 		return (0);
 	fs->fs_path[n] = '\0';
-	(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
+	(void) fdrec_add(at->at_rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
 	return (1);
 }
 
@@ -262,141 +289,134 @@ link_names_inode(struct ps_prochandle *P, const char *name,
  * (PFDI_STATONLY): its link, read between two stats that must agree.
  */
 static int
-add_path_statonly(struct ps_prochandle *P, const char *name,
-    const struct statx *stx, fdscratch_t *fs, fdrec_t *rec)
+add_path_statonly(const attempt_t *at)
 {
+	int dirfd = at->at_fw->fw_P->fddirfd;
+	fdscratch_t *fs = at->at_fs;
 	struct statx again;
 	ssize_t n;
 	int err;
 
-	n = readlinkat(P->fddirfd, name, fs->fs_path, sizeof (fs->fs_path) - 1);
+	n = readlinkat(dirfd, at->at_name, fs->fs_path,
+	    sizeof (fs->fs_path) - 1);
 	if (n < 0 && errno != ENAMETOOLONG)
 		return (errno);
-	if ((err = stat_at(P->fddirfd, name, 0, &again)) != 0)
+	if ((err = stat_at(dirfd, at->at_name, 0, &again)) != 0)
 		return (err);
-	if (!same_file(&again, stx))
+	if (!same_file(&again, &at->at_stx))
 		return (ESTALE);
 	if (n >= 0) {
 		fs->fs_path[n] = '\0';
-		(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
+		(void) fdrec_add(at->at_rec, PR_PATHNAME, fs->fs_path,
+		    (size_t)n + 1);
 	}
 	return (0);
 }
 
 /*
- * A new record for fd with its stat fields; name (16 bytes) gets fd's
- * name in /proc/PID/fd.  The stat is the one the endpoints' pass over the
- * table took of a socket (endpoints_stat()), unless fresh: then, or when
- * that pass did not see fd as a socket, it is asked.  *tookp says
- * whether it was taken.  0 or an errno.
+ * A new record for the fd with its stat fields, and the fd's name.  The
+ * stat is the one the table read took of a socket (fdtab_stat()), unless
+ * fresh: then, or when that read did not see the fd as a socket, it is
+ * asked.  0 or an errno.
  */
 static int
-build_stat(struct ps_prochandle *P, const fdwalk_t *fw, int fresh,
-    fdrec_t *rec, int fd, char *name, struct statx *stx, int *tookp)
+build_stat(attempt_t *at)
 {
 	int err;
 
-	(void) snprintf(name, 16, "%d", fd);
-	if (fdrec_reset(rec, fd) != 0)
+	(void) snprintf(at->at_name, sizeof (at->at_name), "%d", at->at_fd);
+	if (fdrec_reset(at->at_rec, at->at_fd) != 0)
 		return (errno);
-	*tookp = !fresh && fw != NULL && endpoints_stat(fw->fw_ep, fd, stx);
-	if (!*tookp && (err = stat_at(P->fddirfd, name, 0, stx)) != 0)
+	at->at_took = !at->at_fresh &&
+	    fdtab_stat(&at->at_fw->fw_tab, at->at_fd, &at->at_stx);
+	if (!at->at_took && (err = stat_at(at->at_fw->fw_P->fddirfd,
+	    at->at_name, 0, &at->at_stx)) != 0)
 		return (err);
-	fill_stat(fdrec_info(rec), stx);
+	fill_stat(fdrec_info(at->at_rec), &at->at_stx);
 	return (0);
 }
 
 /*
- * The part of one attempt at the record of fd that is not a socket's
+ * A socket's record is ready but for its facts: its path, and *ask made
+ * ready for the source (its record in the walk's socket tables, if any).
+ */
+static void
+ask_ready(const attempt_t *at, sockask_t *ask)
+{
+	fdscratch_t *fs = at->at_fs;
+	int n = snprintf(fs->fs_path, sizeof (fs->fs_path), "socket:[%llu]",
+	    (unsigned long long)at->at_stx.stx_ino);
+
+	(void) fdrec_add(at->at_rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
+	ask->sa_fd = at->at_fd;
+	ask->sa_ino = (uint64_t)at->at_stx.stx_ino;
+	ask->sa_tab = NULL;
+	ask->sa_dent = endpoints_dent(at->at_fw->fw_ep, ask->sa_ino,
+	    &ask->sa_tab);
+	sockfacts_init(&ask->sa_facts);
+	ask->sa_err = 0;
+}
+
+/*
+ * The part of one attempt at the record of the fd that is not a socket's
  * facts: all of it but for a socket, whose facts are then to be asked:
- * *ask is made ready for that (its record in the walk's socket tables,
- * if any) and *sockp set.  ESTALE when the fd was replaced while being
- * read.  Every fact of the record must come from one open file: the
- * stat, the path (add_path), fdinfo (its ino: must be the stat's) and
- * the socket facts (each source checks the inode of what it asks).  A
- * stat taken from the endpoints' pass is of a moment before: fdinfo's
- * ino, which a kernel without it does not give, must be the stat's.
+ * *ask is made ready for that and *sockp set.  ESTALE when the fd was
+ * replaced while being read.  Every fact of the record must come from
+ * one open file: the stat, the path (add_path), fdinfo (its ino: must be
+ * the stat's) and the socket facts (each source checks the inode of what
+ * it asks).  A stat taken from the table read is of a moment before:
+ * fdinfo's ino, which a kernel without it does not give, must be the
+ * stat's.
  *
  * A socket's link says only "socket:[INO]", which the stat already
  * tells, so it is not read.  An O_PATH descriptor of a socket file is a
  * path, not a socket endpoint: fdinfo's flags say which.
  */
 static int
-build_front(struct ps_prochandle *P, const fdwalk_t *fw, int flags,
-    int fresh, fdscratch_t *fs, fdrec_t *rec, int fd, sockask_t *ask,
-    int *sockp)
+build_front(attempt_t *at, sockask_t *ask, int *sockp)
 {
-	char name[16];
-	struct statx stx;
-	int err, took;
+	const fdinfo_t *fi = &at->at_fs->fs_fdinfo;
+	int err;
 
 	*sockp = 0;
-	if ((err = build_stat(P, fw, fresh, rec, fd, name, &stx, &took)) != 0)
+	if ((err = build_stat(at)) != 0)
 		return (err);
-	if (flags & PFDI_STATONLY) {
-		if (S_ISSOCK(stx.stx_mode))
+	if (at->at_fw->fw_flags & PFDI_STATONLY) {
+		if (S_ISSOCK(at->at_stx.stx_mode))
 			return (0);
-		return (add_path_statonly(P, name, &stx, fs, rec));
+		return (add_path_statonly(at));
 	}
-
-	if ((err = read_fdinfo(P, name, fs)) != 0)
+	if ((err = read_fdinfo(at->at_fw->fw_P, at->at_name, at->at_fs)) != 0)
 		return (err);
-	if ((fs->fs_fdinfo.fi_have & FDI_INO) ?
-	    fs->fs_fdinfo.fi_ino != (uint64_t)stx.stx_ino : took)
+	if ((fi->fi_have & FDI_INO) ? fi->fi_ino !=
+	    (uint64_t)at->at_stx.stx_ino : at->at_took)
 		return (ESTALE);
-	fill_fdinfo(rec, &fs->fs_fdinfo);
-	if (S_ISSOCK(stx.stx_mode) &&
-	    !((fs->fs_fdinfo.fi_have & FDI_FLAGS) &&
-	    (fs->fs_fdinfo.fi_flags & O_PATH))) {
-		int n = snprintf(fs->fs_path, sizeof (fs->fs_path),
-		    "socket:[%llu]", (unsigned long long)stx.stx_ino);
-
-		(void) fdrec_add(rec, PR_PATHNAME, fs->fs_path, (size_t)n + 1);
-		ask->sa_fd = fd;
-		ask->sa_ino = (uint64_t)stx.stx_ino;
-		ask->sa_tab = NULL;
-		ask->sa_dent = fw != NULL ? endpoints_dent(fw->fw_ep,
-		    ask->sa_ino, &ask->sa_tab) : NULL;
-		sockfacts_init(&ask->sa_facts);
-		ask->sa_err = 0;
+	fill_fdinfo(at->at_rec, fi);
+	if (S_ISSOCK(at->at_stx.stx_mode) &&
+	    !((fi->fi_have & FDI_FLAGS) && (fi->fi_flags & O_PATH))) {
+		ask_ready(at, ask);
 		*sockp = 1;
 		return (0);
 	}
-	if (!link_names_inode(P, name, &stx, fs, rec) &&
-	    (err = add_path(P, name, &stx, fs, rec)) != 0)
+	if (!link_names_inode(at) && (err = add_path(at)) != 0)
 		return (err);
 	return (0);
 }
 
-/* One attempt at the record of fd, its socket facts asked alone. */
+/* One attempt at the record of the fd, its socket facts asked alone. */
 static int
-build_once(struct ps_prochandle *P, const fdwalk_t *fw, int flags,
-    int fresh, fdscratch_t *fs, fdrec_t *rec, int fd)
+build_once(attempt_t *at)
 {
-	sockask_t *ask = &fs->fs_ask1;
+	sockask_t *ask = &at->at_fs->fs_ask1;
 	int err, sock;
 
-	if ((err = build_front(P, fw, flags, fresh, fs, rec, fd, ask,
-	    &sock)) != 0 || !sock)
+	if ((err = build_front(at, ask, &sock)) != 0 || !sock)
 		return (err);
-	close_fdinfos(fs);	/* the fds the source may need */
-	Psockfacts(P, ask, 1);
+	close_fdinfos(at->at_fs);	/* the fds the source may need */
+	Psockfacts(at->at_fw->fw_P, ask, 1);
 	if (ask->sa_err == 0)
-		sockrec_add(rec, &ask->sa_facts);
+		sockrec_add(at->at_rec, &ask->sa_facts);
 	return (ask->sa_err);
-}
-
-static int
-build_changed(struct ps_prochandle *P, fdrec_t *rec, int fd)
-{
-	struct statx stx;
-	char name[16];
-	int err, took;
-
-	if ((err = build_stat(P, NULL, 1, rec, fd, name, &stx, &took)) != 0)
-		return (err);
-	(void) fdrec_add(rec, PR_CHANGED, NULL, 0);
-	return (0);
 }
 
 /* fdwalk_build's answer for a record whose last attempt gave err. */
@@ -415,140 +435,120 @@ build_answer(struct ps_prochandle *P, int err)
 }
 
 /*
- * The record of fd after a first attempt that gave err: again while it
- * is ESTALE, each time with nothing taken from before.
+ * The record of the fd after a first attempt that gave err: again while
+ * it is ESTALE, each time with nothing taken from before.
  */
 static int
-build_again(struct ps_prochandle *P, const fdwalk_t *fw, int flags,
-    fdscratch_t *fs, fdrec_t *rec, int fd, int err, int tries)
+build_again(attempt_t *at, int err, int tries)
 {
+	at->at_fresh = 1;
 	for (int i = tries; i < FD_RETRIES && err == ESTALE; i++)
-		err = build_once(P, fw, flags, 1, fs, rec, fd);
+		err = build_once(at);
 	/*
 	 * It never held still: what it holds is changing all the time.  It
 	 * is shown, with the stat of one moment and nothing that would need
 	 * a second look to be sure of, and marked so.
 	 */
-	if (err == ESTALE)
-		err = build_changed(P, rec, fd);
-	return (build_answer(P, err));
+	if (err == ESTALE && (err = build_stat(at)) == 0)
+		(void) fdrec_add(at->at_rec, PR_CHANGED, NULL, 0);
+	return (build_answer(at->at_fw->fw_P, err));
 }
 
 int
-fdwalk_build(const fdwalk_t *fw, struct ps_prochandle *P, int flags,
-    fdscratch_t *fs, fdrec_t *rec, int fd)
+fdwalk_build(const fdwalk_t *fw, fdscratch_t *fs, fdrec_t *rec, int fd)
 {
-	int err = build_again(P, fw, flags, fs, rec, fd, ESTALE, 0);
+	attempt_t at;
+	int err;
 
+	attempt_init(&at, fw, fs, rec, fd);
+	err = build_again(&at, ESTALE, 0);
 	close_fdinfos(fs);
 	return (err);
 }
 
-void
-fdwalk_build_many(const fdwalk_t *fw, struct ps_prochandle *P, int flags,
-    fdscratch_t *fs, fdrec_t *const *recs, const int *fds, int *errs,
-    size_t n)
+/*
+ * The facts of the nask sockets of a chunk asked at once, into their
+ * records; a socket whose facts could not be had is built again.
+ */
+static void
+ask_chunk(const fdwalk_t *fw, fdscratch_t *fs, fdrec_t *const *recs,
+    const int *fds, int *errs, size_t nask)
 {
+	attempt_t at;
+
+	/* Closed first: the source may need the fds. */
+	close_fdinfos(fs);
+	Psockfacts(fw->fw_P, fs->fs_asks, nask);
+	for (size_t k = 0; k < nask; k++) {
+		const sockask_t *a = &fs->fs_asks[k];
+		size_t j = fs->fs_askof[k];
+
+		if (a->sa_err == 0) {
+			sockrec_add(recs[j], &a->sa_facts);
+		} else {
+			attempt_init(&at, fw, fs, recs[j], fds[j]);
+			errs[j] = build_again(&at, a->sa_err, 1);
+		}
+	}
+}
+
+void
+fdwalk_build_many(const fdwalk_t *fw, fdscratch_t *fs, fdrec_t *const *recs,
+    const int *fds, int *errs, size_t n)
+{
+	attempt_t at;
 	size_t nask = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		int sock, err;
 
-		err = build_front(P, fw, flags, 0, fs, recs[i], fds[i],
-		    &fs->fs_asks[nask], &sock);
+		attempt_init(&at, fw, fs, recs[i], fds[i]);
+		err = build_front(&at, &fs->fs_asks[nask], &sock);
 		if (err == 0 && sock) {
 			fs->fs_askof[nask++] = i;
 			errs[i] = 0;
 		} else {
-			errs[i] = err == 0 ? 0 :
-			    build_again(P, fw, flags, fs, recs[i], fds[i],
-			    err, 1);
+			errs[i] = err == 0 ? 0 : build_again(&at, err, 1);
 		}
 		if (nask == FDWALK_CHUNK || (i == n - 1 && nask > 0)) {
-			/* Closed first: the source may need the fds. */
-			close_fdinfos(fs);
-			Psockfacts(P, fs->fs_asks, nask);
-			for (size_t k = 0; k < nask; k++) {
-				const sockask_t *a = &fs->fs_asks[k];
-				size_t j = fs->fs_askof[k];
-
-				if (a->sa_err == 0)
-					sockrec_add(recs[j], &a->sa_facts);
-				else
-					errs[j] = build_again(P, fw, flags, fs,
-					    recs[j], fds[j], a->sa_err, 1);
-			}
+			ask_chunk(fw, fs, recs, fds, errs, nask);
 			nask = 0;
 		}
 	}
 	close_fdinfos(fs);
 }
 
-/* The fd a directory entry names, or -1 for "." and "..". */
-static int
-dirent_fd(const char *name)
-{
-	long v = 0;
-
-	if (*name == '\0')
-		return (-1);
-	for (; *name != '\0'; name++) {
-		if (*name < '0' || *name > '9' || v > (INT_MAX - 9) / 10)
-			return (-1);
-		v = v * 10 + (*name - '0');
-	}
-	return ((int)v);
-}
-
 /* The next batch of fd numbers; their count, 0 at the end, or -1. */
 static long
 next_batch(struct ps_prochandle *P, char *dents, int *fds)
 {
-	long n, count = 0;
-	int fd;
+	long n;
 
 	/* Gone for a moment while an exec hands the pid over: again. */
-	for (int i = 0; (n = syscall(SYS_getdents64, P->fddirfd, dents,
-	    DENTS_BUFSZ)) < 0 && errno == ENOENT && i < EXEC_SETTLE_MS &&
-	    !Pexiting(P); i++)
+	for (int i = 0; (n = fdtab_next(P->fddirfd, dents, fds)) < 0 &&
+	    errno == ENOENT && i < EXEC_SETTLE_MS && !Pexiting(P); i++)
 		(void) usleep(1000);
-	if (n < 0) {
+	if (n < 0 && errno != EPROTO)
 		errno = ESRCH;	/* gone: Pexiting has said so, or never left */
-		return (-1);
-	}
-	for (long off = 0; off < n; ) {
-		struct dirent64 *d = (struct dirent64 *)(void *)(dents + off);
-
-		if (d->d_reclen == 0 || d->d_reclen > n - off ||
-		    count == BATCH_MAX) {
-			errno = EPROTO;
-			return (-1);
-		}
-		off += d->d_reclen;
-		if ((fd = dirent_fd(d->d_name)) >= 0)
-			fds[count++] = fd;
-	}
-	return (count == 0 && n > 0 ? next_batch(P, dents, fds) : count);
+	return (n);
 }
 
 /*
- * The next batch of fds: from the list the endpoints' pass over the
- * table made, when it made one (the table is not listed twice), else
- * from the directory.
+ * The next batch of fds: from the table read for the endpoints, when it
+ * was (the table is not listed twice), else from the directory.
  */
 static long
-walk_next(struct ps_prochandle *P, const fdwalk_t *fw, epcursor_t *cur,
-    char *dents, int *fds)
+walk_next(const fdwalk_t *fw, fdcursor_t *cur, char *dents, int *fds)
 {
-	long n = endpoints_fds(fw->fw_ep, cur, fds, BATCH_MAX);
+	long n = fdtab_fds(&fw->fw_tab, cur, fds, FDTAB_BATCH);
 
-	return (n >= 0 ? n : next_batch(P, dents, fds));
+	return (n >= 0 ? n : next_batch(fw->fw_P, dents, fds));
 }
 
 /* FDWALK_CHUNK fds at a time: their records built, then handed over. */
 static int
-serial_walk(struct ps_prochandle *P, int flags, fdscratch_t *fs,
-    fdrec_t *recs, const int *fds, size_t nfds, const fdwalk_t *fw)
+serial_walk(const fdwalk_t *fw, fdscratch_t *fs, fdrec_t *recs,
+    const int *fds, size_t nfds)
 {
 	fdrec_t *rp[FDWALK_CHUNK];
 	int errs[FDWALK_CHUNK], rv;
@@ -559,7 +559,7 @@ serial_walk(struct ps_prochandle *P, int flags, fdscratch_t *fs,
 		size_t n = nfds - first < FDWALK_CHUNK ? nfds - first :
 		    FDWALK_CHUNK;
 
-		fdwalk_build_many(fw, P, flags, fs, rp, fds + first, errs, n);
+		fdwalk_build_many(fw, fs, rp, fds + first, errs, n);
 		for (size_t i = 0; i < n; i++) {
 			if (errs[i] == ENOENT)
 				continue;
@@ -626,13 +626,18 @@ walk_begin(fdwalk_t *fw, struct ps_prochandle *P, int flags,
 
 	fw->fw_func = func;
 	fw->fw_cd = cd;
+	fw->fw_P = P;
+	fw->fw_flags = flags;
 	if (!statonly) {
 		if (P->src_state == SRC_UNSET)
 			(void) Psetsocksrc(P, PSOCK_AUTO);
 	}
 	P->ep_why[0] = '\0';
+	memset(&fw->fw_tab, 0, sizeof (fw->fw_tab));
 	fw->fw_ep = statonly || (flags & PFDI_NOENDPOINTS) ? NULL :
-	    endpoints_resolve(P);
+	    endpoints_resolve(P, &fw->fw_tab);
+	if (fw->fw_ep == NULL)
+		fdtab_clear(&fw->fw_tab);	/* the walk lists the table */
 	/*
 	 * Before the builders' threads start, and after the endpoints'
 	 * pass over every fd table, which then has one fd more where
@@ -650,35 +655,34 @@ walk_begin(fdwalk_t *fw, struct ps_prochandle *P, int flags,
  * is allowed, else here.  Returns as Pfdinfo_iter_flags does.
  */
 static int
-walk_batches(struct ps_prochandle *P, int flags, fdwalk_t *fw)
+walk_batches(const fdwalk_t *fw)
 {
+	struct ps_prochandle *P = fw->fw_P;
 	fdscratch_t *fs = calloc(1, sizeof (*fs));
-	char *dents = malloc(DENTS_BUFSZ);
-	int *fds = malloc(BATCH_MAX * sizeof (int));
+	char *dents = malloc(FDTAB_DENTS);
+	int *fds = malloc(FDTAB_BATCH * sizeof (int));
 	fdrec_t recs[FDWALK_CHUNK];
-	epcursor_t cur = { 0, 0 };
+	fdcursor_t cur = { 0, 0 };
 	int rv = -1, e = ENOMEM, par, used;
 	long nfds;
 
 	memset(recs, 0, sizeof (recs));
 	if (fs == NULL || dents == NULL || fds == NULL)
 		goto out;
-	par = parallel_ok(P, flags);
+	par = parallel_ok(P, fw->fw_flags);
 	if (lseek(P->fddirfd, 0, SEEK_SET) != 0) {
 		e = errno;
 		goto out;
 	}
 	rv = 0;			/* a process may have no fds at all */
-	while ((nfds = walk_next(P, fw, &cur, dents, fds)) > 0) {
+	while ((nfds = walk_next(fw, &cur, dents, fds)) > 0) {
 		used = 0;
-		if (!(flags & PFDI_STATONLY))
+		if (!(fw->fw_flags & PFDI_STATONLY))
 			Psockbatch(P, fds, (size_t)nfds);
 		if (par)
-			rv = fdpipe_walk(P, flags, fds, (size_t)nfds, fw,
-			    &used);
+			rv = fdpipe_walk(fw, fds, (size_t)nfds, &used);
 		if (!used)
-			rv = serial_walk(P, flags, fs, recs, fds, (size_t)nfds,
-			    fw);
+			rv = serial_walk(fw, fs, recs, fds, (size_t)nfds);
 		if (rv != 0)
 			break;
 	}
@@ -703,15 +707,16 @@ out:
  * so that every fd it closed while exiting was already gone.
  */
 static int
-walk_end(struct ps_prochandle *P, fdwalk_t *fw, int rv)
+walk_end(fdwalk_t *fw, int rv)
 {
 	int e = errno;
 
-	if (rv == 0 && Pexiting(P)) {
+	if (rv == 0 && Pexiting(fw->fw_P)) {
 		rv = -1;
 		e = ESRCH;
 	}
 	endpoints_free(fw->fw_ep);
+	fdtab_clear(&fw->fw_tab);
 	errno = e;
 	return (rv);
 }
@@ -740,9 +745,9 @@ Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
 		/* The builders' threads find fdinfo's directory open. */
 		if (!(flags & PFDI_STATONLY))
 			(void) open_fdinfo_dir(P);
-		rv = walk_batches(P, flags, &fw);
+		rv = walk_batches(&fw);
 	}
-	return (walk_end(P, &fw, rv));
+	return (walk_end(&fw, rv));
 }
 
 int

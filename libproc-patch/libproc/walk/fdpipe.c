@@ -37,9 +37,7 @@ typedef struct slot {
 } slot_t;
 
 typedef struct fdpipe {
-	struct ps_prochandle *fp_P;
 	const fdwalk_t	*fp_walk;
-	int		fp_flags;
 	const int	*fp_fds;
 	size_t		fp_nfds;
 	size_t		fp_next;	/* the next index a worker takes */
@@ -88,8 +86,8 @@ worker(void *arg)
 
 		for (size_t i = first; i < end; i++)
 			recs[i - first] = &fp->fp_ring[i % PIPE_RING].sl_rec;
-		fdwalk_build_many(fp->fp_walk, fp->fp_P, fp->fp_flags, fs,
-		    recs, fp->fp_fds + first, errs, end - first);
+		fdwalk_build_many(fp->fp_walk, fs, recs, fp->fp_fds + first,
+		    errs, end - first);
 		for (size_t i = first; i < end; i++)
 			fp->fp_ring[i % PIPE_RING].sl_err = errs[i - first];
 
@@ -160,8 +158,7 @@ start_workers(fdpipe_t *fp, pthread_t *tids, int n)
 }
 
 int
-fdpipe_walk(struct ps_prochandle *P, int flags, const int *fds, size_t nfds,
-    const fdwalk_t *fw, int *used)
+fdpipe_walk(const fdwalk_t *fw, const int *fds, size_t nfds, int *used)
 {
 	pthread_t tids[PIPE_WORKERS];
 	fdpipe_t *fp;
@@ -171,9 +168,7 @@ fdpipe_walk(struct ps_prochandle *P, int flags, const int *fds, size_t nfds,
 	*used = 0;
 	if (nfds < PIPE_MIN_FDS || (fp = calloc(1, sizeof (*fp))) == NULL)
 		return (0);
-	fp->fp_P = P;
 	fp->fp_walk = fw;
-	fp->fp_flags = flags;
 	fp->fp_fds = fds;
 	fp->fp_nfds = nfds;
 	(void) pthread_mutex_init(&fp->fp_lock, NULL);

@@ -11,6 +11,7 @@
 #include <limits.h>
 
 #include "core/Pcontrol.h"
+#include "fdtab/fdtab.h"
 #include "sock/socksrc.h"
 #include "walk/fdinfo_parse.h"
 
@@ -33,35 +34,39 @@ typedef struct fdscratch {
 	size_t		fs_nclose;		/* to close together */
 } fdscratch_t;
 
-struct fdwalk;
-
-/*
- * Build the record of fd into rec, for the walk fw (NULL: none of what the
- * walk's endpoints know is taken).  0 when it is ready; ENOENT when the
- * fd is not open (any more) or would not hold still; ESRCH when the
- * target is gone; another errno when it cannot be read.  Thread-safe for
- * one handle as long as each caller has its own scratch and record, and
- * the handle's source of socket facts allows it (Pfdinfo_parallel_ok).
- */
-extern int fdwalk_build(const struct fdwalk *, struct ps_prochandle *, int,
-    fdscratch_t *, fdrec_t *, int);
-/*
- * The same for fds[0..n) (n at most FDWALK_CHUNK) into *recs[i], each
- * answer in errs[i]: the sockets among them asked of the source at once.
- */
-extern void fdwalk_build_many(const struct fdwalk *, struct ps_prochandle *,
-    int, fdscratch_t *, fdrec_t *const *, const int *, int *, size_t);
-
 /*
  * One walk, as Pfdinfo_iter_flags gives it to whichever walk builds the
  * records (the serial one, fdpipe.c's, a source's own: sc_walk): the
- * caller's function and argument, and what the hand-over adds.
+ * handle and the walk's flags, the caller's function and argument, what
+ * the hand-over adds, and the table read for the endpoints.  Shared by
+ * every builder, read only once the walk has begun.
  */
 typedef struct fdwalk {
+	struct ps_prochandle *fw_P;
+	int		fw_flags;	/* PFDI_* */
 	proc_fdinfo_f	*fw_func;	/* the caller's */
 	void		*fw_cd;
 	struct endpoints *fw_ep;	/* endpoint.h; NULL: no PR_ENDPOINTS */
+	fdtab_t		fw_tab;		/* the table, when the endpoints */
+					/* read it; else not read */
 } fdwalk_t;
+
+/*
+ * Build the record of fd into rec, for the walk fw, nothing taken from
+ * the table it read.  0 when it is ready; ENOENT when the fd is not open
+ * (any more) or would not hold still; ESRCH when the target is gone;
+ * another errno when it cannot be read.  Thread-safe for one walk as
+ * long as each caller has its own scratch and record, and the handle's
+ * source of socket facts allows it (Pfdinfo_parallel_ok).
+ */
+extern int fdwalk_build(const fdwalk_t *, fdscratch_t *, fdrec_t *, int);
+/*
+ * The same for fds[0..n) (n at most FDWALK_CHUNK) into *recs[i], each
+ * answer in errs[i]: the sockets among them asked of the source at once,
+ * and the stats of those the table read saw taken from it.
+ */
+extern void fdwalk_build_many(const fdwalk_t *, fdscratch_t *,
+    fdrec_t *const *, const int *, int *, size_t);
 
 /*
  * Hand a finished record to the walk's caller: every walk calls this for
@@ -78,7 +83,6 @@ extern int fdwalk_emit(const fdwalk_t *, fdrec_t *);
  * Pfdinfo_iter does; *used is 0 when it could not start its threads (the
  * caller then walks serially).
  */
-extern int fdpipe_walk(struct ps_prochandle *, int, const int *, size_t,
-    const fdwalk_t *, int *);
+extern int fdpipe_walk(const fdwalk_t *, const int *, size_t, int *);
 
 #endif	/* _FDWALK_H */

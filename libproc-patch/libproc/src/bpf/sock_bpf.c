@@ -259,8 +259,8 @@ one_fd(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 	if (bpf_taken_as_is(br))
 		err = bpf_record(br, bw->bw_hz, &bw->bw_rec);
 	else
-		err = fdwalk_build(bw->bw_walk, P, bw->bw_flags, bw->bw_fs,
-		    &bw->bw_rec, br->br_fd);
+		err = fdwalk_build(bw->bw_walk, bw->bw_fs, &bw->bw_rec,
+		    br->br_fd);
 	if (err == ENOENT)
 		return (0);		/* closed since: skip it */
 	if (err != 0) {
