@@ -48,7 +48,6 @@
 
 #define	HELPER		BUILD_DIR "/atf/bpf_helper"
 #define	FIXTURE_SECONDS	"120"
-#define	MAX_ARGS	32
 #define	MAX_PIDS	8
 #define	DEBUG_ENV	"LIBPROC_DEBUG=1"
 #define	TRACE_LOADED	"bpf: the iterator is loaded"
@@ -225,28 +224,6 @@ require_same_output(const char *what, int json, const tu_result_t *pidfd,
 	    "\"%s\", bpf \"%s\"", what, where, lineno, pl, bl);
 }
 
-/* Run pfiles with prefix (NULL-ended: a setpriv, or NULL), opts, pids. */
-static void
-pfiles_run(const char *const prefix[], const char *const opts[],
-    const char *const pids[], size_t npids, const char *const env[],
-    tu_result_t *r)
-{
-	const char *argv[MAX_ARGS];
-	int n = 0;
-
-	for (int i = 0; prefix != NULL && prefix[i] != NULL; i++)
-		argv[n++] = prefix[i];
-	argv[n++] = TU_PFILES;
-	for (int i = 0; opts != NULL && opts[i] != NULL; i++)
-		argv[n++] = opts[i];
-	for (size_t i = 0; i < npids; i++) {
-		ATF_REQUIRE(n < MAX_ARGS - 1);
-		argv[n++] = pids[i];
-	}
-	argv[n] = NULL;
-	tu_run(argv, env, TU_TIMEOUT_MS, r);
-}
-
 /*
  * pfiles [-J] --via=bpf PIDS against pfiles [-J] --via=pidfd PIDS: both
  * exit 0, the same stderr, the same stdout byte for byte; the bpf run
@@ -268,8 +245,10 @@ compare_one(const char *what, int json, const char *const pids[],
 		pidfd_opts[1] = "-J";
 		bpf_opts[1] = "-J";
 	}
-	pfiles_run(NULL, pidfd_opts, pids, npids, NULL, &rp);
-	pfiles_run(NULL, bpf_opts, pids, npids, env, &rb);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = pidfd_opts, .tp_pids = pids,
+	    .tp_npids = npids }, &rp);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = bpf_opts, .tp_pids = pids,
+	    .tp_npids = npids, .tp_env = env }, &rb);
 	tu_require_exit("pfiles --via=pidfd", &rp, 0);
 	tu_require_exit("pfiles --via=bpf", &rb, 0);
 
@@ -414,8 +393,10 @@ check_node(size_t n)
 	    "expected %zu", what, nsock, 2 * n + 1);
 
 	/* auto: bpf at AUTO_BPF_FDS fds or more, pidfd below. */
-	pfiles_run(NULL, via_pidfd, pids, 1, NULL, &rp);
-	pfiles_run(NULL, via_auto, pids, 1, env, &ra);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = via_pidfd, .tp_pids = pids,
+	    .tp_npids = 1 }, &rp);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = via_auto, .tp_pids = pids,
+	    .tp_npids = 1, .tp_env = env }, &ra);
 	tu_require_exit("pfiles --via=pidfd", &rp, 0);
 	tu_require_exit("pfiles --via=auto", &ra, 0);
 	free(what);
@@ -721,7 +702,8 @@ ATF_TC_BODY(unpriv_root_target, tc)
 	want = tu_asprintf("pfiles: cannot examine %s: permission denied\n",
 	    fx.fx_pid);
 
-	pfiles_run(nobody, via_bpf, pids, 1, NULL, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = nobody, .tp_opts = via_bpf,
+	    .tp_pids = pids, .tp_npids = 1 }, &r);
 	tu_require_exit("setpriv pfiles --via=bpf", &r, 1);
 	tu_require_same_str("nobody-bpf.stderr", want, r.tr_err);
 	ATF_REQUIRE_EQ_MSG(r.tr_outlen, 0, "pfiles printed on stdout: %s",
@@ -729,7 +711,8 @@ ATF_TC_BODY(unpriv_root_target, tc)
 	tu_result_free(&r);
 
 	/* auto: no source may read it either. */
-	pfiles_run(nobody, via_auto, pids, 1, NULL, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = nobody, .tp_opts = via_auto,
+	    .tp_pids = pids, .tp_npids = 1 }, &r);
 	tu_require_exit("setpriv pfiles --via=auto", &r, 1);
 	tu_require_same_str("nobody-auto.stderr", want, r.tr_err);
 	ATF_REQUIRE_EQ_MSG(r.tr_outlen, 0, "pfiles printed on stdout: %s",
@@ -789,7 +772,8 @@ own_process_refused(const char *const nobody[])
 	free(path);
 
 	/* bpf itself: refused, with the privilege it lacks. */
-	pfiles_run(nobody, via_bpf, pids, 1, NULL, &rb);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = nobody, .tp_opts = via_bpf,
+	    .tp_pids = pids, .tp_npids = 1 }, &rb);
 	tu_require_exit("setpriv pfiles --via=bpf", &rb, 1);
 	ATF_REQUIRE_EQ_MSG(rb.tr_outlen, 0, "pfiles --via=bpf printed on "
 	    "stdout: %.200s", rb.tr_out);
@@ -809,9 +793,11 @@ own_process_refused(const char *const nobody[])
 	tu_result_free(&rb);
 
 	/* Its owner's pfiles: pidfd serves; auto too, bpf refused first. */
-	pfiles_run(nobody, via_pidfd, pids, 1, NULL, &rp);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = nobody,
+	    .tp_opts = via_pidfd, .tp_pids = pids, .tp_npids = 1 }, &rp);
 	tu_require_exit("setpriv pfiles --via=pidfd", &rp, 0);
-	pfiles_run(nobody, via_auto, pids, 1, env, &ra);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = nobody, .tp_opts = via_auto,
+	    .tp_pids = pids, .tp_npids = 1, .tp_env = env }, &ra);
 	tu_require_exit("setpriv pfiles --via=auto", &ra, 0);
 	require_same_output("nobody-auto", 0, &rp, &ra);
 	ATF_CHECK_MSG(count_lines_with(ra.tr_err, ": socket facts: bpf: ") ==
@@ -827,14 +813,16 @@ own_process_refused(const char *const nobody[])
 
 	/* Two processes (the same one twice): said once a run. */
 	pids2[0] = pids2[1] = pid;
-	pfiles_run(nobody, via_auto, pids2, 2, NULL, &ra);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = nobody, .tp_opts = via_auto,
+	    .tp_pids = pids2, .tp_npids = 2 }, &ra);
 	tu_require_exit("setpriv pfiles --via=auto PID PID", &ra, 0);
 	tu_require_same_str("nobody-auto-twice.stderr", note, ra.tr_err);
 	tu_result_free(&ra);
 	free(note);
 
 	/* Root's bpf on the same process prints what its owner's pidfd did. */
-	pfiles_run(NULL, via_bpf, pids, 1, NULL, &rb);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = via_bpf, .tp_pids = pids,
+	    .tp_npids = 1 }, &rb);
 	tu_require_exit("pfiles --via=bpf", &rb, 0);
 	require_same_output("root-bpf", 0, &rp, &rb);
 	tu_result_free(&rb);
@@ -1023,7 +1011,8 @@ ATF_TC_BODY(main_thread_exited, tc)
 	(void) snprintf(pid, sizeof (pid), "%d", (int)c.tc_pid);
 
 	/* bpf: refused, saying why. */
-	pfiles_run(NULL, via_bpf, pids, 1, NULL, &rb);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = via_bpf, .tp_pids = pids,
+	    .tp_npids = 1 }, &rb);
 	tu_require_exit("pfiles --via=bpf", &rb, 1);
 	ATF_REQUIRE_EQ_MSG(rb.tr_outlen, 0, "pfiles --via=bpf printed on "
 	    "stdout: %.200s", rb.tr_out);
@@ -1037,9 +1026,11 @@ ATF_TC_BODY(main_thread_exited, tc)
 	 * auto: bpf tried and refused, pidfd serves (or, without pidfds of
 	 * threads, the agent); that source's output.
 	 */
-	pfiles_run(NULL, via_ref, pids, 1, NULL, &rp);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = via_ref, .tp_pids = pids,
+	    .tp_npids = 1 }, &rp);
 	tu_require_exit(via_ref[0], &rp, 0);
-	pfiles_run(NULL, via_auto, pids, 1, env, &ra);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = via_auto, .tp_pids = pids,
+	    .tp_npids = 1, .tp_env = env }, &ra);
 	tu_require_exit("pfiles --via=auto", &ra, 0);
 	require_same_output("leaderless-auto", 0, &rp, &ra);
 	ATF_CHECK_MSG(count_lines_with(ra.tr_err, ": socket facts: bpf: the "

@@ -100,7 +100,6 @@
 #define	SCHEMA		SRC_DIR "/libproc-patch/pfiles/pfiles.schema.json"
 #define	MAX_PROCS	16
 #define	MAX_HOLDS	32
-#define	MAX_ARGS	16
 #define	NOBODY		65534
 
 /* A process of the helper, as it says. */
@@ -513,30 +512,6 @@ check_hold(const char *what, const ep_view_t *v, const char *out,
 	free(blk);
 }
 
-/* pfiles prefix... opts... pids...: its result, which must exit 0. */
-static void
-run_pfiles(const char *const prefix[], const char *const opts[],
-    const char *const pids[], tu_result_t *r)
-{
-	const char *argv[MAX_ARGS];
-	int n = 0;
-
-	for (int i = 0; prefix != NULL && prefix[i] != NULL; i++)
-		argv[n++] = prefix[i];
-	argv[n++] = TU_PFILES;
-	for (int i = 0; opts != NULL && opts[i] != NULL; i++)
-		argv[n++] = opts[i];
-	for (int i = 0; pids[i] != NULL; i++) {
-		ATF_REQUIRE(n < MAX_ARGS - 1);
-		argv[n++] = pids[i];
-	}
-	argv[n] = NULL;
-	tu_run(argv, NULL, TU_TIMEOUT_MS, r);
-	if (r->tr_errlen > 0)
-		(void) fprintf(stderr, "pfiles stderr:\n%s", r->tr_err);
-	tu_require_exit("pfiles", r, 0);
-}
-
 /* Every hold of every process of the view, checked in out. */
 static void
 check_all_holds(const char *what, const ep_view_t *v, const char *out,
@@ -557,7 +532,8 @@ check_cross(ep_view_t *v, const char *via, int flags)
 	tu_result_t r;
 
 	(void) snprintf(kidpid, sizeof (kidpid), "%d", (int)kid->p_pid);
-	run_pfiles(NULL, opts, pids, &r);
+	tu_pfiles_ok(&(const tu_pfiles_t){ .tp_opts = opts, .tp_pids = pids }
+	    , &r);
 	tu_write_file(via + 2, r.tr_out, r.tr_outlen);
 	check_all_holds(via + 2, v, r.tr_out, flags);
 	tu_result_free(&r);
@@ -796,7 +772,8 @@ check_reuseport(const ep_view_t *v, const char *via)
 
 	(void) snprintf(kidpid, sizeof (kidpid), "%d",
 	    (int)v->v_procs[0].p_pid);
-	run_pfiles(NULL, opts, pids, &r);
+	tu_pfiles_ok(&(const tu_pfiles_t){ .tp_opts = opts, .tp_pids = pids }
+	    , &r);
 	tu_write_file(via + 2, r.tr_out, r.tr_outlen);
 	for (size_t i = 0; i < v->v_nholds; i++) {
 		const ep_hold_t *h = &v->v_holds[i];
@@ -929,22 +906,14 @@ static void
 pfiles_in_ns(const char *host, int as_nobody, const char *pid,
     const char *const env[], tu_result_t *r)
 {
-	const char *argv[MAX_ARGS] = { "nsenter", "-t", host, "-p", "-m" };
-	int n = 5;
+	const char *wrap[] = { "nsenter", "-t", host, "-p", "-m", "setpriv",
+	    "--reuid=65534", "--regid=65534", "--clear-groups", NULL };
+	const char *const pids[] = { pid, NULL };
 
-	if (as_nobody) {
-		argv[n++] = "setpriv";
-		argv[n++] = "--reuid=65534";
-		argv[n++] = "--regid=65534";
-		argv[n++] = "--clear-groups";
-	}
-	argv[n++] = TU_PFILES;
-	argv[n++] = pid;
-	argv[n] = NULL;
-	tu_run(argv, env, TU_TIMEOUT_MS, r);
-	if (r->tr_errlen > 0)
-		(void) fprintf(stderr, "pfiles stderr:\n%s", r->tr_err);
-	tu_require_exit("nsenter pfiles", r, 0);
+	if (!as_nobody)
+		wrap[5] = NULL;
+	tu_pfiles_ok(&(const tu_pfiles_t){ .tp_wrap = wrap, .tp_pids = pids,
+	    .tp_env = env }, r);
 }
 
 ATF_TC(zombie_holds_nothing);
@@ -1078,7 +1047,7 @@ ATF_TC_BODY(two_holders, tc)
 		    (int)hs[0]->h_pid, hs[0]->h_fd, (int)hs[1]->h_pid,
 		    hs[1]->h_fd);
 		free(hs);
-		run_pfiles(NULL, NULL, pids, &r);
+		tu_pfiles_ok(&(const tu_pfiles_t){ .tp_pids = pids }, &r);
 		tu_write_file("two.out", r.tr_out, r.tr_outlen);
 		check_hold("two", &v, r.tr_out, a, 0);
 		/* Two lines, the ones checked above. */
@@ -1124,7 +1093,7 @@ ATF_TC_BODY(more_than_8, tc)
 		pids[n++] = kids[i];
 	}
 	pids[n] = NULL;
-	run_pfiles(NULL, NULL, pids, &r);
+	tu_pfiles_ok(&(const tu_pfiles_t){ .tp_pids = pids }, &r);
 	tu_write_file("many.out", r.tr_out, r.tr_outlen);
 	check_all_holds("many", &v, r.tr_out, 0);
 
@@ -1178,7 +1147,8 @@ ATF_TC_BODY(unreadable, tc)
 	pids[0] = kidpid;
 
 	/* As 65534: the holder is in a table pfiles may not read. */
-	run_pfiles(nobody, NULL, pids, &r);
+	tu_pfiles_ok(&(const tu_pfiles_t){ .tp_wrap = nobody, .tp_pids = pids }
+	    , &r);
 	tu_write_file("nobody.out", r.tr_out, r.tr_outlen);
 	blk = fd_block(r.tr_out, b->h_pid, b->h_fd);
 	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d", b->h_fd);
@@ -1200,7 +1170,7 @@ ATF_TC_BODY(unreadable, tc)
 	tu_result_free(&r);
 
 	/* As root: the same process, the holder named. */
-	run_pfiles(NULL, NULL, pids, &r);
+	tu_pfiles_ok(&(const tu_pfiles_t){ .tp_pids = pids }, &r);
 	tu_write_file("root.out", r.tr_out, r.tr_outlen);
 	check_hold("root", &v, r.tr_out, b, 0);
 	tu_result_free(&r);
@@ -1411,7 +1381,8 @@ run_both(const char *what, const char *via, const char *const pids[])
 		char *name;
 		tu_result_t r;
 
-		run_pfiles(NULL, opts, pids, &r);
+		tu_pfiles_ok(&(const tu_pfiles_t){ .tp_opts = opts,
+		    .tp_pids = pids }, &r);
 		name = tu_asprintf("%s.%s", what, json ? "json" : "txt");
 		tu_write_file(name, r.tr_out, r.tr_outlen);
 		free(name);
@@ -1579,7 +1550,8 @@ check_sources(ep_view_t *v, const char *what)
 		char *name = tu_asprintf("%s.%s", what, src[i].via + 6);
 		tu_result_t r;
 
-		run_pfiles(NULL, opts, pids, &r);
+		tu_pfiles_ok(&(const tu_pfiles_t){ .tp_opts = opts,
+		    .tp_pids = pids }, &r);
 		tu_write_file(name, r.tr_out, r.tr_outlen);
 		check_all_holds(name, v, r.tr_out, strcmp(what, "nscross") ==
 		    0 ? src[i].flags : src[i].flags & ~EL_CHILD_UNNAMED);
@@ -1696,7 +1668,8 @@ ATF_TC_BODY(udp_server, tc)
 		const char *opts[2] = { vias[i], NULL };
 		tu_result_t r;
 
-		run_pfiles(NULL, opts, pids, &r);
+		tu_pfiles_ok(&(const tu_pfiles_t){ .tp_opts = opts,
+		    .tp_pids = pids }, &r);
 		tu_write_file(vias[i] + 6, r.tr_out, r.tr_outlen);
 		for (size_t c = 0; c < 2; c++) {
 			const ep_hold_t *b = hold_of(&v, "child", conns[c]);
@@ -1862,7 +1835,7 @@ ATF_TC_BODY(outside_pidns, tc)
 	tu_result_free(&r);
 
 	/* Outside: this test, named. */
-	run_pfiles(NULL, NULL, pids, &r);
+	tu_pfiles_ok(&(const tu_pfiles_t){ .tp_pids = pids }, &r);
 	tu_write_file("outside.out", r.tr_out, r.tr_outlen);
 	blk = fd_block(r.tr_out, kid, a->h_fd);
 	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d", a->h_fd);

@@ -119,15 +119,9 @@ fixture_stop(fixture_t *fx)
 static void
 run_pfiles(const fixture_t *fx, const char *const opts[], tu_result_t *r)
 {
-	const char *argv[MAX_ARGS];
-	int n = 0;
+	const char *const pids[] = { fx->fx_pid, NULL };
 
-	argv[n++] = TU_PFILES;
-	for (int i = 0; opts != NULL && opts[i] != NULL; i++)
-		argv[n++] = opts[i];
-	argv[n++] = fx->fx_pid;
-	argv[n] = NULL;
-	tu_run(argv, NULL, TU_TIMEOUT_MS, r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = opts, .tp_pids = pids }, r);
 	tu_require_exit("pfiles", r, 0);
 }
 

@@ -227,22 +227,6 @@ sleeper_n_block(const sleeper_t *sl)
 	return (text);
 }
 
-/* Run pfiles with the given arguments (NULL-ended, without argv[0]). */
-static void
-run_pfiles(const char *const args[], tu_result_t *r)
-{
-	const char *argv[16];
-	int n = 0;
-
-	argv[n++] = TU_PFILES;
-	for (int i = 0; args[i] != NULL; i++) {
-		ATF_REQUIRE(n < 15);
-		argv[n++] = args[i];
-	}
-	argv[n] = NULL;
-	tu_run(argv, NULL, TU_TIMEOUT_MS, r);
-}
-
 /* pfiles args: exit status code, stdout and stderr exactly as given. */
 static void
 expect_pfiles(const char *const args[], int code, const char *out,
@@ -250,7 +234,7 @@ expect_pfiles(const char *const args[], int code, const char *out,
 {
 	tu_result_t r;
 
-	run_pfiles(args, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	tu_require_exit("pfiles", &r, code);
 	tu_require_same_text("stderr", err, strlen(err), r.tr_err,
 	    r.tr_errlen);
@@ -405,7 +389,7 @@ ATF_TC_BODY(help, tc)
 	tu_result_t r, r2;
 	const char *via;
 
-	run_pfiles(h, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = h }, &r);
 	tu_require_exit("pfiles -h", &r, 0);
 	ATF_REQUIRE_EQ_MSG(r.tr_errlen, 0, "stderr: %s", r.tr_err);
 	ATF_REQUIRE_MSG(strncmp(r.tr_out, USAGE, strlen(USAGE)) == 0,
@@ -422,7 +406,7 @@ ATF_TC_BODY(help, tc)
 		ATF_CHECK_MSG(at != NULL && nl != NULL && at < nl, "the --via "
 		    "line does not list %s", sources[i]);
 	}
-	run_pfiles(help, &r2);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = help }, &r2);
 	tu_require_exit("pfiles --help 1", &r2, 0);
 	tu_require_same_text("--help", r.tr_out, r.tr_outlen, r2.tr_out,
 	    r2.tr_outlen);
@@ -470,8 +454,8 @@ ATF_TC_BODY(stat_only_long, tc)
 		const char *const n[] = { "-n", sl.sl_pid, NULL };
 		const char *const l[] = { "--stat-only", sl.sl_pid, NULL };
 
-		run_pfiles(n, &a);
-		run_pfiles(l, &b);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = n }, &a);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = l }, &b);
 	}
 	sleeper_stop(&sl);
 	tu_require_exit("pfiles -n", &a, 0);
@@ -498,7 +482,7 @@ ATF_TC_BODY(no_such_process, tc)
 		const char *const args[] = { arg, NULL };
 		tu_result_t r;
 
-		run_pfiles(args, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		/* Someone took the pid meanwhile: the run proves nothing. */
 		if (!pid_is_free(pid)) {
 			tu_result_free(&r);
@@ -566,7 +550,7 @@ ATF_TC_BODY(zombie, tc)
 		const char *const args[] = { arg, NULL };
 		tu_result_t r;
 
-		run_pfiles(args, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		(void) waitpid(pid, &status, 0);
 		tu_require_exit("pfiles", &r, 1);
 		tu_require_same_text("stderr", err, strlen(err), r.tr_err,
@@ -676,7 +660,7 @@ check_kernel_thread(int long_name)
 		{
 			const char *const args[] = { arg, NULL };
 
-			run_pfiles(args, &r);
+			tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		}
 		/* The thread must be the same one, with the same name. */
 		if (kernel_thread(long_name, again, sizeof (again)) != pid ||
@@ -814,7 +798,7 @@ ATF_TC_BODY(several_pids_mixed, tc)
 		    gone_arg, NULL };
 		tu_result_t r;
 
-		run_pfiles(args, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		if (!pid_is_free(gone))
 			atf_tc_skip("pid %d was taken again meanwhile",
 			    (int)gone);
@@ -856,7 +840,7 @@ ATF_TC_BODY(several_pids_good, tc)
 		const char *const args[] = { a.sl_pid, b.sl_pid, a.sl_pid,
 		    NULL };
 
-		run_pfiles(args, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	tu_require_exit("pfiles", &r, 0);
 	tu_require_same_text("stderr", "", 0, r.tr_err, r.tr_errlen);
@@ -933,7 +917,7 @@ ATF_TC_BODY(bad_pid_first, tc)
 	{
 		const char *const args[] = { "-n", gone_arg, sl.sl_pid, NULL };
 
-		run_pfiles(args, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	if (!pid_is_free(gone))
 		atf_tc_skip("pid %d was taken again meanwhile", (int)gone);
@@ -1051,7 +1035,7 @@ expect_header(const sleeper_t *sl)
 	char *second;
 	tu_result_t r;
 
-	run_pfiles(args, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	tu_require_exit("pfiles", &r, 0);
 	tu_require_same_text("stderr", "", 0, r.tr_err, r.tr_errlen);
 	/* The header is the first two lines. */
@@ -1155,7 +1139,7 @@ check_forced_source(const char *via)
 	{
 		const char *const args[] = { opt, pid, NULL };
 
-		run_pfiles(args, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 1) {
 		const char *reason = r.tr_err + strlen(prefix);
@@ -1405,7 +1389,7 @@ ATF_TC_BODY(via_pidfd_auto, tc)
 		const char *const args[] = { vias[i], pid, NULL };
 		tu_result_t r;
 
-		run_pfiles(args, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit(vias[i], &r, 0);
 		tu_require_same_text("stderr", "", 0, r.tr_err, r.tr_errlen);
 		ATF_REQUIRE_MSG(strncmp(r.tr_out, hdr, strlen(hdr)) == 0,

@@ -58,20 +58,6 @@
 #define	KILL_FDS	4000
 #define	CHURN_RUNS	300
 
-static void
-run_pfiles(const char *const args[], const char *const env[],
-    tu_result_t *r)
-{
-	const char *argv[8];
-	int n = 0;
-
-	argv[n++] = TU_PFILES;
-	for (int i = 0; args[i] != NULL && n < 7; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	tu_run(argv, env, TU_TIMEOUT_MS, r);
-}
-
 static int
 count_fd_lines(const char *text)
 {
@@ -212,7 +198,7 @@ ATF_TC_BODY(torn_records, tc)
 		char *b, *want;
 		tu_result_t r;
 
-		run_pfiles(args, NULL, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit("pfiles", &r, 0);
 		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, 20)) != NULL,
 		    "fd 20 not shown (run %d):\n%s", run, r.tr_out);
@@ -304,7 +290,7 @@ ATF_TC_BODY(path_too_long, tc)
 		const char *args[] = { h.h_pid, NULL };
 		tu_result_t r;
 
-		run_pfiles(args, NULL, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit("pfiles", &r, 0);
 		ATF_CHECK_EQ(count_fd_lines(r.tr_out), count);
 		ATF_REQUIRE((b = tu_fd_block(r.tr_out, deep)) != NULL);
@@ -323,7 +309,7 @@ ATF_TC_BODY(path_too_long, tc)
 		const char *args[] = { "-n", h.h_pid, NULL };
 		tu_result_t r;
 
-		run_pfiles(args, NULL, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit("pfiles -n", &r, 0);
 		ATF_CHECK_EQ(count_fd_lines(r.tr_out), count);
 		tu_require_same_str("stderr -n", "", r.tr_err);
@@ -421,7 +407,7 @@ agent_refused(const char *nr, const char *why)
 	{
 		const char *args[] = { "--via=agent", h.h_pid, NULL };
 
-		run_pfiles(args, NULL, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	tu_require_exit("pfiles --via=agent", &r, 0);
 	ATF_CHECK_EQ(count_fd_lines(r.tr_out), count);
@@ -502,7 +488,7 @@ ATF_TC_BODY(agent_peer_pidns, tc)
 		{
 			const char *args[] = { vias[i], pid, NULL };
 
-			run_pfiles(args, NULL, &r);
+			tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		}
 		tu_require_exit(vias[i], &r, 0);
 		want = tu_asprintf("\tpeer: %s[%d]\n", tu_peer_provable(NULL) ?
@@ -624,7 +610,7 @@ ATF_TC_BODY(opath_socket, tc)
 		const char *args[] = { h.h_pid, NULL };
 		tu_result_t r;
 
-		run_pfiles(args, NULL, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit("pfiles", &r, 0);
 		ATF_REQUIRE((b = tu_fd_block(r.tr_out, fd)) != NULL);
 		want = tu_asprintf("%4d: S_IFSOCK mode:", fd);
@@ -760,7 +746,7 @@ ATF_TC_BODY(reasons, tc)
 	{
 		const char *args[] = { "2147483647", "2147483648", NULL };
 
-		run_pfiles(args, NULL, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit("pfiles", &r, 1);
 		tu_require_same_str("stderr", "pfiles: cannot examine "
 		    "2147483647: no such process\npfiles: cannot examine "
