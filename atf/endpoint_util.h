@@ -74,7 +74,7 @@ void	view_start(ep_view_t *v, const char *mode);
 /* The helper exits 0 when told to, and takes its children with it. */
 void	view_stop(ep_view_t *v);
 
-const ep_proc_t *	proc_of(const ep_view_t *v, pid_t pid);
+const ep_proc_t	*proc_of(const ep_view_t *v, pid_t pid);
 
 const ep_hold_t *
 hold_of(const ep_view_t *v, const char *role, const char *conn);
@@ -91,10 +91,10 @@ const ep_hold_t **
 holders_of(const ep_view_t *v, const ep_hold_t *h, size_t *np);
 
 /* A process's comm through the rule (expect.c's escaping). */
-char *	comm_text(const ep_view_t *v, pid_t pid);
+char	*comm_text(const ep_view_t *v, pid_t pid);
 
 /* out, then the endpoint lines of the n holders hs (out is freed). */
-char *	endpoint_lines(const ep_view_t *v, char *out, const ep_hold_t **hs,
+char	*endpoint_lines(const ep_view_t *v, char *out, const ep_hold_t **hs,
 	    size_t n);
 
 /*
@@ -103,17 +103,17 @@ char *	endpoint_lines(const ep_view_t *v, char *out, const ep_hold_t **hs,
  * holder itself reads (that process is alive: its name, unless flags say
  * that pfiles cannot prove it), then the holders of the other end.
  */
-char *	expected_lines(const ep_view_t *v, const ep_hold_t *h, int flags);
+char	*expected_lines(const ep_view_t *v, const ep_hold_t *h, int flags);
 
 /*
  * The block of pid's fd in pfiles' output (several pids: the one whose
  * header is "PID:\t"), from its stat line to the next stat line or
  * header.  NULL when there is none.
  */
-char *	fd_block(const char *out, pid_t pid, int fd);
+char	*fd_block(const char *out, pid_t pid, int fd);
 
 /* The peer: and endpoint: lines of a block, in order. */
-char *	peer_lines(const char *blk);
+char	*peer_lines(const char *blk);
 
 /*
  * h's block in out: its stat line names the inode the holder gave, and

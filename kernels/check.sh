@@ -29,10 +29,10 @@ cd "$REPO_ROOT" || exit 1
 # cover; and t_fdshort:via_agent, 29 s on the host and some 8 minutes a
 # kernel under TCG, whose rules (one fd at a time, no passing) are
 # libproc's own, not the kernel's: the agent's kernel paths are
-# t_agent_life's, t_agent_pass's and t_harm's, and t_fdshort's other
+# t_agent_life's, t_agent_held's, t_agent_pass's and t_harm's, and t_fdshort's other
 # cases run here.
-PROGRAMS="t_libproc t_api t_pfiles_cli t_truth t_pfiles_fixture t_node
-	t_via t_agent_life t_harm t_pr_calls t_agent_pass t_budget t_seccomp
+PROGRAMS="t_libproc t_api t_pfiles_cli t_pfiles_pids t_truth t_pfiles_fixture t_node
+	t_via t_agent_life t_agent_held t_harm t_pr_calls t_agent_pass t_budget t_seccomp
 	t_seccomp_check t_seccomp_kernel
 	t_hostile t_diag_parse t_diag t_json t_bpf t_endpoint t_endpoint_ns t_race
 	t_replaced t_syscalls t_machine t_fdshort t_cli_edges
