@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * cli_util.c: the helpers t_pfiles_cli and t_pfiles_pids share (see cli_util.h).
+ * cli_util.c: the helpers t_pfiles_cli and t_pfiles_pids share
+ * (cli_util.h).
  */
 #include "cli_util.h"
 

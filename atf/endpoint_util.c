@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * endpoint_util.c: the helpers t_endpoint and t_endpoint_ns share (see endpoint_util.h).
+ * endpoint_util.c: the helpers t_endpoint and t_endpoint_ns share
+ * (endpoint_util.h).
  */
 #include "endpoint_util.h"
 
