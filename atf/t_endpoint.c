@@ -1,5 +1,4 @@
-/* SPDX-License-Identifier: BSD-2-Clause
- */
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_endpoint: pfiles' endpoint lines (pfiles.1, "Socket lines" 5)
  * when the other end of a socket is held by other processes.

@@ -34,7 +34,7 @@ cd "$REPO_ROOT" || exit 1
 PROGRAMS="t_libproc t_api t_pfiles_cli t_pfiles_pids t_truth t_pfiles_fixture t_node
 	t_via t_agent_life t_agent_held t_harm t_pr_calls t_agent_pass t_budget t_budget_check t_seccomp
 	t_seccomp_check t_seccomp_kernel
-	t_hostile t_diag_parse t_diag_live t_diag t_json t_bpf t_bpf_refused t_endpoint t_endpoint_ns t_race
+	t_hostile t_diag_parse t_diag_live t_diag t_json t_bpf t_bpf_refused t_endpoint t_endpoint_ns t_race t_race_gone
 	t_replaced t_syscalls t_machine t_fdshort t_cli_edges
 	t_peer t_endpoint_edges"
 SKIP_CASES="t_harm:stress t_fdshort:via_agent"
