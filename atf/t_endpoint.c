@@ -35,19 +35,6 @@
  *     each of the two names the third's holder.
  *   - two_holders: the other end held by two processes: two lines in
  *     order of pid, then fd, and pid order is not fd order here.
- *   - unreadable: pfiles as uid 65534 on a 65534 process whose peer is
- *     held by a root process: "endpoint: and 1 more", never a name;
- *     as root, the holder is named (the check of the check).
- *   - unreadable_links: in a pid namespace of its own, the same where
- *     the holder (its pid 1) is a 65534 process with a capability: its
- *     fd directory opens to pfiles, its links do not (EACCES), and no
- *     other table is refused: still "and 1 more", never no line.
- *   - zombie_holds_nothing: in a pid namespace whose only process
- *     pfiles (uid 65534) may not read is a root zombie, a socketpair end
- *     whose other end is in flight (SCM_RIGHTS, held by no process): the
- *     trace counts no table pfiles may not read (a zombie holds nothing)
- *     and says that the processes outside the namespace are not seen,
- *     which is what its "endpoint: and 1 more" counts.
  *   - shared: the parent holds both ends of two connections and a child
  *     the b ends: the parent's own holder first, then the child.
  *   - thread_table: the only holder of an other end is a thread with a
@@ -55,21 +42,14 @@
  *   - udp_server: UDP clients of servers connected to no one (bound to
  *     127.0.0.1 and to the wildcard address): the clients' lines name
  *     the servers' holder, the servers have none.
- *   - netns_holder, netns_holder_bpf: cross, where the child moved to a
- *     network namespace of its own after: its sockets are looked up in
- *     their own namespace; every line as in cross.  Also with SIOCGSKNS
- *     refused (seccomp): pfiles' own namespace is looked in instead.
- *   - netns_accept: a unix connection accepted from a client made in
- *     another network namespace: both ends (of the client's namespace,
- *     not their holders') have their lines.
- *   - outside_pidns: pfiles in a child pid namespace, the other end held
- *     outside it: "endpoint: and 1 more", the reason in the trace.
  *   - more_than_8: ten holders: 8 lines, then "endpoint: and 2 more".
  *   - nflag: pfiles -n prints no endpoint line and opens no other
  *     process's fd table (strace), where pfiles without -n does.
  *   - json: pfiles -J says the same as "endpoints" and "endpoints_more":
  *     valid by the schema, the same as the text (json_check.py), and
  *     each holder's pid, fd and comm as the holders say.
+ *
+ * t_endpoint_ns holds the same lines past what pfiles may see.
  */
 #include "endpoint_util.h"
 

@@ -5,7 +5,28 @@
  * pid and network namespaces.  The fixture and the expected lines are
  * t_endpoint's (atf/endpoint_helper's views, expect.c's escaping).
  *
-
+ *   - unreadable: pfiles as uid 65534 on a 65534 process whose peer is
+ *     held by a root process: "endpoint: and 1 more", never a name;
+ *     as root, the holder is named (the check of the check).
+ *   - unreadable_links: in a pid namespace of its own, the same where
+ *     the holder (its pid 1) is a 65534 process with a capability: its
+ *     fd directory opens to pfiles, its links do not (EACCES), and no
+ *     other table is refused: still "and 1 more", never no line.
+ *   - zombie_holds_nothing: in a pid namespace whose only process
+ *     pfiles (uid 65534) may not read is a root zombie, a socketpair end
+ *     whose other end is in flight (SCM_RIGHTS, held by no process): the
+ *     trace counts no table pfiles may not read (a zombie holds nothing)
+ *     and says that the processes outside the namespace are not seen,
+ *     which is what its "endpoint: and 1 more" counts.
+ *   - netns_holder, netns_holder_bpf: cross, where the child moved to a
+ *     network namespace of its own after: its sockets are looked up in
+ *     their own namespace; every line as in cross.  Also with SIOCGSKNS
+ *     refused (seccomp): pfiles' own namespace is looked in instead.
+ *   - netns_accept: a unix connection accepted from a client made in
+ *     another network namespace: both ends (of the client's namespace,
+ *     not their holders') have their lines.
+ *   - outside_pidns: pfiles in a child pid namespace, the other end held
+ *     outside it: "endpoint: and 1 more", the reason in the trace.
  */
 #include "endpoint_util.h"
 
