@@ -263,8 +263,7 @@ ATF_TC_BODY(traced_by_another, tc)
 	 * status is read first, not a seize tried and its EPERM explained.
 	 */
 	{
-		const char *const argv[] = { TU_PFILES, "--via=agent", pidarg,
-		    NULL };
+		const char *const args[] = { "--via=agent", pidarg, NULL };
 		char *cwd = getcwd(NULL, 0), *logvar, *log, *err;
 		const char *env[] = { "LD_PRELOAD=" SHIM,
 		    "ASAN_OPTIONS=verify_asan_link_order=0", "RACE_CALL=ptrace",
@@ -275,7 +274,8 @@ ATF_TC_BODY(traced_by_another, tc)
 		logvar = tu_asprintf("RACE_LOG=%s/ptrace.log", cwd);
 		env[4] = logvar;
 		tu_write_file("ptrace.log", "", 0);
-		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args,
+		    .tp_env = env }, &r);
 		tu_require_exit("pfiles --via=agent, traced by another", &r, 1);
 		err = tu_asprintf("pfiles: cannot examine %s: agent: %s\n",
 		    pidarg, want);

@@ -328,16 +328,17 @@ ATF_TC_BODY(not_x86_64, tc)
 	Prelease(P, 0);
 	{
 		char pidarg[16], *log, *msg;
-		const char *const pf[] = { "strace", "-f", "-qq", "-o",
-		    "ptrace.log", "-e", "trace=ptrace", TU_PFILES,
-		    "--via=agent", pidarg, NULL };
+		const char *const wrap[] = { "strace", "-f", "-qq", "-o",
+		    "ptrace.log", "-e", "trace=ptrace", NULL };
+		const char *const args[] = { "--via=agent", pidarg, NULL };
 		/* LeakSanitizer (SANITIZE=1) cannot work under strace. */
 		const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
 		    NULL };
 
 		(void) snprintf(pidarg, sizeof (pidarg), "%d",
 		    (int)c.tc_pid);
-		tu_run(pf, env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args, .tp_env = env }, &r);
 		tu_require_exit("pfiles --via=agent", &r, 1);
 		msg = tu_asprintf("pfiles: cannot examine %s: agent: not a "
 		    "64-bit x86_64 process\n", pidarg);

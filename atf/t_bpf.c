@@ -347,14 +347,16 @@ ATF_TC_BODY(netns_pidns, tc)
 
 	/* The peers came from the program: nothing duplicated. */
 	if (in_path("strace")) {
-		const char *const sargv[] = { "strace", "-f", "-qq", "-o",
-		    "strace.log", "-e", "trace=pidfd_getfd", TU_PFILES,
-		    "--via=bpf", spid[0], spid[1], NULL };
+		const char *const wrap[] = { "strace", "-f", "-qq", "-o",
+		    "strace.log", "-e", "trace=pidfd_getfd", NULL };
+		const char *const args[] = { "--via=bpf", spid[0], spid[1],
+		    NULL };
 		static const char *const env[] = {
 		    "ASAN_OPTIONS=detect_leaks=0", NULL };
 		char *log;
 
-		tu_run(sargv, env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args, .tp_env = env }, &r);
 		tu_require_exit("strace pfiles --via=bpf", &r, 0);
 		tu_result_free(&r);
 		log = tu_read_file("strace.log", NULL);

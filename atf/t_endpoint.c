@@ -132,13 +132,14 @@ cross_at_nofile(const ep_view_t *v, int nofile)
 	static const char *const conns[] = { "sp", "unix", "tcp" };
 	static const char incomplete[] = ": endpoint lines incomplete: ";
 	char lim[32], *emfile = strerror(EMFILE), *cannot;
-	const char *const argv[] = { "prlimit", lim, TU_PFILES, v->v_pid,
-	    NULL };
+	const char *const wrap[] = { "prlimit", lim, NULL };
+	const char *const args[] = { v->v_pid, NULL };
 	tu_result_t r;
 	int rv = 1;
 
 	(void) snprintf(lim, sizeof (lim), "--nofile=%d:%d", nofile, nofile);
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+	    .tp_opts = args }, &r);
 	cannot = tu_asprintf("pfiles: cannot examine %s: pfiles is short "
 	    "of file descriptors (RLIMIT_NOFILE %d)\n", v->v_pid, nofile);
 	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 1 &&
@@ -485,15 +486,17 @@ ATF_TC_BODY(more_than_8, tc)
 static int
 count_other_fd_tables(const char *opt, const char *pid, char **out)
 {
-	const char *argv[] = { "strace", "-f", "-qq", "-o", "strace.log",
-	    "-e", "trace=open,openat,openat2", TU_PFILES, opt, pid, NULL };
+	const char *wrap[] = { "strace", "-f", "-qq", "-o", "strace.log", "-e",
+	    "trace=open,openat,openat2", NULL };
+	const char *args[] = { opt, pid, NULL };
 	static const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
 	    NULL };
 	tu_result_t r;
 	char *log, *line, *save = NULL;
 	int n = 0;
 
-	tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap, .tp_opts = args,
+	    .tp_env = env }, &r);
 	tu_require_exit("strace pfiles", &r, 0);
 	*out = tu_asprintf("%s", r.tr_out);
 	tu_result_free(&r);
@@ -794,7 +797,7 @@ ATF_TC_HEAD(thread_table, tc)
 ATF_TC_BODY(thread_table, tc)
 {
 	static const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
-	const char *argv[] = { TU_PFILES, NULL, NULL };
+	const char *pids[] = { NULL, NULL };
 	const ep_hold_t *a, *b;
 	ep_view_t v;
 	tu_result_t r;
@@ -805,8 +808,8 @@ ATF_TC_BODY(thread_table, tc)
 	ATF_REQUIRE_MSG(b->h_pid != a->h_pid && proc_of(&v, b->h_pid) !=
 	    NULL && v.v_nholds == 2, "the view has not the thread alone "
 	    "holding b (see view)");
-	argv[1] = v.v_pid;
-	tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	pids[0] = v.v_pid;
+	tu_pfiles(&(const tu_pfiles_t){ .tp_pids = pids, .tp_env = env }, &r);
 	tu_require_exit("pfiles", &r, 0);
 	tu_write_file("thread.out", r.tr_out, r.tr_outlen);
 	tu_write_file("thread.err", r.tr_err, r.tr_errlen);

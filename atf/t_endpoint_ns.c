@@ -340,8 +340,9 @@ ATF_TC_BODY(netns_holder, tc)
 {
 	static const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
 	char kidpid[16], arg[32];
-	const char *argv[] = { SECCOMP_DENY, "-a", arg, "16", "1",
-	    TU_PFILES, "--via=pidfd", NULL, kidpid, NULL };
+	const char *const wrap[] = { SECCOMP_DENY, "-a", arg, "16", "1",
+	    NULL };
+	const char *args[] = { "--via=pidfd", NULL, kidpid, NULL };
 	ep_view_t v;
 	tu_result_t r;
 
@@ -357,8 +358,9 @@ ATF_TC_BODY(netns_holder, tc)
 	(void) snprintf(arg, sizeof (arg), "1=%d", SIOCGSKNS);
 	(void) snprintf(kidpid, sizeof (kidpid), "%d",
 	    (int)v.v_procs[0].p_pid);
-	argv[7] = v.v_pid;
-	tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	args[1] = v.v_pid;
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap, .tp_opts = args,
+	    .tp_env = env }, &r);
 	tu_require_exit("seccomp_deny ioctl SIOCGSKNS pfiles", &r, 0);
 	tu_write_file("noskns.out", r.tr_out, r.tr_outlen);
 	tu_write_file("noskns.err", r.tr_err, r.tr_errlen);

@@ -441,10 +441,10 @@ ATF_TC_BODY(args_one_empty, tc)
 	free(cmd);
 	{
 		char arg[16];
-		const char *argv[] = { TU_PFILES, "-J", "-n", arg, NULL };
+		const char *args[] = { "-J", "-n", arg, NULL };
 
 		(void) snprintf(arg, sizeof (arg), "%d", (int)pid);
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	(void) close(in[1]);
 	ATF_REQUIRE_EQ(waitpid(pid, &status, 0), pid);

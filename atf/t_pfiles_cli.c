@@ -628,17 +628,18 @@ ATF_TC_BODY(n_asks_no_source, tc)
 	node_start(&node, pid, sizeof (pid));
 	hdr = node_header_line(pid);
 	{
-		const char *const argv[] = { "strace", "-f", "-qq", "-o", out,
+		const char *const wrap[] = { "strace", "-f", "-qq", "-o", out,
 		    "-e", "trace=socket,socketpair,pidfd_getfd,ptrace,bpf,"
 		    "process_vm_readv,process_vm_writev,getsockopt,"
-		    "getsockname,getpeername,sendmsg,recvmsg,setns",
-		    TU_PFILES, "-n", pid, NULL };
+		    "getsockname,getpeername,sendmsg,recvmsg,setns", NULL };
+		const char *const args[] = { "-n", pid, NULL };
 
 		/* LeakSanitizer (SANITIZE=1) cannot run its check under ptrace. */
 		const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
 		    NULL };
 
-		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args, .tp_env = env }, &r);
 	}
 	(void) tu_stop(&node, TU_TIMEOUT_MS);
 	tu_require_exit("strace pfiles -n", &r, 0);
@@ -714,9 +715,10 @@ ATF_TC_BODY(debug_trace, tc)
 
 	sleeper_start(&sl, NULL, 0);
 	{
-		const char *argv[] = { TU_PFILES, "-n", sl.sl_pid, NULL };
+		const char *args[] = { "-n", sl.sl_pid, NULL };
 
-		tu_run(argv, on, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args, .tp_env = on },
+		    &r);
 		tu_require_exit("pfiles -n", &r, 0);
 		got = trace_texts(r.tr_err, sl.sl_pid);
 		want = tu_asprintf("grabbed: sleep, pidfd %s\nreleased\n",
@@ -726,22 +728,23 @@ ATF_TC_BODY(debug_trace, tc)
 		free(got);
 		tu_result_free(&r);
 
-		tu_run(argv, zero, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args,
+		    .tp_env = zero }, &r);
 		tu_require_exit("pfiles -n", &r, 0);
 		tu_require_same_text("stderr-zero", "", 0, r.tr_err,
 		    r.tr_errlen);
 		tu_result_free(&r);
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit("pfiles -n", &r, 0);
 		tu_require_same_text("stderr-unset", "", 0, r.tr_err,
 		    r.tr_errlen);
 		tu_result_free(&r);
 	}
 	{
-		const char *argv[] = { TU_PFILES, "--via=agent", sl.sl_pid,
-		    NULL };
+		const char *args[] = { "--via=agent", sl.sl_pid, NULL };
 
-		tu_run(argv, on, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args,
+		    .tp_env = on }, &r);
 		tu_require_exit("pfiles --via=agent", &r, 0);
 		got = trace_texts(r.tr_err, sl.sl_pid);
 		want = tu_asprintf("grabbed: sleep, pidfd %s\n"

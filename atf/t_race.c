@@ -483,12 +483,12 @@ zombie_thread_views(const tu_helper_t *h, const said_fd_t *f,
 	char *b, *want;
 
 	for (int m = 0; m < 3; m++) {
-		const char *argv[] = { TU_NO_THREAD_PIDFD, TU_PFILES, modes[m],
-		    h->h_pid, NULL };
+		const char *const wrap[] = { TU_NO_THREAD_PIDFD, NULL };
+		const char *const args[] = { modes[m], h->h_pid, NULL };
 		tu_result_t r;
 
-		tu_run(nothread ? argv : argv + TU_NO_THREAD_PIDFD_ARGC,
-		    nothread ? env : NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = nothread ? wrap :
+		    NULL, .tp_opts = args, .tp_env = nothread ? env : NULL }, &r);
 		tu_require_exit(modes[m], &r, 0);
 		tu_require_same_str(modes[m], "", r.tr_err);
 		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, f->sf_fd)) != NULL,
@@ -599,15 +599,16 @@ ATF_TC_BODY(unknown_option, tc)
 	said_fd(&h, "a", &a);
 	(void) snprintf(opt, sizeof (opt), "%d", SO_REUSEPORT);
 	for (int v = 0; v < 2; v++) {
-		const char *argv[] = { HELPER, "noopt", opt, TU_PFILES,
-		    vias[v], h.h_pid, NULL };
+		const char *wrap[] = { HELPER, "noopt", opt, NULL };
+		const char *args[] = { vias[v], h.h_pid, NULL };
 		/* LeakSanitizer (SANITIZE=1) does not run under the filter. */
 		const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
 		    NULL };
 		char *b, *want;
 		tu_result_t r;
 
-		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args, .tp_env = env }, &r);
 		tu_require_exit(vias[v], &r, 0);
 		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, a.sf_fd)) != NULL,
 		    "%s: fd %d not shown:\n%s", vias[v], a.sf_fd, r.tr_out);

@@ -261,11 +261,11 @@ require_refused(struct ps_prochandle *P, int rv, const char *msg)
 static char *
 pidfd_output(const char *pidarg)
 {
-	const char *const argv[] = { TU_PFILES, "--via=pidfd", pidarg, NULL };
+	const char *const args[] = { "--via=pidfd", pidarg, NULL };
 	tu_result_t r;
 	char *out;
 
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	tu_require_exit("pfiles --via=pidfd", &r, 0);
 	out = strdup(r.tr_out);
 	tu_result_free(&r);
@@ -292,10 +292,9 @@ pfiles_on(struct sock_filter *f, size_t n, const char *why)
 	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)t.t_pid);
 	want = pidfd_output(pidarg);
 	{
-		const char *const argv[] = { TU_PFILES, "--via=agent", pidarg,
-		    NULL };
+		const char *const args[] = { "--via=agent", pidarg, NULL };
 
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	target_ping(&t);
 	tu_require_exit("pfiles --via=agent", &r, 0);
@@ -908,10 +907,11 @@ ATF_TC_BODY(unreadable, tc)
 	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)t.t_pid);
 	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_acct);
 	{
-		const char *const argv[] = { SECCOMP_DENY, nr, "1", TU_PFILES,
-		    "--via=agent", pidarg, NULL };
+		const char *const wrap[] = { SECCOMP_DENY, nr, "1", NULL };
+		const char *const args[] = { "--via=agent", pidarg, NULL };
 
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args }, &r);
 	}
 	target_ping(&t);
 	tu_require_exit("pfiles --via=agent", &r, 0);

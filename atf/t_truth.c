@@ -252,10 +252,12 @@ ATF_TC_HEAD(pid_namespace, tc)
 }
 ATF_TC_BODY(pid_namespace, tc)
 {
-	const char *argv[] = { "unshare", "-p", "-f", TU_PFILES, "1", NULL };
+	const char *wrap[] = { "unshare", "-p", "-f", NULL };
+	const char *args[] = { "1", NULL };
 	tu_result_t r;
 
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+	    .tp_opts = args }, &r);
 	if (WIFEXITED(r.tr_status) && strstr(r.tr_err, "unshare:") != NULL)
 		atf_tc_skip("no pid namespace here: %s", r.tr_err);
 	tu_require_exit("unshare -p -f pfiles 1", &r, 1);
@@ -365,13 +367,14 @@ ATF_TC_BODY(path_refused, tc)
 	(void) snprintf(errnum, sizeof (errnum), "%d", EACCES);
 	(void) snprintf(pid, sizeof (pid), "%d", (int)kid);
 	{
-		const char *argv[] = { SECCOMP_DENY, nr, errnum, TU_PFILES,
-		    pid, NULL };
+		const char *wrap[] = { SECCOMP_DENY, nr, errnum, NULL };
+		const char *args[] = { pid, NULL };
 		/* LeakSanitizer (SANITIZE=1) does not run under the filter. */
 		const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
 		    NULL };
 
-		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args, .tp_env = env }, &r);
 	}
 	(void) close(sv[0]);
 	ATF_REQUIRE_EQ(waitpid(kid, &status, 0), kid);
@@ -522,8 +525,8 @@ leaderless(const tu_helper_t *h, int fd, int thread_pidfd, int nothread)
 	char *agent_out = NULL;
 
 	for (int i = 0; i < 4; i++) {
-		const char *argv[] = { TU_NO_THREAD_PIDFD, TU_PFILES,
-		    vias[i], h->h_pid, NULL };
+		const char *const wrap[] = { TU_NO_THREAD_PIDFD, NULL };
+		const char *const args[] = { vias[i], h->h_pid, NULL };
 		const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
 		    NULL };
 		const char *what = nothread ? tu_asprintf("%s, no PIDFD_THREAD",
@@ -531,8 +534,8 @@ leaderless(const tu_helper_t *h, int fd, int thread_pidfd, int nothread)
 		tu_result_t r;
 		char *b;
 
-		tu_run(nothread ? argv : argv + TU_NO_THREAD_PIDFD_ARGC, env,
-		    TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = nothread ? wrap :
+		    NULL, .tp_opts = args, .tp_env = env }, &r);
 		if (i == 0 && !thread_pidfd) {
 			tu_require_leaderless_refused(&r, h->h_pid);
 			tu_result_free(&r);

@@ -677,14 +677,14 @@ tu_require_bpf(void)
 {
 	static const char btf[] = "/sys/kernel/btf/vmlinux";
 	char pid[16];
-	const char *argv[] = { TU_PFILES, "--via=bpf", pid, NULL };
+	const char *const args[] = { "--via=bpf", pid, NULL };
 	tu_result_t r;
 	char *reason, *nl;
 
 	if (access(btf, R_OK) != 0)
 		atf_tc_skip("no kernel BTF: %s: %s", btf, strerror(errno));
 	(void) snprintf(pid, sizeof (pid), "%d", (int)getpid());
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 0) {
 		tu_result_free(&r);
 		return;

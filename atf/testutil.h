@@ -132,8 +132,6 @@ typedef struct tu_pfiles {
 void	tu_pfiles(const tu_pfiles_t *, tu_result_t *);
 /* tu_pfiles() that must exit 0; pfiles' stderr, when any, shown on ours. */
 void	tu_pfiles_ok(const tu_pfiles_t *, tu_result_t *);
-/* pfiles ARG... (NULL-ended), no wrapper, no env, the default bound. */
-void	tu_pfiles_args(tu_result_t *, const char *arg, ...);
 
 /*
  * Fail the test unless r exited normally with status code; the message
@@ -257,11 +255,10 @@ char	*tu_unnamed_peers(char *text);
 /*
  * The argv prefix that runs a program as on a kernel without pidfds of
  * threads: seccomp_deny refusing pidfd_open(2) with PIDFD_THREAD (O_EXCL)
- * with EINVAL, as kernels before 6.9 do.  TU_NO_THREAD_PIDFD_ARGC words.
+ * with EINVAL, as kernels before 6.9 do (tu_pfiles' tp_wrap).
  */
 #define	TU_NO_THREAD_PIDFD	BUILD_DIR "/atf/seccomp_deny", "-a", "1=128", \
 				"434", "22"
-#define	TU_NO_THREAD_PIDFD_ARGC	5
 
 /*
  * pfiles --via=pidfd PID, run as on a kernel without pidfds of threads,

@@ -2,7 +2,6 @@
 /*
  * tu_pfiles.c: the tests' one runner of pfiles (see testutil.h).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -51,21 +50,4 @@ tu_pfiles_ok(const tu_pfiles_t *tp, tu_result_t *r)
 	if (r->tr_errlen > 0)
 		(void) fprintf(stderr, "pfiles stderr:\n%s", r->tr_err);
 	tu_require_exit("pfiles", r, 0);
-}
-
-void
-tu_pfiles_args(tu_result_t *r, const char *arg, ...)
-{
-	const char *opts[32];
-	size_t n = 0;
-	va_list ap;
-
-	va_start(ap, arg);
-	for (const char *a = arg; a != NULL; a = va_arg(ap, const char *)) {
-		ATF_REQUIRE_MSG(n < 31, "tu_pfiles_args: too many arguments");
-		opts[n++] = a;
-	}
-	va_end(ap);
-	opts[n] = NULL;
-	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = opts }, r);
 }
