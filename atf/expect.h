@@ -91,6 +91,9 @@ const mf_fd_t	*mf_find_kind(const manifest_t *, const char *kind);
 /* The errno with which set name was skipped, or 0 when it was not. */
 int		mf_skipped(const manifest_t *, const char *name);
 
+/* The manifest's names of the options, in mf_opt_t's order. */
+extern const char *const mf_opt_names[MF_NOPTS];
+
 /*
  * Text from the target through the contract's rule (pfiles.1, "Text
  * from the target"), written apart from pfiles' own: the n bytes at src,

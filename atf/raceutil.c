@@ -33,17 +33,13 @@ void
 run_raced(const char *const args[], const char *const vars[],
     tu_result_t *r, char **logp)
 {
-	const char *argv[8], *env[20];
+	const char *env[20];
 	char *cwd = getcwd(NULL, 0), *logvar;
-	int n = 0, e = 0;
+	int e = 0;
 
 	ATF_REQUIRE(cwd != NULL);
 	tu_write_file("race.log", "", 0);
 	logvar = tu_asprintf("RACE_LOG=%s/race.log", cwd);
-	argv[n++] = TU_PFILES;
-	for (int i = 0; args[i] != NULL && n < 7; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
 	env[e++] = "LD_PRELOAD=" RACE_SHIM;
 	/* SANITIZE=1: the ASan runtime is then not the first library. */
 	env[e++] = "ASAN_OPTIONS=verify_asan_link_order=0";
@@ -51,7 +47,7 @@ run_raced(const char *const args[], const char *const vars[],
 	for (int i = 0; vars[i] != NULL && e < 19; i++)
 		env[e++] = vars[i];
 	env[e] = NULL;
-	tu_run(argv, env, TU_TIMEOUT_MS, r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args, .tp_env = env }, r);
 	*logp = tu_read_file("race.log", NULL);
 	free(logvar);
 	free(cwd);

@@ -153,17 +153,18 @@ run_pfiles_said(const char *via, pid_t pid, int *pwrites, const char *said)
 	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)pid);
 	(void) snprintf(viaarg, sizeof (viaarg), "--via=%s", via);
 	if (pwrites != NULL) {
-		const char *argv[] = { "strace", "-f", "-qq", "-y", "-o",
-		    PASS_STRACE, "-e", "trace=pwrite64", TU_PFILES, viaarg,
-		    pidarg, NULL };
+		const char *wrap[] = { "strace", "-f", "-qq", "-y", "-o",
+		    PASS_STRACE, "-e", "trace=pwrite64", NULL };
+		const char *args[] = { viaarg, pidarg, NULL };
 		/* LeakSanitizer (SANITIZE=1) cannot work under strace. */
 		const char *env[] = { "ASAN_OPTIONS=detect_leaks=0", NULL };
 
-		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args, .tp_env = env }, &r);
 	} else {
-		const char *argv[] = { TU_PFILES, viaarg, pidarg, NULL };
+		const char *args[] = { viaarg, pidarg, NULL };
 
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	tu_require_exit("pfiles", &r, 0);
 	ATF_CHECK_MSG(strcmp(r.tr_err, said) == 0, "pfiles %s said: %s",
@@ -750,7 +751,7 @@ static int
 shimmed_pfiles(pid_t pid, const char *action, int nth)
 {
 	char pidarg[16], nthenv[32], actenv[32];
-	const char *const argv[] = { TU_PFILES, "--via=agent", pidarg, NULL };
+	const char *const args[] = { "--via=agent", pidarg, NULL };
 	const char *const env[] = { "LD_PRELOAD=" RACE_SHIM,
 	    "RACE_CALL=ptrace", nthenv, "RACE_LOG=race.log", actenv,
 	    "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0", NULL };
@@ -761,7 +762,7 @@ shimmed_pfiles(pid_t pid, const char *action, int nth)
 	(void) snprintf(nthenv, sizeof (nthenv), "RACE_NTH=%d", nth);
 	(void) snprintf(actenv, sizeof (actenv), "RACE_ACTION=%s", action);
 	(void) unlink("race.log");
-	tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args, .tp_env = env }, &r);
 	status = r.tr_status;
 	tu_result_free(&r);
 	return (status);

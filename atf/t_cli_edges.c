@@ -90,16 +90,9 @@ run_pfiles(const char *const prefix[], const char *const args[],
 	/* LeakSanitizer (SANITIZE=1) needs ptrace, which a sandbox refuses. */
 	static const char *const no_lsan[] = { "ASAN_OPTIONS=detect_leaks=0",
 	    NULL };
-	const char *argv[MAX_ARGS + 16];
-	int n = 0;
 
-	for (int i = 0; prefix != NULL && prefix[i] != NULL; i++)
-		argv[n++] = prefix[i];
-	argv[n++] = TU_PFILES;
-	for (int i = 0; args[i] != NULL && n < MAX_ARGS + 14; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	tu_run(argv, prefix != NULL ? no_lsan : NULL, TU_TIMEOUT_MS, r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = prefix, .tp_opts = args,
+	    .tp_env = prefix != NULL ? no_lsan : NULL }, r);
 }
 
 /* The first line of text, with its '\n' (malloc'd). */

@@ -157,10 +157,17 @@ check_via_line(const char *line, const char *arg)
 static const char *const deny_env[] = { "ASAN_OPTIONS=detect_leaks=0",
     NULL };
 
-/* The argv of pfiles ARGS... under a filter refusing ptrace, pidfd_getfd. */
-#define	DENY_ARGV(nr1, nr2, ...)					\
-	{ SECCOMP_DENY, nr1, "1", SECCOMP_DENY, nr2, "1", TU_PFILES,	\
-	    __VA_ARGS__, NULL }
+/* pfiles opts... under a filter refusing ptrace and pidfd_getfd. */
+static void
+run_denied(const char *nr1, const char *nr2, const char *const opts[],
+    tu_result_t *r)
+{
+	const char *const wrap[] = { SECCOMP_DENY, nr1, "1", SECCOMP_DENY,
+	    nr2, "1", NULL };
+
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap, .tp_opts = opts,
+	    .tp_env = deny_env }, r);
+}
 
 ATF_TC(seccomp_auto);
 ATF_TC_HEAD(seccomp_auto, tc)
@@ -193,13 +200,11 @@ ATF_TC_BODY(seccomp_auto, tc)
 
 	/* The check of the check: the filter refuses both sources. */
 	{
-		const char *const pargv[] = DENY_ARGV(nr_ptrace, nr_getfd,
-		    "--via=pidfd", a.fx_pid);
-		const char *const aargv[] = DENY_ARGV(nr_ptrace, nr_getfd,
-		    "--via=agent", a.fx_pid);
+		const char *const popts[] = { "--via=pidfd", a.fx_pid, NULL };
+		const char *const aopts[] = { "--via=agent", a.fx_pid, NULL };
 		char *msg;
 
-		tu_run(pargv, deny_env, TU_TIMEOUT_MS, &r);
+		run_denied(nr_ptrace, nr_getfd, popts, &r);
 		tu_require_exit("pfiles --via=pidfd under the filter", &r, 1);
 		msg = tu_asprintf("pfiles: cannot examine %s: pidfd: ",
 		    a.fx_pid);
@@ -209,7 +214,7 @@ ATF_TC_BODY(seccomp_auto, tc)
 		free(msg);
 		tu_result_free(&r);
 
-		tu_run(aargv, deny_env, TU_TIMEOUT_MS, &r);
+		run_denied(nr_ptrace, nr_getfd, aopts, &r);
 		tu_require_exit("pfiles --via=agent under the filter", &r, 1);
 		msg = tu_asprintf("pfiles: cannot examine %s: agent: ",
 		    a.fx_pid);
@@ -222,10 +227,10 @@ ATF_TC_BODY(seccomp_auto, tc)
 
 	/* auto, both pids: diag's text for each, in the order given. */
 	{
-		const char *const argv[] = DENY_ARGV(nr_ptrace, nr_getfd,
-		    "--via=auto", a.fx_pid, b.fx_pid);
+		const char *const opts[] = { "--via=auto", a.fx_pid, b.fx_pid,
+		    NULL };
 
-		tu_run(argv, deny_env, TU_TIMEOUT_MS, &r);
+		run_denied(nr_ptrace, nr_getfd, opts, &r);
 	}
 	if (r.tr_errlen > 0)
 		(void) fprintf(stderr, "pfiles stderr:\n%s", r.tr_err);
@@ -370,10 +375,12 @@ ATF_TC_BODY(refusal_is_no_exec, tc)
 	(void) snprintf(nr_ptrace, sizeof (nr_ptrace), "%d", (int)SYS_ptrace);
 	fx_start_set(&a, "tcp", NULL, NULL);
 	{
-		const char *const argv[] = { SECCOMP_DENY, nr_ptrace, "1",
-		    TU_PFILES, "--via=agent", a.fx_pid, NULL };
+		const char *const wrap[] = { SECCOMP_DENY, nr_ptrace, "1",
+		    NULL };
+		const char *const args[] = { "--via=agent", a.fx_pid, NULL };
 
-		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args, .tp_env = env }, &r);
 	}
 	tu_require_exit("pfiles --via=agent, ptrace refused", &r, 1);
 	want = tu_asprintf("\npfiles: cannot examine %s: agent: ptrace: %s\n",
@@ -414,19 +421,21 @@ ATF_TC_BODY(pidfd_open_refused, tc)
 	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_pidfd_open);
 	fx_start_set(&fx, "tcp,unix,socketpair,pipe", NULL, NULL);
 	{
-		const char *const argv[] = { SECCOMP_DENY, nr, "1", TU_PFILES,
-		    "--via=diag", fx.fx_pid, NULL };
+		const char *const wrap[] = { SECCOMP_DENY, nr, "1", NULL };
+		const char *const args[] = { "--via=diag", fx.fx_pid, NULL };
 
-		tu_run(argv, deny_env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args, .tp_env = deny_env }, &r);
 	}
 	tu_require_exit("pfiles --via=diag, pidfd_open refused", &r, 0);
 	require_diag_result("diag", &fx, &r);
 	tu_result_free(&r);
 	{
-		const char *const argv[] = { SECCOMP_DENY, nr, "1", TU_PFILES,
-		    "--via=auto", fx.fx_pid, NULL };
+		const char *const wrap[] = { SECCOMP_DENY, nr, "1", NULL };
+		const char *const args[] = { "--via=auto", fx.fx_pid, NULL };
 
-		tu_run(argv, deny_env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args, .tp_env = deny_env }, &r);
 	}
 	tu_require_exit("pfiles --via=auto, pidfd_open refused", &r, 0);
 	want = full_text(&fx);
@@ -436,10 +445,11 @@ ATF_TC_BODY(pidfd_open_refused, tc)
 	free(want);
 	tu_result_free(&r);
 	{
-		const char *const argv[] = { SECCOMP_DENY, nr, "1", TU_PFILES,
-		    "--via=pidfd", fx.fx_pid, NULL };
+		const char *const wrap[] = { SECCOMP_DENY, nr, "1", NULL };
+		const char *const args[] = { "--via=pidfd", fx.fx_pid, NULL };
 
-		tu_run(argv, deny_env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args, .tp_env = deny_env }, &r);
 	}
 	tu_require_exit("pfiles --via=pidfd, pidfd_open refused", &r, 1);
 	want = tu_asprintf("pfiles: cannot examine %s: pidfd: pidfd_open: "
@@ -503,10 +513,9 @@ ATF_TC_BODY(netns, tc)
 	    "unix-abstract");
 
 	{
-		const char *const pargv[] = { TU_PFILES, "--via=diag",
-		    fx.fx_pid, NULL };
+		const char *const args[] = { "--via=diag", fx.fx_pid, NULL };
 
-		tu_run(pargv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	if (r.tr_errlen > 0)
 		(void) fprintf(stderr, "pfiles stderr:\n%s", r.tr_err);
@@ -546,9 +555,9 @@ ATF_TC_BODY(netns_not_entered, tc)
 
 	/* The check of the check: root enters it, and finds the ends. */
 	{
-		const char *const pargv[] = { TU_PFILES, fx.fx_pid, NULL };
+		const char *const args[] = { fx.fx_pid, NULL };
 
-		tu_run(pargv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	tu_require_exit("pfiles as root", &r, 0);
 	ATF_CHECK_MSG(strstr(r.tr_out, "\tendpoint: ") != NULL &&
@@ -557,11 +566,12 @@ ATF_TC_BODY(netns_not_entered, tc)
 	tu_result_free(&r);
 
 	{
-		const char *const pargv[] = { "setpriv", "--reuid=65534",
-		    "--regid=65534", "--clear-groups", TU_PFILES, fx.fx_pid,
-		    NULL };
+		const char *const wrap[] = { "setpriv", "--reuid=65534",
+		    "--regid=65534", "--clear-groups", NULL };
+		const char *const args[] = { fx.fx_pid, NULL };
 
-		tu_run(pargv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args }, &r);
 	}
 	tu_require_exit("pfiles as 65534", &r, 0);
 	want = tu_asprintf("pfiles: %s: %sthe process is in another network "
@@ -715,13 +725,11 @@ ATF_TC_BODY(unix_peer_gone, tc)
 	(void) snprintf(spid, sizeof (spid), "%d", (int)pid);
 
 	{
-		const char *const dargv[] = { TU_PFILES, "--via=diag", spid,
-		    NULL };
-		const char *const pargv[] = { TU_PFILES, "--via=pidfd", spid,
-		    NULL };
+		const char *const dargs[] = { "--via=diag", spid, NULL };
+		const char *const pargs[] = { "--via=pidfd", spid, NULL };
 
-		tu_run(dargv, NULL, TU_TIMEOUT_MS, &rd);
-		tu_run(pargv, NULL, TU_TIMEOUT_MS, &rp);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = dargs }, &rd);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = pargs }, &rp);
 	}
 	tu_write_file("diag.out", rd.tr_out, rd.tr_outlen);
 	tu_write_file("diag.err", rd.tr_err, rd.tr_errlen);
@@ -845,10 +853,9 @@ ATF_TC_BODY(many_names, tc)
 	}
 	(void) snprintf(spid, sizeof (spid), "%d", (int)pid);
 	{
-		const char *const argv[] = { TU_PFILES, "--via=diag", spid,
-		    NULL };
+		const char *const args[] = { "--via=diag", spid, NULL };
 
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	tu_write_file("diag.out", r.tr_out, r.tr_outlen);
 	tu_require_exit("pfiles --via=diag", &r, 0);
@@ -951,11 +958,11 @@ ATF_TC_BODY(wildcard, tc)
 
 	(void) snprintf(pid, sizeof (pid), "%d", (int)kid);
 	for (size_t i = 0; i < 2; i++) {
-		const char *const argv[] = { TU_PFILES, vias[i], pid, NULL };
+		const char *const args[] = { vias[i], pid, NULL };
 		char *b, *want;
 		tu_result_t r;
 
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit(vias[i], &r, 0);
 		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, fd)) != NULL,
 		    "%s: fd %d not shown:\n%s", vias[i], fd, r.tr_out);

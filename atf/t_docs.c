@@ -89,12 +89,11 @@ rendered_synopsis(void)
 ATF_TC_WITHOUT_HEAD(synopsis_is_usage);
 ATF_TC_BODY(synopsis_is_usage, tc)
 {
-	const char *const argv[] = { TU_PFILES, NULL };
 	tu_result_t r;
 	char *usage, *synopsis;
 
 	require_mandoc();
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = NULL }, &r);
 	tu_require_exit("pfiles (no arguments)", &r, 2);
 	/* "usage:\tpfiles ...\n" */
 	ATF_REQUIRE(strncmp(r.tr_err, "usage:\t", 7) == 0);
@@ -119,12 +118,11 @@ ATF_TC_BODY(via_values_documented, tc)
 {
 	static const char *const words[] = { "two", "three", "four", "five",
 	    "six", "seven", "eight" };
-	const char *const argv[] = { TU_PFILES, NULL };
 	char *page, *vals, *at;
 	size_t nvals = 0;
 	tu_result_t r;
 
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = NULL }, &r);
 	tu_require_exit("pfiles (no arguments)", &r, 2);
 	ATF_REQUIRE_MSG((at = strstr(r.tr_err, "--via=")) != NULL,
 	    "the usage line names no --via: %s", r.tr_err);
@@ -668,12 +666,12 @@ ATF_TC_HEAD(options_documented, tc)
 }
 ATF_TC_BODY(options_documented, tc)
 {
-	const char *const argv[] = { TU_PFILES, "--help", NULL };
+	const char *const args[] = { "--help", NULL };
 	char *page = tu_read_file(PFILES_1, NULL), *save = NULL, *line;
 	tu_result_t r;
 	int nopts = 0;
 
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	tu_require_exit("pfiles --help", &r, 0);
 	for (line = strtok_r(r.tr_out, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save)) {

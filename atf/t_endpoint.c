@@ -35,19 +35,6 @@
  *     each of the two names the third's holder.
  *   - two_holders: the other end held by two processes: two lines in
  *     order of pid, then fd, and pid order is not fd order here.
- *   - unreadable: pfiles as uid 65534 on a 65534 process whose peer is
- *     held by a root process: "endpoint: and 1 more", never a name;
- *     as root, the holder is named (the check of the check).
- *   - unreadable_links: in a pid namespace of its own, the same where
- *     the holder (its pid 1) is a 65534 process with a capability: its
- *     fd directory opens to pfiles, its links do not (EACCES), and no
- *     other table is refused: still "and 1 more", never no line.
- *   - zombie_holds_nothing: in a pid namespace whose only process
- *     pfiles (uid 65534) may not read is a root zombie, a socketpair end
- *     whose other end is in flight (SCM_RIGHTS, held by no process): the
- *     trace counts no table pfiles may not read (a zombie holds nothing)
- *     and says that the processes outside the namespace are not seen,
- *     which is what its "endpoint: and 1 more" counts.
  *   - shared: the parent holds both ends of two connections and a child
  *     the b ends: the parent's own holder first, then the child.
  *   - thread_table: the only holder of an other end is a thread with a
@@ -55,324 +42,20 @@
  *   - udp_server: UDP clients of servers connected to no one (bound to
  *     127.0.0.1 and to the wildcard address): the clients' lines name
  *     the servers' holder, the servers have none.
- *   - netns_holder, netns_holder_bpf: cross, where the child moved to a
- *     network namespace of its own after: its sockets are looked up in
- *     their own namespace; every line as in cross.  Also with SIOCGSKNS
- *     refused (seccomp): pfiles' own namespace is looked in instead.
- *   - netns_accept: a unix connection accepted from a client made in
- *     another network namespace: both ends (of the client's namespace,
- *     not their holders') have their lines.
- *   - outside_pidns: pfiles in a child pid namespace, the other end held
- *     outside it: "endpoint: and 1 more", the reason in the trace.
  *   - more_than_8: ten holders: 8 lines, then "endpoint: and 2 more".
  *   - nflag: pfiles -n prints no endpoint line and opens no other
  *     process's fd table (strace), where pfiles without -n does.
  *   - json: pfiles -J says the same as "endpoints" and "endpoints_more":
  *     valid by the schema, the same as the text (json_check.py), and
  *     each holder's pid, fd and comm as the holders say.
+ *
+ * t_endpoint_ns holds the same lines past what pfiles may see.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <linux/sockios.h>
-#include <sys/wait.h>
+#include "endpoint_util.h"
 
-#include <atf-c.h>
-
-#include "expect.h"
-#include "testutil.h"
-
-#define	HELPER		BUILD_DIR "/atf/endpoint_helper"
-#define	SECCOMP_DENY	BUILD_DIR "/atf/seccomp_deny"
-#define	HELPER_SECONDS	"120"
 #define	PYTHON		"/usr/bin/python3"
 #define	CHECKER		SRC_DIR "/atf/json_check.py"
 #define	SCHEMA		SRC_DIR "/libproc-patch/pfiles/pfiles.schema.json"
-#define	MAX_PROCS	16
-#define	MAX_HOLDS	32
-#define	MAX_ARGS	16
-#define	NOBODY		65534
-
-/* A process of the helper, as it says. */
-typedef struct ep_proc {
-	char		p_role[16];
-	pid_t		p_pid;
-	unsigned	p_uid;
-	char		p_comm[17];
-} ep_proc_t;
-
-/* A socket fd a process says it holds. */
-typedef struct ep_hold {
-	char		h_role[16];
-	pid_t		h_pid;
-	int		h_fd;
-	char		h_conn[8];
-	char		h_end;		/* 'a' or 'b' */
-	unsigned long long h_ino;
-	int		h_cred;		/* SO_PEERCRED pid, -1: none */
-	char		h_own[32];	/* AF_INET: getsockname, ADDR:PORT */
-	char		h_peer[32];	/* and getpeername ("-": none) */
-} ep_hold_t;
-
-typedef struct ep_view {
-	tu_child_t	v_child;
-	ep_proc_t	v_procs[MAX_PROCS];
-	size_t		v_nprocs;
-	ep_hold_t	v_holds[MAX_HOLDS];
-	size_t		v_nholds;
-	char		v_pid[16];	/* the parent's */
-} ep_view_t;
-
-/* expected_lines() flags */
-#define	EL_DIAG		0x1	/* --via=diag: no peer: line */
-#define	EL_UNNAMED	0x2	/* the peer: line's pid without a name */
-#define	EL_CHILD_UNNAMED 0x4	/* the same, for the child's holds only */
-
-static void
-parse_view(ep_view_t *v, const char *text)
-{
-	char *copy = tu_asprintf("%s", text), *save = NULL, *line;
-
-	for (line = strtok_r(copy, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
-		ep_proc_t *p;
-		ep_hold_t *h;
-		char hex[40];
-		size_t len;
-		int pid;
-
-		if (strncmp(line, "proc ", 5) == 0) {
-			ATF_REQUIRE(v->v_nprocs < MAX_PROCS);
-			p = &v->v_procs[v->v_nprocs++];
-			memset(p, 0, sizeof (*p));
-			ATF_REQUIRE_MSG(sscanf(line, "proc %15s %d %u %zu %39s",
-			    p->p_role, &pid, &p->p_uid, &len, hex) == 5 &&
-			    len < sizeof (p->p_comm) && (len == 0 ||
-			    strlen(hex) == 2 * len), "bad view line: %s", line);
-			p->p_pid = pid;
-			for (size_t i = 0; i < len; i++) {
-				unsigned b;
-
-				ATF_REQUIRE(sscanf(hex + 2 * i, "%2x",
-				    &b) == 1);
-				p->p_comm[i] = (char)b;
-			}
-		} else if (strncmp(line, "hold ", 5) == 0) {
-			ATF_REQUIRE(v->v_nholds < MAX_HOLDS);
-			h = &v->v_holds[v->v_nholds++];
-			memset(h, 0, sizeof (*h));
-			ATF_REQUIRE_MSG(sscanf(line, "hold %15s %d %d %7s %c "
-			    "%llu %d", h->h_role, &pid, &h->h_fd, h->h_conn,
-			    &h->h_end, &h->h_ino, &h->h_cred) == 7,
-			    "bad view line: %s", line);
-			h->h_pid = pid;
-		} else if (strncmp(line, "ends ", 5) == 0) {
-			char own[32], peer[32];
-			int fd;
-
-			ATF_REQUIRE_MSG(sscanf(line, "ends %d %d %31s %31s", &pid,
-			    &fd, own, peer) == 4, "bad view line: %s", line);
-			h = v->v_nholds > 0 ? &v->v_holds[v->v_nholds - 1] :
-			    NULL;
-			ATF_REQUIRE_MSG(h != NULL && h->h_pid == pid &&
-			    h->h_fd == fd, "an ends line not after its hold "
-			    "line: %s", line);
-			(void) snprintf(h->h_own, sizeof (h->h_own), "%s", own);
-			(void) snprintf(h->h_peer, sizeof (h->h_peer), "%s",
-			    peer);
-		} else {
-			atf_tc_fail("bad view line: %s", line);
-		}
-	}
-	free(copy);
-}
-
-/* Start the helper in mode and read every process's view. */
-static void
-view_start(ep_view_t *v, const char *mode)
-{
-	const char *const argv[] = { HELPER, "-t", HELPER_SECONDS, mode,
-	    NULL };
-	char *text;
-	int found;
-
-	memset(v, 0, sizeof (*v));
-	tu_spawn(&v->v_child, argv, TU_STDERR_PIPE);
-	text = tu_read_until(v->v_child.tc_out, "end", TU_TIMEOUT_MS, &found);
-	if (!found)
-		atf_tc_fail("endpoint_helper %s gave no view: %s", mode,
-		    tu_read_until(v->v_child.tc_err, NULL, 2000, NULL));
-	tu_write_file("view", text, strlen(text));
-	parse_view(v, text);
-	free(text);
-	(void) snprintf(v->v_pid, sizeof (v->v_pid), "%d",
-	    (int)v->v_child.tc_pid);
-	ATF_REQUIRE_MSG(v->v_nprocs > 1 && strcmp(v->v_procs[v->v_nprocs -
-	    1].p_role, "parent") == 0 && v->v_procs[v->v_nprocs - 1].p_pid ==
-	    v->v_child.tc_pid, "the view's last process is not the helper "
-	    "%d (see view)", (int)v->v_child.tc_pid);
-}
-
-/* The helper exits 0 when told to, and takes its children with it. */
-static void
-view_stop(ep_view_t *v)
-{
-	int status = tu_stop(&v->v_child, TU_TIMEOUT_MS);
-
-	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	    "endpoint_helper: wait status 0x%x", (unsigned)status);
-	for (size_t i = 0; i < v->v_nprocs; i++) {
-		char st = tu_proc_state(v->v_procs[i].p_pid);
-
-		ATF_CHECK_MSG(st == 0 || st == 'Z', "the helper's %s %d is "
-		    "still running", v->v_procs[i].p_role,
-		    (int)v->v_procs[i].p_pid);
-	}
-}
-
-static const ep_proc_t *
-proc_of(const ep_view_t *v, pid_t pid)
-{
-	for (size_t i = 0; i < v->v_nprocs; i++)
-		if (v->v_procs[i].p_pid == pid)
-			return (&v->v_procs[i]);
-	return (NULL);
-}
-
-static const ep_hold_t *
-hold_of(const ep_view_t *v, const char *role, const char *conn)
-{
-	for (size_t i = 0; i < v->v_nholds; i++)
-		if (strcmp(v->v_holds[i].h_role, role) == 0 &&
-		    strcmp(v->v_holds[i].h_conn, conn) == 0)
-			return (&v->v_holds[i]);
-	atf_tc_fail("the view has no %s end of %s", role, conn);
-	return (NULL);
-}
-
-static int
-hold_cmp(const void *a, const void *b)
-{
-	const ep_hold_t *x = *(const ep_hold_t *const *)a;
-	const ep_hold_t *y = *(const ep_hold_t *const *)b;
-
-	if (x->h_pid != y->h_pid)
-		return (x->h_pid < y->h_pid ? -1 : 1);
-	return ((x->h_fd > y->h_fd) - (x->h_fd < y->h_fd));
-}
-
-/*
- * The holders of h's other end, as they say: the holds of the same
- * connection at the other end, h's own process's first, then by pid
- * then fd.  Their number in *np.  Every one names the same socket (one
- * ino).
- */
-static const ep_hold_t **
-holders_of(const ep_view_t *v, const ep_hold_t *h, size_t *np)
-{
-	const ep_hold_t **hs = calloc(MAX_HOLDS, sizeof (*hs));
-	size_t n = 0;
-
-	ATF_REQUIRE(hs != NULL);
-	for (size_t i = 0; i < v->v_nholds; i++) {
-		const ep_hold_t *o = &v->v_holds[i];
-
-		if (strcmp(o->h_conn, h->h_conn) != 0 || o->h_end == h->h_end)
-			continue;
-		ATF_REQUIRE_MSG(n == 0 || o->h_ino == hs[0]->h_ino, "%s %c "
-		    "end: inodes %llu and %llu", o->h_conn, o->h_end,
-		    o->h_ino, hs[0]->h_ino);
-		ATF_REQUIRE_MSG(o->h_ino != h->h_ino, "%s: both ends are "
-		    "inode %llu", h->h_conn, h->h_ino);
-		hs[n++] = o;
-	}
-	qsort(hs, n, sizeof (*hs), hold_cmp);
-	/* The holder's own holds first (pfiles.1: the target's own first). */
-	for (size_t i = 0, k = 0; i < n; i++) {
-		const ep_hold_t *o = hs[i];
-
-		if (o->h_pid != h->h_pid)
-			continue;
-		memmove(&hs[k + 1], &hs[k], (i - k) * sizeof (*hs));
-		hs[k++] = o;
-	}
-	*np = n;
-	return (hs);
-}
-
-/* A process's comm through the rule (expect.c's escaping). */
-static char *
-comm_text(const ep_view_t *v, pid_t pid)
-{
-	const ep_proc_t *p = proc_of(v, pid);
-
-	ATF_REQUIRE_MSG(p != NULL, "pid %d is none of the helper's",
-	    (int)pid);
-	return (exp_escape(p->p_comm, strlen(p->p_comm), SIZE_MAX, NULL));
-}
-
-/* out, then the endpoint lines of the n holders hs (out is freed). */
-static char *
-endpoint_lines(const ep_view_t *v, char *out, const ep_hold_t **hs,
-    size_t n)
-{
-	char *next, *comm;
-
-	for (size_t i = 0; i < n && i < EXP_ENDPOINTS_MAX; i++) {
-		comm = comm_text(v, hs[i]->h_pid);
-		next = tu_asprintf("%s\tendpoint: %s[%d] fd %d\n", out, comm,
-		    (int)hs[i]->h_pid, hs[i]->h_fd);
-		free(comm);
-		free(out);
-		out = next;
-	}
-	if (n > EXP_ENDPOINTS_MAX) {
-		next = tu_asprintf("%s\tendpoint: and %zu more\n", out,
-		    n - EXP_ENDPOINTS_MAX);
-		free(out);
-		out = next;
-	}
-	return (out);
-}
-
-/*
- * The peer: and endpoint lines pfiles must print for h: the peer line
- * of a unix socket (not with diag), named by the SO_PEERCRED pid the
- * holder itself reads (that process is alive: its name, unless flags say
- * that pfiles cannot prove it), then the holders of the other end.
- */
-static char *
-expected_lines(const ep_view_t *v, const ep_hold_t *h, int flags)
-{
-	size_t n;
-	const ep_hold_t **hs = holders_of(v, h, &n);
-	char *out = tu_asprintf("%s", ""), *next, *comm;
-
-	if (!(flags & EL_DIAG) && strcmp(h->h_conn, "tcp") != 0 &&
-	    h->h_cred > 0) {
-		comm = (flags & EL_UNNAMED) || !tu_peer_provable(NULL) ||
-		    ((flags & EL_CHILD_UNNAMED) &&
-		    strcmp(h->h_role, "child") == 0) ? strdup("?") :
-		    comm_text(v, h->h_cred);
-		next = tu_asprintf("%s\tpeer: %s[%d]\n", out, comm, h->h_cred);
-		free(comm);
-		free(out);
-		out = next;
-	}
-	out = endpoint_lines(v, out, hs, n);
-	free(hs);
-	return (out);
-}
 
 /*
  * The endpoint lines of an AF_INET hold h from the names alone: its
@@ -413,184 +96,6 @@ expected_by_ends(const ep_view_t *v, const ep_hold_t *h, size_t *nsockp)
 	return (out);
 }
 
-/*
- * The block of pid's fd in pfiles' output (several pids: the one whose
- * header is "PID:\t"), from its stat line to the next stat line or
- * header.  NULL when there is none.
- */
-static char *
-fd_block(const char *out, pid_t pid, int fd)
-{
-	char *head = tu_asprintf("%d:\t", (int)pid), *stat, *blk = NULL;
-	char *sect = NULL;
-	const char *p, *q, *end;
-
-	for (p = out; p != NULL && strncmp(p, head, strlen(head)) != 0; ) {
-		p = strchr(p, '\n');
-		p = p != NULL ? p + 1 : NULL;
-	}
-	/* pid's section: up to the next header, "PID:\t". */
-	if (p != NULL) {
-		for (end = strchr(p, '\n'); end != NULL;
-		    end = strchr(end + 1, '\n')) {
-			size_t d = strspn(end + 1, "0123456789");
-
-			if (d > 0 && end[1 + d] == ':' && end[2 + d] == '\t')
-				break;
-		}
-		sect = tu_asprintf("%.*s", (int)(end != NULL ? end + 1 - p :
-		    (long)strlen(p)), p);
-		p = sect;
-	}
-	stat = tu_asprintf("\n%4d: ", fd);
-	if (p != NULL && (q = strstr(p, stat)) != NULL) {
-		/* Up to the next line that does not start with a blank. */
-		q++;
-		for (end = strchr(q, '\n'); end != NULL && end[1] != '\0';
-		    end = strchr(end + 1, '\n')) {
-			const char *l = end + 1;
-
-			if (l[0] == '\t' || strncmp(l, "      ", 6) == 0)
-				continue;
-			break;
-		}
-		blk = tu_asprintf("%.*s", (int)(end != NULL ? end + 1 - q :
-		    (long)strlen(q)), q);
-	}
-	free(head);
-	free(stat);
-	free(sect);
-	return (blk);
-}
-
-/* The peer: and endpoint: lines of a block, in order. */
-static char *
-peer_lines(const char *blk)
-{
-	char *out = tu_asprintf("%s", "");
-
-	for (const char *p = blk; *p != '\0'; ) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl != NULL ? (size_t)(nl + 1 - p) : strlen(p);
-
-		if (strncmp(p, "\tpeer: ", 7) == 0 ||
-		    strncmp(p, "\tendpoint: ", 11) == 0) {
-			char *next = tu_asprintf("%s%.*s", out, (int)n, p);
-
-			free(out);
-			out = next;
-		}
-		p += n;
-	}
-	return (out);
-}
-
-/*
- * h's block in out: its stat line names the inode the holder gave, and
- * its peer and endpoint lines are exactly the expected ones.
- */
-static void
-check_hold(const char *what, const ep_view_t *v, const char *out,
-    const ep_hold_t *h, int flags)
-{
-	char *blk = fd_block(out, h->h_pid, h->h_fd), *ino, *got, *want;
-	char *name;
-
-	if (blk == NULL)
-		atf_tc_fail("%s: no block of pid %d fd %d (%s %s)", what,
-		    (int)h->h_pid, h->h_fd, h->h_role, h->h_conn);
-	ino = tu_asprintf(" ino:%llu ", h->h_ino);
-	ATF_REQUIRE_MSG(strstr(blk, ino) != NULL, "%s: pid %d fd %d is not "
-	    "inode %llu: %s", what, (int)h->h_pid, h->h_fd, h->h_ino, blk);
-	got = peer_lines(blk);
-	want = expected_lines(v, h, flags);
-	name = tu_asprintf("%s.%s-%s", what, h->h_role, h->h_conn);
-	tu_require_same_str(name, want, got);
-	free(name);
-	free(want);
-	free(got);
-	free(ino);
-	free(blk);
-}
-
-/* pfiles prefix... opts... pids...: its result, which must exit 0. */
-static void
-run_pfiles(const char *const prefix[], const char *const opts[],
-    const char *const pids[], tu_result_t *r)
-{
-	const char *argv[MAX_ARGS];
-	int n = 0;
-
-	for (int i = 0; prefix != NULL && prefix[i] != NULL; i++)
-		argv[n++] = prefix[i];
-	argv[n++] = TU_PFILES;
-	for (int i = 0; opts != NULL && opts[i] != NULL; i++)
-		argv[n++] = opts[i];
-	for (int i = 0; pids[i] != NULL; i++) {
-		ATF_REQUIRE(n < MAX_ARGS - 1);
-		argv[n++] = pids[i];
-	}
-	argv[n] = NULL;
-	tu_run(argv, NULL, TU_TIMEOUT_MS, r);
-	if (r->tr_errlen > 0)
-		(void) fprintf(stderr, "pfiles stderr:\n%s", r->tr_err);
-	tu_require_exit("pfiles", r, 0);
-}
-
-/* Every hold of every process of the view, checked in out. */
-static void
-check_all_holds(const char *what, const ep_view_t *v, const char *out,
-    int flags)
-{
-	for (size_t i = 0; i < v->v_nholds; i++)
-		check_hold(what, v, out, &v->v_holds[i], flags);
-}
-
-/* cross through one source: parent and child in one run. */
-static void
-check_cross(ep_view_t *v, const char *via, int flags)
-{
-	const ep_proc_t *kid = &v->v_procs[0];
-	char kidpid[16];
-	const char *pids[3] = { v->v_pid, kidpid, NULL };
-	const char *opts[2] = { via, NULL };
-	tu_result_t r;
-
-	(void) snprintf(kidpid, sizeof (kidpid), "%d", (int)kid->p_pid);
-	run_pfiles(NULL, opts, pids, &r);
-	tu_write_file(via + 2, r.tr_out, r.tr_outlen);
-	check_all_holds(via + 2, v, r.tr_out, flags);
-	tu_result_free(&r);
-}
-
-/*
- * The cross view itself: the child holds every b end, the parent every
- * a end, and the peer: line differs from the endpoint: each unix end's
- * SO_PEERCRED is the parent (creator, listener, connector), while the
- * holder of the parent's other ends is the child.
- */
-static void
-require_cross_view(const ep_view_t *v)
-{
-	static const char *const conns[] = { "sp", "unix", "tcp" };
-	pid_t parent = v->v_child.tc_pid;
-
-	ATF_REQUIRE_EQ_MSG(v->v_nprocs, 2, "%zu processes", v->v_nprocs);
-	ATF_REQUIRE_STREQ(v->v_procs[0].p_role, "child");
-	for (size_t i = 0; i < 3; i++) {
-		const ep_hold_t *a = hold_of(v, "parent", conns[i]);
-		const ep_hold_t *b = hold_of(v, "child", conns[i]);
-
-		ATF_REQUIRE(a->h_end == 'a' && b->h_end == 'b' &&
-		    b->h_pid == v->v_procs[0].p_pid && b->h_pid != parent);
-		if (strcmp(conns[i], "tcp") != 0)
-			ATF_REQUIRE_MSG(a->h_cred == parent &&
-			    b->h_cred == parent, "%s: SO_PEERCRED %d and %d, "
-			    "not the parent %d", conns[i], a->h_cred,
-			    b->h_cred, (int)parent);
-	}
-}
-
 ATF_TC(cross);
 ATF_TC_HEAD(cross, tc)
 {
@@ -627,13 +132,14 @@ cross_at_nofile(const ep_view_t *v, int nofile)
 	static const char *const conns[] = { "sp", "unix", "tcp" };
 	static const char incomplete[] = ": endpoint lines incomplete: ";
 	char lim[32], *emfile = strerror(EMFILE), *cannot;
-	const char *const argv[] = { "prlimit", lim, TU_PFILES, v->v_pid,
-	    NULL };
+	const char *const wrap[] = { "prlimit", lim, NULL };
+	const char *const args[] = { v->v_pid, NULL };
 	tu_result_t r;
 	int rv = 1;
 
 	(void) snprintf(lim, sizeof (lim), "--nofile=%d:%d", nofile, nofile);
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+	    .tp_opts = args }, &r);
 	cannot = tu_asprintf("pfiles: cannot examine %s: pfiles is short "
 	    "of file descriptors (RLIMIT_NOFILE %d)\n", v->v_pid, nofile);
 	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 1 &&
@@ -736,18 +242,6 @@ ATF_TC_HEAD(cross_bpf, tc)
 	atf_tc_set_md_var(tc, "require.user", "root");
 	tu_timeout(tc, 120);
 }
-/* A cross view of the helper's mode through --via=bpf. */
-static void
-cross_bpf_of(const char *mode)
-{
-	ep_view_t v;
-
-	tu_require_bpf();
-	view_start(&v, mode);
-	require_cross_view(&v);
-	check_cross(&v, "--via=bpf", 0);
-	view_stop(&v);
-}
 
 ATF_TC_BODY(cross_bpf, tc)
 {
@@ -796,7 +290,8 @@ check_reuseport(const ep_view_t *v, const char *via)
 
 	(void) snprintf(kidpid, sizeof (kidpid), "%d",
 	    (int)v->v_procs[0].p_pid);
-	run_pfiles(NULL, opts, pids, &r);
+	tu_pfiles_ok(&(const tu_pfiles_t){ .tp_opts = opts, .tp_pids = pids }
+	    , &r);
 	tu_write_file(via + 2, r.tr_out, r.tr_outlen);
 	for (size_t i = 0; i < v->v_nholds; i++) {
 		const ep_hold_t *h = &v->v_holds[i];
@@ -885,169 +380,6 @@ ATF_TC_BODY(reuseport_bpf, tc)
 	view_stop(&v);
 }
 
-/*
- * The helper started by argv (unshare --pid --fork --mount-proc ...,
- * pid 1 of a namespace of its own), or the case skipped where no such
- * namespace can be made: the text of its view up to "end" (*found 0
- * when it ended first).
- */
-static char *
-pidns_view_start(ep_view_t *v, const char *const argv[], int *found)
-{
-	const char *const probe[] = { "unshare", "--pid", "--fork",
-	    "--mount-proc", "true", NULL };
-	tu_result_t r;
-
-	tu_run(probe, NULL, TU_TIMEOUT_MS, &r);
-	if (!WIFEXITED(r.tr_status) || WEXITSTATUS(r.tr_status) != 0)
-		atf_tc_skip("cannot make a pid namespace with its own /proc "
-		    "here: %s", r.tr_err);
-	tu_result_free(&r);
-	memset(v, 0, sizeof (*v));
-	tu_spawn(&v->v_child, argv, TU_STDERR_PIPE);
-	return (tu_read_until(v->v_child.tc_out, "end", TU_TIMEOUT_MS,
-	    found));
-}
-
-/* Its end: unshare exits 0, and the helper (host pid kid) is gone. */
-static void
-pidns_view_stop(ep_view_t *v, pid_t kid)
-{
-	int status = tu_stop(&v->v_child, TU_TIMEOUT_MS);
-
-	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	    "unshare endpoint_helper: wait status 0x%x", (unsigned)status);
-	ATF_CHECK_MSG(tu_proc_state(kid) == 0 || tu_proc_state(kid) == 'Z',
-	    "the helper %d is still running", (int)kid);
-}
-
-/*
- * pfiles pid, entered into host's pid and mount namespaces (as uid 65534
- * when as_nobody), with env (may be NULL): its result, exit 0 required.
- */
-static void
-pfiles_in_ns(const char *host, int as_nobody, const char *pid,
-    const char *const env[], tu_result_t *r)
-{
-	const char *argv[MAX_ARGS] = { "nsenter", "-t", host, "-p", "-m" };
-	int n = 5;
-
-	if (as_nobody) {
-		argv[n++] = "setpriv";
-		argv[n++] = "--reuid=65534";
-		argv[n++] = "--regid=65534";
-		argv[n++] = "--clear-groups";
-	}
-	argv[n++] = TU_PFILES;
-	argv[n++] = pid;
-	argv[n] = NULL;
-	tu_run(argv, env, TU_TIMEOUT_MS, r);
-	if (r->tr_errlen > 0)
-		(void) fprintf(stderr, "pfiles stderr:\n%s", r->tr_err);
-	tu_require_exit("nsenter pfiles", r, 0);
-}
-
-ATF_TC(zombie_holds_nothing);
-ATF_TC_HEAD(zombie_holds_nothing, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "in a pid namespace of its own "
-	    "whose only process pfiles may not read is a root zombie: pfiles "
-	    "as uid 65534 on a 65534 process whose socketpair's other end "
-	    "is in flight (held by no process) counts no table it may not "
-	    "read -- a zombie holds nothing -- and \"and 1 more\" for the "
-	    "processes outside the namespace, which it cannot see");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "require.progs", "unshare nsenter setpriv");
-	tu_timeout(tc, 120);
-}
-ATF_TC_BODY(zombie_holds_nothing, tc)
-{
-	const char *const argv[] = { "unshare", "--pid", "--fork",
-	    "--mount-proc", "--kill-child", HELPER, "-t", HELPER_SECONDS,
-	    "inflight", NULL };
-	static const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
-	char host[16], *text, *rest, *line, *want, *blk, *got, *more;
-	const char *const pids[] = { "1", NULL };
-	const ep_hold_t *sp;
-	int found, zpid, zerr;
-	unsigned zuid;
-	char zstate;
-	pid_t kid;
-	ep_view_t v;
-	tu_result_t r;
-
-	text = pidns_view_start(&v, argv, &found);
-	if (!found)
-		atf_tc_fail("endpoint_helper inflight gave no view: %s",
-		    tu_read_until(v.v_child.tc_err, NULL, 2000, NULL));
-	tu_write_file("view", text, strlen(text));
-	/* The zombie line; the rest is a view as the others. */
-	ATF_REQUIRE_MSG((line = strstr(text, "zombie ")) != NULL &&
-	    sscanf(line, "zombie %d %u %c %d", &zpid, &zuid, &zstate,
-	    &zerr) == 4, "no zombie line: %s", text);
-	rest = tu_asprintf("%.*s%s", (int)(line - text), text,
-	    strchr(line, '\n') + 1);
-	parse_view(&v, rest);
-	free(rest);
-	free(text);
-	ATF_REQUIRE_MSG(zuid == 0 && zstate == 'Z' && zerr == EACCES,
-	    "the zombie %d: uid %u, state %c, its fd table %s to 65534",
-	    zpid, zuid, zstate, zerr == 0 ? "readable" : strerror(zerr));
-	ATF_REQUIRE_MSG(v.v_nprocs == 1 && v.v_procs[0].p_pid == 1 &&
-	    v.v_procs[0].p_uid == NOBODY, "the helper is not pid 1, uid "
-	    "65534, in its namespace (see view)");
-	(void) snprintf(v.v_pid, sizeof (v.v_pid), "1");
-	/* The helper in our namespace: unshare's one child. */
-	kid = tu_only_child(v.v_child.tc_pid);
-	ATF_REQUIRE_MSG(kid > 0, "unshare has no child");
-	(void) snprintf(host, sizeof (host), "%d", (int)kid);
-	/* sp's b end: no process holds it (in flight). */
-	sp = hold_of(&v, "parent", "sp");
-	for (size_t i = 0; i < v.v_nholds; i++)
-		ATF_REQUIRE(strcmp(v.v_holds[i].h_conn, "sp") != 0 ||
-		    v.v_holds[i].h_end == 'a');
-
-	pfiles_in_ns(host, 1, pids[0], env, &r);
-	tu_write_file("nobody.out", r.tr_out, r.tr_outlen);
-	tu_write_file("nobody.err", r.tr_err, r.tr_errlen);
-	/* The carrier's lines: each end names the other, its own. */
-	for (size_t i = 0; i < v.v_nholds; i++)
-		if (strcmp(v.v_holds[i].h_conn, "carrier") == 0)
-			check_hold("nobody", &v, r.tr_out, &v.v_holds[i], 0);
-	/*
-	 * sp: its peer: line, and no holder of the other end can be named.
-	 * pfiles cannot tell the in-flight end from one held outside its
-	 * pid namespace (which its /proc does not show), so it counts one.
-	 */
-	want = expected_lines(&v, sp, 0);
-	ATF_REQUIRE_MSG(strstr(want, "endpoint") == NULL, "the view gives "
-	    "sp an endpoint: %s", want);
-	blk = fd_block(r.tr_out, sp->h_pid, sp->h_fd);
-	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d", sp->h_fd);
-	got = peer_lines(blk);
-	more = tu_asprintf("%s\tendpoint: and 1 more\n", want);
-	tu_require_same_str("nobody.sp", more, got);
-	free(more);
-	free(got);
-	free(blk);
-	free(want);
-	/*
-	 * The zombie is no table pfiles may not read: the trace counts
-	 * none, and says the outside is what it cannot see.  And the check
-	 * of the check: the in-flight end was looked for everywhere.
-	 */
-	ATF_REQUIRE_MSG(strstr(r.tr_err, "looked for in every process: 0 "
-	    "holders, 0 fd tables not readable; pfiles' pid namespace is not "
-	    "the initial one") != NULL, "the trace does not count 0 tables "
-	    "not readable and the pid namespace (see nobody.err)");
-	ATF_REQUIRE_MSG(strstr(r.tr_err, "endpoints: 1 other ends held by "
-	    "no process") != NULL, "pfiles did not look for the in-flight "
-	    "end in every process (see nobody.err)");
-	tu_result_free(&r);
-
-	pidns_view_stop(&v, kid);
-}
-
 ATF_TC(two_holders);
 ATF_TC_HEAD(two_holders, tc)
 {
@@ -1078,7 +410,7 @@ ATF_TC_BODY(two_holders, tc)
 		    (int)hs[0]->h_pid, hs[0]->h_fd, (int)hs[1]->h_pid,
 		    hs[1]->h_fd);
 		free(hs);
-		run_pfiles(NULL, NULL, pids, &r);
+		tu_pfiles_ok(&(const tu_pfiles_t){ .tp_pids = pids }, &r);
 		tu_write_file("two.out", r.tr_out, r.tr_outlen);
 		check_hold("two", &v, r.tr_out, a, 0);
 		/* Two lines, the ones checked above. */
@@ -1124,7 +456,7 @@ ATF_TC_BODY(more_than_8, tc)
 		pids[n++] = kids[i];
 	}
 	pids[n] = NULL;
-	run_pfiles(NULL, NULL, pids, &r);
+	tu_pfiles_ok(&(const tu_pfiles_t){ .tp_pids = pids }, &r);
 	tu_write_file("many.out", r.tr_out, r.tr_outlen);
 	check_all_holds("many", &v, r.tr_out, 0);
 
@@ -1146,143 +478,6 @@ ATF_TC_BODY(more_than_8, tc)
 	view_stop(&v);
 }
 
-ATF_TC(unreadable);
-ATF_TC_HEAD(unreadable, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "pfiles as uid 65534 on a 65534 "
-	    "process whose socketpair's other end a root process holds: "
-	    "\"endpoint: and 1 more\", never the holder guessed; as root, "
-	    "the holder named");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "require.progs", "setpriv");
-	tu_timeout(tc, 120);
-}
-ATF_TC_BODY(unreadable, tc)
-{
-	static const char *const nobody[] = { "setpriv", "--reuid=65534",
-	    "--regid=65534", "--clear-groups", NULL };
-	const char *pids[2] = { NULL, NULL };
-	char kidpid[16], *blk, *got, *want, *comm, *name;
-	const ep_hold_t *b, *a;
-	ep_view_t v;
-	tu_result_t r;
-
-	view_start(&v, "nobody");
-	b = hold_of(&v, "child", "sp");
-	a = hold_of(&v, "parent", "sp");
-	ATF_REQUIRE_MSG(proc_of(&v, b->h_pid)->p_uid == NOBODY &&
-	    proc_of(&v, a->h_pid)->p_uid == 0, "the child is uid %u, the "
-	    "parent %u", proc_of(&v, b->h_pid)->p_uid,
-	    proc_of(&v, a->h_pid)->p_uid);
-	(void) snprintf(kidpid, sizeof (kidpid), "%d", (int)b->h_pid);
-	pids[0] = kidpid;
-
-	/* As 65534: the holder is in a table pfiles may not read. */
-	run_pfiles(nobody, NULL, pids, &r);
-	tu_write_file("nobody.out", r.tr_out, r.tr_outlen);
-	blk = fd_block(r.tr_out, b->h_pid, b->h_fd);
-	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d", b->h_fd);
-	got = peer_lines(blk);
-	/* Named only where the kernel proves the pid (SO_PEERPIDFD). */
-	comm = tu_peer_provable(NULL) ? comm_text(&v, b->h_cred) :
-	    strdup("?");
-	ATF_REQUIRE(comm != NULL);
-	want = tu_asprintf("\tpeer: %s[%d]\n\tendpoint: and 1 more\n", comm,
-	    b->h_cred);
-	tu_require_same_str("nobody", want, got);
-	name = tu_asprintf("[%d] fd ", (int)a->h_pid);
-	ATF_CHECK_MSG(strstr(r.tr_out, name) == NULL, "pfiles as 65534 names "
-	    "the root holder: %s", r.tr_out);
-	free(name);
-	free(want);
-	free(got);
-	free(blk);
-	tu_result_free(&r);
-
-	/* As root: the same process, the holder named. */
-	run_pfiles(NULL, NULL, pids, &r);
-	tu_write_file("root.out", r.tr_out, r.tr_outlen);
-	check_hold("root", &v, r.tr_out, b, 0);
-	tu_result_free(&r);
-	free(comm);
-	view_stop(&v);
-}
-
-ATF_TC(unreadable_links);
-ATF_TC_HEAD(unreadable_links, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "in a pid namespace of its own, "
-	    "pfiles as uid 65534 on a 65534 process whose socketpair's other "
-	    "end a 65534 process with a capability holds (its fd directory "
-	    "opens, its links do not, and every other table is readable): "
-	    "\"endpoint: and 1 more\", never no line; as root, the holder "
-	    "named");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "require.progs", "unshare nsenter setpriv");
-	tu_timeout(tc, 120);
-}
-ATF_TC_BODY(unreadable_links, tc)
-{
-	const char *const argv[] = { "unshare", "--pid", "--fork",
-	    "--mount-proc", "--kill-child", HELPER, "-t", HELPER_SECONDS,
-	    "ambient", NULL };
-	static const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
-	char host[16], kidpid[16], *text, *blk, *got, *want, *comm;
-	const ep_hold_t *b, *a;
-	ep_view_t v;
-	tu_result_t r;
-	pid_t kid;
-	int found;
-
-	text = pidns_view_start(&v, argv, &found);
-	if (!found)
-		atf_tc_fail("endpoint_helper ambient gave no view: %s",
-		    tu_read_until(v.v_child.tc_err, NULL, 2000, NULL));
-	tu_write_file("view", text, strlen(text));
-	parse_view(&v, text);
-	free(text);
-	b = hold_of(&v, "child", "sp");
-	a = hold_of(&v, "parent", "sp");
-	ATF_REQUIRE_MSG(a->h_pid == 1 && proc_of(&v, 1)->p_uid == NOBODY &&
-	    proc_of(&v, b->h_pid)->p_uid == NOBODY, "not pid 1 and its child, "
-	    "both uid 65534, in a namespace of their own (see view)");
-	kid = tu_only_child(v.v_child.tc_pid);
-	ATF_REQUIRE_MSG(kid > 0, "unshare has no child");
-	(void) snprintf(host, sizeof (host), "%d", (int)kid);
-	(void) snprintf(kidpid, sizeof (kidpid), "%d", (int)b->h_pid);
-
-	/* As 65534: pid 1's links refused, nothing else. */
-	pfiles_in_ns(host, 1, kidpid, env, &r);
-	tu_write_file("nobody.out", r.tr_out, r.tr_outlen);
-	tu_write_file("nobody.err", r.tr_err, r.tr_errlen);
-	/* Counted as a table not read, not only as the unseen outside. */
-	ATF_CHECK_MSG(strstr(r.tr_err, "0 holders, 1 fd tables not "
-	    "readable") != NULL, "the trace does not count pid 1's table as "
-	    "not readable (see nobody.err)");
-	blk = fd_block(r.tr_out, b->h_pid, b->h_fd);
-	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d", b->h_fd);
-	got = peer_lines(blk);
-	/* Named only where the kernel proves the pid (SO_PEERPIDFD). */
-	comm = tu_peer_provable(NULL) ? comm_text(&v, b->h_cred) :
-	    strdup("?");
-	ATF_REQUIRE(comm != NULL);
-	want = tu_asprintf("\tpeer: %s[%d]\n\tendpoint: and 1 more\n", comm,
-	    b->h_cred);
-	tu_require_same_str("nobody", want, got);
-	free(comm);
-	free(want);
-	free(got);
-	free(blk);
-	tu_result_free(&r);
-
-	/* As root: the holder named (the check of the check). */
-	pfiles_in_ns(host, 0, kidpid, NULL, &r);
-	check_hold("root", &v, r.tr_out, b, 0);
-	tu_result_free(&r);
-
-	pidns_view_stop(&v, kid);
-}
-
 /*
  * pfiles opts on pid under strace: the number of fd tables of other
  * processes than pid it opened ("/proc/N/fd" or "N/fd" relative to
@@ -1291,15 +486,17 @@ ATF_TC_BODY(unreadable_links, tc)
 static int
 count_other_fd_tables(const char *opt, const char *pid, char **out)
 {
-	const char *argv[] = { "strace", "-f", "-qq", "-o", "strace.log",
-	    "-e", "trace=open,openat,openat2", TU_PFILES, opt, pid, NULL };
+	const char *wrap[] = { "strace", "-f", "-qq", "-o", "strace.log", "-e",
+	    "trace=open,openat,openat2", NULL };
+	const char *args[] = { opt, pid, NULL };
 	static const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
 	    NULL };
 	tu_result_t r;
 	char *log, *line, *save = NULL;
 	int n = 0;
 
-	tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap, .tp_opts = args,
+	    .tp_env = env }, &r);
 	tu_require_exit("strace pfiles", &r, 0);
 	*out = tu_asprintf("%s", r.tr_out);
 	tu_result_free(&r);
@@ -1411,7 +608,8 @@ run_both(const char *what, const char *via, const char *const pids[])
 		char *name;
 		tu_result_t r;
 
-		run_pfiles(NULL, opts, pids, &r);
+		tu_pfiles_ok(&(const tu_pfiles_t){ .tp_opts = opts,
+		    .tp_pids = pids }, &r);
 		name = tu_asprintf("%s.%s", what, json ? "json" : "txt");
 		tu_write_file(name, r.tr_out, r.tr_outlen);
 		free(name);
@@ -1557,40 +755,6 @@ ATF_TC_BODY(json, tc)
 	}
 }
 
-/* Each source on the view's parent and child (v_procs[0]) in one run. */
-static void
-check_sources(ep_view_t *v, const char *what)
-{
-	/*
-	 * The agent asks a target in another network namespace inside it
-	 * (it cannot pass its sockets): SO_PEERCRED's pid, with no proof.
-	 */
-	static const struct { const char *via; int flags; } src[] = {
-		{ "--via=pidfd", 0 }, { "--via=agent", EL_CHILD_UNNAMED },
-		{ "--via=diag", EL_DIAG },
-	};
-	char kidpid[16];
-	const char *pids[3] = { v->v_pid, kidpid, NULL };
-
-	(void) snprintf(kidpid, sizeof (kidpid), "%d",
-	    (int)v->v_procs[0].p_pid);
-	for (size_t i = 0; i < sizeof (src) / sizeof (src[0]); i++) {
-		const char *opts[2] = { src[i].via, NULL };
-		char *name = tu_asprintf("%s.%s", what, src[i].via + 6);
-		tu_result_t r;
-
-		run_pfiles(NULL, opts, pids, &r);
-		tu_write_file(name, r.tr_out, r.tr_outlen);
-		check_all_holds(name, v, r.tr_out, strcmp(what, "nscross") ==
-		    0 ? src[i].flags : src[i].flags & ~EL_CHILD_UNNAMED);
-		ATF_CHECK_MSG(strstr(r.tr_err, "not in the kernel's socket "
-		    "tables") == NULL, "%s: a socket not found: %s", name,
-		    r.tr_err);
-		free(name);
-		tu_result_free(&r);
-	}
-}
-
 ATF_TC(shared);
 ATF_TC_HEAD(shared, tc)
 {
@@ -1633,7 +797,7 @@ ATF_TC_HEAD(thread_table, tc)
 ATF_TC_BODY(thread_table, tc)
 {
 	static const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
-	const char *argv[] = { TU_PFILES, NULL, NULL };
+	const char *pids[] = { NULL, NULL };
 	const ep_hold_t *a, *b;
 	ep_view_t v;
 	tu_result_t r;
@@ -1644,8 +808,8 @@ ATF_TC_BODY(thread_table, tc)
 	ATF_REQUIRE_MSG(b->h_pid != a->h_pid && proc_of(&v, b->h_pid) !=
 	    NULL && v.v_nholds == 2, "the view has not the thread alone "
 	    "holding b (see view)");
-	argv[1] = v.v_pid;
-	tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	pids[0] = v.v_pid;
+	tu_pfiles(&(const tu_pfiles_t){ .tp_pids = pids, .tp_env = env }, &r);
 	tu_require_exit("pfiles", &r, 0);
 	tu_write_file("thread.out", r.tr_out, r.tr_outlen);
 	tu_write_file("thread.err", r.tr_err, r.tr_errlen);
@@ -1696,7 +860,8 @@ ATF_TC_BODY(udp_server, tc)
 		const char *opts[2] = { vias[i], NULL };
 		tu_result_t r;
 
-		run_pfiles(NULL, opts, pids, &r);
+		tu_pfiles_ok(&(const tu_pfiles_t){ .tp_opts = opts,
+		    .tp_pids = pids }, &r);
 		tu_write_file(vias[i] + 6, r.tr_out, r.tr_outlen);
 		for (size_t c = 0; c < 2; c++) {
 			const ep_hold_t *b = hold_of(&v, "child", conns[c]);
@@ -1716,173 +881,6 @@ ATF_TC_BODY(udp_server, tc)
 	view_stop(&v);
 }
 
-ATF_TC(netns_holder);
-ATF_TC_HEAD(netns_holder, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "the cross case where the child, "
-	    "after the connections were made, moved to a network namespace "
-	    "of its own: its sockets are in its parent's namespace, looked up "
-	    "there; every endpoint line of both, and diag finds them all");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	tu_timeout(tc, 120);
-}
-ATF_TC_BODY(netns_holder, tc)
-{
-	static const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
-	char kidpid[16], arg[32];
-	const char *argv[] = { SECCOMP_DENY, "-a", arg, "16", "1",
-	    TU_PFILES, "--via=pidfd", NULL, kidpid, NULL };
-	ep_view_t v;
-	tu_result_t r;
-
-	view_start(&v, "nscross");
-	require_cross_view(&v);
-	check_sources(&v, "nscross");
-	/*
-	 * Where a socket may not be asked its namespace (SIOCGSKNS refused,
-	 * as to a user without CAP_NET_ADMIN there), pfiles' own is looked
-	 * in: the child's sockets are of it.  The trace says the refusal
-	 * (the check of the check).
-	 */
-	(void) snprintf(arg, sizeof (arg), "1=%d", SIOCGSKNS);
-	(void) snprintf(kidpid, sizeof (kidpid), "%d",
-	    (int)v.v_procs[0].p_pid);
-	argv[7] = v.v_pid;
-	tu_run(argv, env, TU_TIMEOUT_MS, &r);
-	tu_require_exit("seccomp_deny ioctl SIOCGSKNS pfiles", &r, 0);
-	tu_write_file("noskns.out", r.tr_out, r.tr_outlen);
-	tu_write_file("noskns.err", r.tr_err, r.tr_errlen);
-	check_all_holds("noskns", &v, r.tr_out, 0);
-	ATF_CHECK_MSG(strstr(r.tr_err, "could not be asked (Operation not "
-	    "permitted): pfiles' own is looked in") != NULL, "the trace does "
-	    "not say SIOCGSKNS was refused (see noskns.err)");
-	tu_result_free(&r);
-	view_stop(&v);
-}
-
-ATF_TC(netns_holder_bpf);
-ATF_TC_HEAD(netns_holder_bpf, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "netns_holder through --via=bpf "
-	    "(skipped where bpf cannot serve)");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	tu_timeout(tc, 120);
-}
-ATF_TC_BODY(netns_holder_bpf, tc)
-{
-	cross_bpf_of("nscross");
-}
-
-ATF_TC(netns_accept);
-ATF_TC_HEAD(netns_accept, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "a unix connection to a listener of "
-	    "ours from a client made in another network namespace: the "
-	    "accepted socket is of the client's namespace, not its holder's; "
-	    "both ends' endpoint lines, with every source");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	tu_timeout(tc, 120);
-}
-ATF_TC_BODY(netns_accept, tc)
-{
-	ep_view_t v;
-
-	view_start(&v, "nsaccept");
-	ATF_REQUIRE_EQ_MSG(v.v_nprocs, 2, "%zu processes", v.v_nprocs);
-	check_sources(&v, "nsaccept");
-	view_stop(&v);
-}
-
-ATF_TC(outside_pidns);
-ATF_TC_HEAD(outside_pidns, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "pfiles in a pid namespace of its own "
-	    "on a process there whose unix socket's other end this test "
-	    "holds, outside: \"endpoint: and 1 more\", and the trace says why; "
-	    "from outside, this test named (the check of the check)");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "require.progs", "unshare nsenter");
-	tu_timeout(tc, 120);
-}
-ATF_TC_BODY(outside_pidns, tc)
-{
-	const char *const argv[] = { "unshare", "--pid", "--fork",
-	    "--mount-proc", "--kill-child", HELPER, "-t", HELPER_SECONDS,
-	    "-p", "out.sock", "outside", NULL };
-	static const char *const env[] = { "LIBPROC_DEBUG=1", NULL };
-	struct sockaddr_un sun;
-	char host[16], comm[17] = "", *text, *blk, *got, *want, *esc;
-	const char *pids[2] = { host, NULL };
-	const ep_hold_t *a;
-	struct pollfd pfd;
-	ep_view_t v;
-	tu_result_t r;
-	pid_t kid;
-	int l, b, found;
-
-	memset(&sun, 0, sizeof (sun));
-	sun.sun_family = AF_UNIX;
-	(void) strcpy(sun.sun_path, "out.sock");
-	ATF_REQUIRE((l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) >= 0);
-	ATF_REQUIRE(bind(l, (struct sockaddr *)&sun, sizeof (sun)) == 0 &&
-	    listen(l, 1) == 0);
-	text = pidns_view_start(&v, argv, &found);
-	if (!found)
-		atf_tc_fail("endpoint_helper outside gave no view: %s",
-		    tu_read_until(v.v_child.tc_err, NULL, 2000, NULL));
-	pfd.fd = l;
-	pfd.events = POLLIN;
-	ATF_REQUIRE_MSG(poll(&pfd, 1, TU_TIMEOUT_MS) == 1 &&
-	    (b = accept4(l, NULL, NULL, SOCK_CLOEXEC)) >= 0,
-	    "the helper did not connect");
-	(void) close(l);
-	(void) unlink("out.sock");
-	tu_write_file("view", text, strlen(text));
-	parse_view(&v, text);
-	free(text);
-	a = hold_of(&v, "parent", "out");
-	ATF_REQUIRE_MSG(a->h_pid == 1 && a->h_cred == 0, "the helper is not "
-	    "pid 1, or sees this test's pid (see view)");
-	kid = tu_only_child(v.v_child.tc_pid);
-	ATF_REQUIRE_MSG(kid > 0, "unshare has no child");
-	(void) snprintf(host, sizeof (host), "%d", (int)kid);
-
-	/* Inside: the holder cannot be seen, so counted, with the reason. */
-	pfiles_in_ns(host, 0, "1", env, &r);
-	tu_write_file("inside.out", r.tr_out, r.tr_outlen);
-	tu_write_file("inside.err", r.tr_err, r.tr_errlen);
-	blk = fd_block(r.tr_out, 1, a->h_fd);
-	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d", a->h_fd);
-	got = peer_lines(blk);
-	tu_require_same_str("inside", "\tendpoint: and 1 more\n", got);
-	ATF_CHECK_MSG(strstr(r.tr_err, "the processes outside it are not "
-	    "seen") != NULL, "the trace does not say why (see inside.err)");
-	free(got);
-	free(blk);
-	tu_result_free(&r);
-
-	/* Outside: this test, named. */
-	run_pfiles(NULL, NULL, pids, &r);
-	tu_write_file("outside.out", r.tr_out, r.tr_outlen);
-	blk = fd_block(r.tr_out, kid, a->h_fd);
-	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d", a->h_fd);
-	got = peer_lines(blk);
-	ATF_REQUIRE(prctl(PR_GET_NAME, comm) == 0);
-	esc = exp_escape(comm, strlen(comm), SIZE_MAX, NULL);
-	/* The peer named only where the kernel proves it (SO_PEERPIDFD). */
-	want = tu_asprintf("\tpeer: %s[%d]\n\tendpoint: %s[%d] fd %d\n",
-	    tu_peer_provable(NULL) ? esc : "?", (int)getpid(), esc,
-	    (int)getpid(), b);
-	tu_require_same_str("outside", want, got);
-	free(want);
-	free(esc);
-	free(got);
-	free(blk);
-	tu_result_free(&r);
-	(void) close(b);
-	pidns_view_stop(&v, kid);
-}
-
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, cross);
@@ -1892,18 +890,11 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, reuseport_bpf);
 	ATF_TP_ADD_TC(tp, two_holders);
 	ATF_TP_ADD_TC(tp, more_than_8);
-	ATF_TP_ADD_TC(tp, unreadable);
-	ATF_TP_ADD_TC(tp, unreadable_links);
-	ATF_TP_ADD_TC(tp, zombie_holds_nothing);
 	ATF_TP_ADD_TC(tp, nflag);
 	ATF_TP_ADD_TC(tp, no_endpoints);
 	ATF_TP_ADD_TC(tp, json);
 	ATF_TP_ADD_TC(tp, shared);
 	ATF_TP_ADD_TC(tp, thread_table);
 	ATF_TP_ADD_TC(tp, udp_server);
-	ATF_TP_ADD_TC(tp, netns_holder);
-	ATF_TP_ADD_TC(tp, netns_holder_bpf);
-	ATF_TP_ADD_TC(tp, netns_accept);
-	ATF_TP_ADD_TC(tp, outside_pidns);
 	return (atf_no_error());
 }

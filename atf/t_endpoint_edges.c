@@ -160,9 +160,9 @@ static void
 pfiles(tu_result_t *r, const char *const env[], const char *a1,
     const char *a2, const char *a3, const char *a4)
 {
-	const char *argv[] = { TU_PFILES, a1, a2, a3, a4, NULL };
+	const char *args[] = { a1, a2, a3, a4, NULL };
 
-	tu_run(argv, env, TU_TIMEOUT_MS, r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args, .tp_env = env }, r);
 	if (r->tr_errlen > 0)
 		(void) fprintf(stderr, "pfiles %s %s %s %s: stderr:\n%s", a1,
 		    a2 != NULL ? a2 : "", a3 != NULL ? a3 : "",
@@ -679,14 +679,16 @@ ATF_TC_BODY(nsenter_host_proc, tc)
 	kid = tu_only_child(ns.tc_pid);
 	(void) snprintf(host, sizeof (host), "%d", (int)kid);
 	{
-		const char *const argv[] = { "nsenter", "-t", host, "-p",
-		    TU_PFILES, pid, NULL };
+		const char *const wrap[] = { "nsenter", "-t", host, "-p",
+		    NULL };
+		const char *const args[] = { pid, NULL };
 		/* SANITIZE=1: LeakSanitizer reads its own threads in /proc,
 		 * which is not of pfiles' pid namespace here. */
 		const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
 		    NULL };
 
-		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args, .tp_env = env }, &r);
 	}
 	want = tu_asprintf("pfiles: cannot examine %s: the pid is another "
 	    "process in /proc (pid namespaces differ)\n", pid);

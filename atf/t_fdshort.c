@@ -46,7 +46,6 @@
 
 #include "testutil.h"
 
-#define	PFILES		BUILD_DIR "/pfiles"
 #define	LIM_LO		6
 #define	LIM_HI		16
 #define	RUNS		5
@@ -304,20 +303,21 @@ run(const targets_t *ts, const char *via, int json, rlim_t lim,
     tu_result_t *r)
 {
 	char opt[32];
-	const char *argv[4 + MAX_TARGETS];
+	const char *opts[3], *pids[MAX_TARGETS];
 	int n = 0;
 
-	argv[n++] = PFILES;
 	if (json)
-		argv[n++] = "-J";
+		opts[n++] = "-J";
 	if (via != NULL) {
 		(void) snprintf(opt, sizeof (opt), "--via=%s", via);
-		argv[n++] = opt;
+		opts[n++] = opt;
 	}
+	opts[n] = NULL;
 	for (int i = 0; i < ts->ts_n; i++)
-		argv[n++] = ts->ts_t[i].t_arg;
-	argv[n] = NULL;
-	tu_run_nofile(argv, NULL, RUN_MS, lim, r);
+		pids[i] = ts->ts_t[i].t_arg;
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = opts, .tp_pids = pids,
+	    .tp_npids = (size_t)ts->ts_n, .tp_timeout_ms = RUN_MS,
+	    .tp_nofile = lim }, r);
 }
 
 /*

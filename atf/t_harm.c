@@ -132,10 +132,10 @@ finish(tu_child_t *c)
 static void
 agent_at(const char *pid)
 {
-	const char *argv[] = { TU_PFILES, "--via=agent", pid, NULL };
+	const char *args[] = { "--via=agent", pid, NULL };
 	tu_result_t r;
 
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	tu_require_exit("pfiles --via=agent", &r, 0);
 	tu_result_free(&r);
 }
@@ -269,10 +269,10 @@ ATF_TC_BODY(exec_is_no_exit, tc)
 
 	start(&c, "exec", pid, sizeof (pid));
 	for (int i = 0; i < 60; i++) {
-		const char *argv[] = { TU_PFILES, vias[i % 2], pid, NULL };
+		const char *args[] = { vias[i % 2], pid, NULL };
 		tu_result_t r;
 
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		ATF_CHECK_MSG(WIFEXITED(r.tr_status) &&
 		    WEXITSTATUS(r.tr_status) == 0 && r.tr_errlen == 0,
 		    "%s, run %d: status 0x%x: %.*s", vias[i % 2], i,
@@ -429,7 +429,7 @@ ATF_TC_BODY(facts_of_one_socket, tc)
 	const char *uargv[] = { "unshare", "-n", HELPER, "swap", NULL };
 	swap_sock_t a, b;
 	char pid[16], *said, *result;
-	const char *argv[] = { TU_PFILES, "--via=agent", pid, NULL };
+	const char *args[] = { "--via=agent", pid, NULL };
 	int found, mixed = 0, seen_a = 0, seen_b = 0;
 	tu_child_t c;
 
@@ -445,7 +445,7 @@ ATF_TC_BODY(facts_of_one_socket, tc)
 		tu_result_t r;
 		char *lines;
 
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit("pfiles --via=agent", &r, 0);
 		if ((lines = block_of(r.tr_out, 10, &ino)) != NULL) {
 			const swap_sock_t *want = ino == a.ss_ino ? &a :
@@ -511,7 +511,7 @@ ATF_TC_BODY(linger_not_waited, tc)
 
 	for (int v = 0; v < 2; v++) {
 		char pid[16], port[16], *said, *shimpid;
-		const char *argv[] = { TU_PFILES, vias[v], pid, NULL };
+		const char *args[] = { vias[v], pid, NULL };
 		const char *env[] = { "LD_PRELOAD=" BUILD_DIR
 		    "/atf/linger_shim.so", NULL,
 		    "ASAN_OPTIONS=verify_asan_link_order=0", NULL };
@@ -529,7 +529,8 @@ ATF_TC_BODY(linger_not_waited, tc)
 		shimpid = tu_asprintf("LINGER_SHIM_PID=%s", pid);
 		env[1] = shimpid;
 		/* On a timeout (the linger time) tu_run fails the test. */
-		tu_run(argv, env, 20000, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args, .tp_env = env,
+		    .tp_timeout_ms = 20000 }, &r);
 		ATF_CHECK_MSG(WIFEXITED(r.tr_status), "%s: pfiles ended "
 		    "with status 0x%x", vias[v], r.tr_status);
 		ATF_CHECK_MSG(tu_proc_state(c.tc_pid) == 'Z', "%s: the "

@@ -119,15 +119,9 @@ fixture_stop(fixture_t *fx)
 static void
 run_pfiles(const fixture_t *fx, const char *const opts[], tu_result_t *r)
 {
-	const char *argv[MAX_ARGS];
-	int n = 0;
+	const char *const pids[] = { fx->fx_pid, NULL };
 
-	argv[n++] = TU_PFILES;
-	for (int i = 0; opts != NULL && opts[i] != NULL; i++)
-		argv[n++] = opts[i];
-	argv[n++] = fx->fx_pid;
-	argv[n] = NULL;
-	tu_run(argv, NULL, TU_TIMEOUT_MS, r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = opts, .tp_pids = pids }, r);
 	tu_require_exit("pfiles", r, 0);
 }
 
@@ -534,9 +528,10 @@ ATF_TC_BODY(debug_trace, tc)
 
 	fixture_start(&fx, "min", HOSTILE_COMM, NULL);
 	{
-		const char *argv[] = { TU_PFILES, "-n", fx.fx_pid, NULL };
+		const char *args[] = { "-n", fx.fx_pid, NULL };
 
-		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args,
+		    .tp_env = env }, &r);
 	}
 	tu_require_exit("pfiles -n", &r, 0);
 	ATF_REQUIRE_MSG(strstr(r.tr_err, ": grabbed: ") != NULL,
@@ -590,9 +585,10 @@ ATF_TC_BODY(debug_trace_backslash, tc)
 	}
 	esc[used] = '\0';
 	{
-		const char *argv[] = { TU_PFILES, "-n", fx.fx_pid, NULL };
+		const char *args[] = { "-n", fx.fx_pid, NULL };
 
-		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args,
+		    .tp_env = env }, &r);
 	}
 	tu_require_exit("pfiles -n", &r, 0);
 	want = tu_asprintf(": grabbed: %s, pidfd ", esc);

@@ -175,23 +175,21 @@ run_both(const char *what, const char *const opts[],
     const char *const args[], int status)
 {
 	for (int json = 0; json <= 1; json++) {
-		const char *argv[MAX_ARGS];
+		const char *o[MAX_ARGS];
 		char *out, *err;
 		tu_result_t r;
 		int n = 0;
 
-		argv[n++] = TU_PFILES;
 		if (json)
-			argv[n++] = "-J";
-		for (int i = 0; opts != NULL && opts[i] != NULL; i++)
-			if (opts[i][0] != '\0')
-				argv[n++] = opts[i];
-		for (int i = 0; args[i] != NULL; i++) {
+			o[n++] = "-J";
+		for (int i = 0; opts != NULL && opts[i] != NULL; i++) {
 			ATF_REQUIRE(n < MAX_ARGS - 1);
-			argv[n++] = args[i];
+			if (opts[i][0] != '\0')
+				o[n++] = opts[i];
 		}
-		argv[n] = NULL;
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		o[n] = NULL;
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = o, .tp_pids = args },
+		    &r);
 		out = tu_asprintf("%s.%s", what, json ? "json" : "txt");
 		err = tu_asprintf("%s.err", out);
 		tu_write_file(out, r.tr_out, r.tr_outlen);
@@ -443,10 +441,10 @@ ATF_TC_BODY(args_one_empty, tc)
 	free(cmd);
 	{
 		char arg[16];
-		const char *argv[] = { TU_PFILES, "-J", "-n", arg, NULL };
+		const char *args[] = { "-J", "-n", arg, NULL };
 
 		(void) snprintf(arg, sizeof (arg), "%d", (int)pid);
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	(void) close(in[1]);
 	ATF_REQUIRE_EQ(waitpid(pid, &status, 0), pid);

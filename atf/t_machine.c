@@ -139,17 +139,13 @@ static char *
 pfiles_env(const char *opt, char **args, int nargs, const char *const env[],
     char **errp)
 {
-	const char **argv = calloc((size_t)nargs + 3, sizeof (*argv));
+	const char *const opts[] = { opt, NULL };
 	tu_result_t r;
 	char *out;
-	int n = 0;
 
-	ATF_REQUIRE(argv != NULL);
-	argv[n++] = TU_PFILES;
-	argv[n++] = opt;
-	for (int i = 0; i < nargs; i++)
-		argv[n++] = args[i];
-	tu_run(argv, env, TU_TIMEOUT_MS * 2, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = opts,
+	    .tp_pids = (const char *const *)args, .tp_npids = (size_t)nargs,
+	    .tp_env = env, .tp_timeout_ms = TU_TIMEOUT_MS * 2 }, &r);
 	tu_require_exit("pfiles", &r, 0);
 	out = r.tr_out;
 	r.tr_out = NULL;
@@ -158,7 +154,6 @@ pfiles_env(const char *opt, char **args, int nargs, const char *const env[],
 		r.tr_err = NULL;
 	}
 	tu_result_free(&r);
-	free(argv);
 	return (out);
 }
 
@@ -354,31 +349,23 @@ links_read(const mfix_t *m, const char *via, int n)
 {
 	static const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
 	    NULL };
-	const char *argv[NCHILD_MAX + 12];
+	static const char *const wrap[] = { "strace", "-f", "-qq", "-y", "-e",
+	    "trace=readlinkat,readlink,statx,newfstatat", "-o", "links.log",
+	    NULL };
 	char opt[32], *line = NULL;
 	size_t cap = 0;
 	FILE *f;
 	char *pids[NCHILD_MAX];
 	tu_result_t r;
+	const char *const opts[] = { opt, NULL };
 	long count = 0;
-	int k = 0;
 
 	(void) snprintf(opt, sizeof (opt), "--via=%s", via);
-	argv[k++] = "strace";
-	argv[k++] = "-f";
-	argv[k++] = "-qq";
-	argv[k++] = "-y";
-	argv[k++] = "-e";
-	argv[k++] = "trace=readlinkat,readlink,statx,newfstatat";
-	argv[k++] = "-o";
-	argv[k++] = "links.log";
-	argv[k++] = TU_PFILES;
-	argv[k++] = opt;
 	for (int i = 0; i < n; i++)
-		argv[k++] = pids[i] = tu_asprintf("%d",
-		    m->mf_child[i].mc_pid);
-	argv[k] = NULL;
-	tu_run(argv, env, TU_TIMEOUT_MS * 2, &r);
+		pids[i] = tu_asprintf("%d", m->mf_child[i].mc_pid);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap, .tp_opts = opts,
+	    .tp_pids = (const char *const *)pids, .tp_npids = (size_t)n,
+	    .tp_env = env, .tp_timeout_ms = TU_TIMEOUT_MS * 2 }, &r);
 	tu_require_exit("strace pfiles", &r, 0);
 	tu_result_free(&r);
 	/* Line by line: without the shared index, the log is huge. */

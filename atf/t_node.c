@@ -599,20 +599,14 @@ pfiles_on_node(const char *what, const char *const opts[],
     const char *const node_argv[], const tu_child_t *node,
     const node_report_t *nr, tu_result_t *r, size_t *np)
 {
-	const char *argv[8];
 	char pidstr[16], *file, *comm;
+	const char *const pids[] = { pidstr, NULL };
 	size_t nsock, nclient = 0, naccepted = 0, n = nr->nr_n;
 	const sock_t *listener;
 	sock_t *socks;
-	int argc = 0;
 
 	(void) snprintf(pidstr, sizeof (pidstr), "%d", (int)node->tc_pid);
-	argv[argc++] = TU_PFILES;
-	for (int i = 0; opts != NULL && opts[i] != NULL && argc < 6; i++)
-		argv[argc++] = opts[i];
-	argv[argc++] = pidstr;
-	argv[argc] = NULL;
-	tu_run(argv, NULL, TU_TIMEOUT_MS, r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = opts, .tp_pids = pids }, r);
 	file = tu_asprintf("%s.out", what);
 	tu_write_file(file, r->tr_out, r->tr_outlen);
 	free(file);

@@ -66,14 +66,15 @@ static char *
 pfiles_in(const reuse_t *r, const char *opt, int pid)
 {
 	char init[16], target[16];
-	const char *argv[] = { NSENTER, "-t", init, "-p", "-m", TU_PFILES,
-		opt, target, NULL };
+	const char *wrap[] = { NSENTER, "-t", init, "-p", "-m", NULL };
+	const char *args[] = { opt, target, NULL };
 	tu_result_t res;
 	char *out;
 
 	(void) snprintf(init, sizeof (init), "%d", atoi(r->r_init));
 	(void) snprintf(target, sizeof (target), "%d", pid);
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &res);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+	    .tp_opts = args }, &res);
 	tu_require_exit("pfiles in the namespace", &res, 0);
 	out = res.tr_out;
 	res.tr_out = NULL;

@@ -3,9 +3,8 @@
  * t_pfiles_cli: pfiles' command line, checked exactly against the
  * contract (pfiles.1: SYNOPSIS, "Header", EXIT STATUS, DIAGNOSTICS):
  * usage errors (each bad option named), --help, --version and
- * --stat-only, exit statuses and messages for pids that cannot be
- * examined (gone, not a number, a zombie, permission denied), kernel
- * threads, several pids in one run, -n, the header lines, and --via.
+ * --stat-only, -n, the header lines, --via, and output that cannot be
+ * written (t_pfiles_pids holds the pids that cannot be examined).
  *
  * The targets are children of the test: `sleep' with known arguments
  * and a known RLIMIT_NOFILE, whose fds are exactly the two pipes and
@@ -13,287 +12,13 @@
  * the test's own view (its argv, its setrlimit, fstat of its own ends of
  * the same pipes); node on fixtures/sockets.js where a socket is needed.
  */
-#include <dirent.h>
-#include <errno.h>
-#include <limits.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/sysmacros.h>
-#include <sys/wait.h>
-
-#include <atf-c.h>
-
-#include "testutil.h"
+#include "cli_util.h"
 
 #define	USAGE	"usage:\tpfiles [-J] [-n] [--no-endpoints] " \
 	"[--via=auto|pidfd|agent|diag|bpf] pid ...\n"
 #define	TRY	"Try 'pfiles --help' for more information.\n"
-#define	SLEEP_SECONDS	"600"
-#define	WAIT_STEP_US	5000
-#define	NOBODY		"65534"
-#define	PF_KTHREAD	0x00200000	/* <linux/sched.h>: a kernel thread */
-#define	MAX_TRIES	5
-
-/* A `sleep' child: its argv, its RLIMIT_NOFILE and its pid as text. */
-typedef struct sleeper {
-	tu_child_t	sl_child;
-	const char *const *sl_argv;
-	struct rlimit	sl_nofile;
-	char		sl_pid[16];
-} sleeper_t;
-
-static const char *const sleep_argv[] = { "sleep", SLEEP_SECONDS, NULL };
-
-static void
-usleep_step(void)
-{
-	(void) usleep(WAIT_STEP_US);
-}
-
-/*
- * Is pid asleep in its sleep?  Until then the dynamic linker may still
- * hold an fd of its own (a shared library being mapped), and pfiles would
- * rightly show it.  /proc/PID/syscall names the system call a blocked
- * task is in: clock_nanosleep (230) or nanosleep (35) on x86_64.
- */
-static int
-is_sleeping(pid_t pid)
-{
-	char path[64], buf[64];
-	ssize_t n;
-	int fd;
-
-	if (tu_proc_state(pid) != 'S')
-		return (0);
-	(void) snprintf(path, sizeof (path), "/proc/%d/syscall", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return (1);	/* no such file here: the state must do */
-	n = read(fd, buf, sizeof (buf) - 1);
-	(void) close(fd);
-	if (n <= 0)
-		return (0);
-	buf[n] = '\0';
-	return (strncmp(buf, "230 ", 4) == 0 || strncmp(buf, "35 ", 3) == 0);
-}
-
-/*
- * Start `sleep' with argv (NULL: sleep_argv) and, when soft is not 0, a
- * soft RLIMIT_NOFILE of soft: the test sets it on itself around the fork
- * (it is single-threaded), so the child's limit is what we set.  Returns
- * once the child sleeps.
- */
-static void
-sleeper_start(sleeper_t *sl, const char *const argv[], rlim_t soft)
-{
-	struct rlimit mine;
-	int tries = 0;
-
-	sl->sl_argv = argv != NULL ? argv : sleep_argv;
-	if (getrlimit(RLIMIT_NOFILE, &mine) != 0)
-		atf_tc_fail("getrlimit: %s", strerror(errno));
-	sl->sl_nofile = mine;
-	if (soft != 0) {
-		sl->sl_nofile.rlim_cur = soft;
-		if (setrlimit(RLIMIT_NOFILE, &sl->sl_nofile) != 0)
-			atf_tc_fail("setrlimit NOFILE %llu: %s",
-			    (unsigned long long)soft, strerror(errno));
-	}
-	tu_spawn(&sl->sl_child, sl->sl_argv, TU_STDERR_NULL);
-	if (soft != 0 && setrlimit(RLIMIT_NOFILE, &mine) != 0)
-		atf_tc_fail("setrlimit back: %s", strerror(errno));
-	(void) snprintf(sl->sl_pid, sizeof (sl->sl_pid), "%d",
-	    (int)sl->sl_child.tc_pid);
-	while (!is_sleeping(sl->sl_child.tc_pid)) {
-		if (++tries > TU_TIMEOUT_MS * 1000 / WAIT_STEP_US)
-			atf_tc_fail("sleep (pid %s) never went to sleep",
-			    sl->sl_pid);
-		usleep_step();
-	}
-}
-
-static void
-sleeper_stop(sleeper_t *sl)
-{
-	/* sleep does not read its stdin: it is killed at once. */
-	(void) tu_stop(&sl->sl_child, 0);
-}
-
-/* The command line as the contract prints it, uncut. */
-static char *
-joined_argv(const char *const argv[])
-{
-	char *cmd = tu_asprintf("%s", argv[0]);
-
-	for (int i = 1; argv[i] != NULL; i++) {
-		char *longer = tu_asprintf("%s %s", cmd, argv[i]);
-
-		free(cmd);
-		cmd = longer;
-	}
-	return (cmd);
-}
-
-static char *
-rlimit_text(rlim_t soft)
-{
-	if (soft == RLIM_INFINITY)
-		return (tu_asprintf("unlimited"));
-	return (tu_asprintf("%llu", (unsigned long long)soft));
-}
-
-/* The two header lines the contract prescribes for a sleeper. */
-static char *
-sleeper_header(const sleeper_t *sl)
-{
-	char *cmd = joined_argv(sl->sl_argv);
-	char *lim = rlimit_text(sl->sl_nofile.rlim_cur);
-	char *hdr = tu_asprintf("%s:\t%.70s\n  Current rlimit: %s file "
-	    "descriptors\n", sl->sl_pid, cmd, lim);
-
-	free(cmd);
-	free(lim);
-	return (hdr);
-}
-
-static const char *
-type_word(mode_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG:	return ("S_IFREG");
-	case S_IFDIR:	return ("S_IFDIR");
-	case S_IFCHR:	return ("S_IFCHR");
-	case S_IFBLK:	return ("S_IFBLK");
-	case S_IFIFO:	return ("S_IFIFO");
-	case S_IFLNK:	return ("S_IFLNK");
-	case S_IFSOCK:	return ("S_IFSOCK");
-	}
-	atf_tc_fail("unexpected file type 0%o", (unsigned)(mode & S_IFMT));
-	return (NULL);
-}
-
-/* The contract's stat line for fd, from a struct stat of the same file. */
-static char *
-stat_line(int fd, const struct stat *st)
-{
-	char *head = tu_asprintf("%4d: %s mode:0%.3o dev:%u,%u ino:%llu "
-	    "uid:%u gid:%u ", fd, type_word(st->st_mode),
-	    (unsigned)(st->st_mode & 07777), major(st->st_dev),
-	    minor(st->st_dev), (unsigned long long)st->st_ino,
-	    (unsigned)st->st_uid, (unsigned)st->st_gid);
-	char *line;
-
-	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ||
-	    S_ISSOCK(st->st_mode))
-		line = tu_asprintf("%srdev:%u,%u\n", head,
-		    major(st->st_rdev), minor(st->st_rdev));
-	else
-		line = tu_asprintf("%ssize:%lld\n", head,
-		    (long long)st->st_size);
-	free(head);
-	return (line);
-}
-
-/*
- * What `pfiles -n' prints for a sleeper: the header, then fd 0 (the read
- * end of the pipe whose write end the test holds), fd 1 (the write end
- * of the pipe whose read end the test holds) and fd 2 (/dev/null).  The
- * two ends of a pipe are one inode, so the test's fstat is the child's.
- */
-static char *
-sleeper_n_block(const sleeper_t *sl)
-{
-	struct stat st[3];
-	char *text = sleeper_header(sl);
-
-	if (fstat(sl->sl_child.tc_in, &st[0]) != 0 ||
-	    fstat(sl->sl_child.tc_out, &st[1]) != 0 ||
-	    stat("/dev/null", &st[2]) != 0)
-		atf_tc_fail("stat: %s", strerror(errno));
-	for (int fd = 0; fd < 3; fd++) {
-		char *line = stat_line(fd, &st[fd]);
-		char *longer = tu_asprintf("%s%s", text, line);
-
-		free(line);
-		free(text);
-		text = longer;
-	}
-	return (text);
-}
-
-/* Run pfiles with the given arguments (NULL-ended, without argv[0]). */
-static void
-run_pfiles(const char *const args[], tu_result_t *r)
-{
-	const char *argv[16];
-	int n = 0;
-
-	argv[n++] = TU_PFILES;
-	for (int i = 0; args[i] != NULL; i++) {
-		ATF_REQUIRE(n < 15);
-		argv[n++] = args[i];
-	}
-	argv[n] = NULL;
-	tu_run(argv, NULL, TU_TIMEOUT_MS, r);
-}
-
-/* pfiles args: exit status code, stdout and stderr exactly as given. */
-static void
-expect_pfiles(const char *const args[], int code, const char *out,
-    const char *err)
-{
-	tu_result_t r;
-
-	run_pfiles(args, &r);
-	tu_require_exit("pfiles", &r, code);
-	tu_require_same_text("stderr", err, strlen(err), r.tr_err,
-	    r.tr_errlen);
-	tu_require_same_text("stdout", out, strlen(out), r.tr_out,
-	    r.tr_outlen);
-	tu_result_free(&r);
-}
-
-static char *
-cannot_examine(const char *arg, const char *why)
-{
-	return (tu_asprintf("pfiles: cannot examine %s: %s\n", arg, why));
-}
-
-/* Is there no process pid (in our pid namespace)? */
-static int
-pid_is_free(pid_t pid)
-{
-	return (kill(pid, 0) != 0 && errno == ESRCH);
-}
-
-/* A pid that no process has: a child's, once reaped. */
-static pid_t
-free_pid(void)
-{
-	pid_t pid;
-	int status;
-
-	if ((pid = fork()) < 0)
-		atf_tc_fail("fork: %s", strerror(errno));
-	if (pid == 0)
-		_exit(0);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			atf_tc_fail("waitpid: %s", strerror(errno));
-	if (!pid_is_free(pid))
-		atf_tc_fail("pid %d still in use after its reaping",
-		    (int)pid);
-	return (pid);
-}
 
 /* ------------------------------------------------------------------ */
-
 ATF_TC(usage_no_pid);
 ATF_TC_HEAD(usage_no_pid, tc)
 {
@@ -405,7 +130,7 @@ ATF_TC_BODY(help, tc)
 	tu_result_t r, r2;
 	const char *via;
 
-	run_pfiles(h, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = h }, &r);
 	tu_require_exit("pfiles -h", &r, 0);
 	ATF_REQUIRE_EQ_MSG(r.tr_errlen, 0, "stderr: %s", r.tr_err);
 	ATF_REQUIRE_MSG(strncmp(r.tr_out, USAGE, strlen(USAGE)) == 0,
@@ -422,7 +147,7 @@ ATF_TC_BODY(help, tc)
 		ATF_CHECK_MSG(at != NULL && nl != NULL && at < nl, "the --via "
 		    "line does not list %s", sources[i]);
 	}
-	run_pfiles(help, &r2);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = help }, &r2);
 	tu_require_exit("pfiles --help 1", &r2, 0);
 	tu_require_same_text("--help", r.tr_out, r.tr_outlen, r2.tr_out,
 	    r2.tr_outlen);
@@ -470,8 +195,8 @@ ATF_TC_BODY(stat_only_long, tc)
 		const char *const n[] = { "-n", sl.sl_pid, NULL };
 		const char *const l[] = { "--stat-only", sl.sl_pid, NULL };
 
-		run_pfiles(n, &a);
-		run_pfiles(l, &b);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = n }, &a);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = l }, &b);
 	}
 	sleeper_stop(&sl);
 	tu_require_exit("pfiles -n", &a, 0);
@@ -481,413 +206,6 @@ ATF_TC_BODY(stat_only_long, tc)
 	    b.tr_outlen);
 	tu_result_free(&a);
 	tu_result_free(&b);
-}
-
-ATF_TC(no_such_process);
-ATF_TC_HEAD(no_such_process, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "A pid no process has: "
-	    "'no such process', exit 1");
-}
-ATF_TC_BODY(no_such_process, tc)
-{
-	for (int tries = 0; tries < MAX_TRIES; tries++) {
-		pid_t pid = free_pid();
-		char *arg = tu_asprintf("%d", (int)pid);
-		char *err = cannot_examine(arg, "no such process");
-		const char *const args[] = { arg, NULL };
-		tu_result_t r;
-
-		run_pfiles(args, &r);
-		/* Someone took the pid meanwhile: the run proves nothing. */
-		if (!pid_is_free(pid)) {
-			tu_result_free(&r);
-			free(arg);
-			free(err);
-			continue;
-		}
-		tu_require_exit("pfiles", &r, 1);
-		tu_require_same_text("stderr", err, strlen(err), r.tr_err,
-		    r.tr_errlen);
-		tu_require_same_text("stdout", "", 0, r.tr_out, r.tr_outlen);
-		tu_result_free(&r);
-		free(arg);
-		free(err);
-		return;
-	}
-	atf_tc_fail("no pid stayed free for %d tries", MAX_TRIES);
-}
-
-ATF_TC(not_a_process_id);
-ATF_TC_HEAD(not_a_process_id, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "An argument that is not a number: "
-	    "'not a process id', exit 1");
-}
-ATF_TC_BODY(not_a_process_id, tc)
-{
-	const char *const bad[] = { "abc", "12abc", "1 2", NULL };
-
-	for (int i = 0; bad[i] != NULL; i++) {
-		const char *const args[] = { bad[i], NULL };
-		char *err = cannot_examine(bad[i], "not a process id");
-
-		expect_pfiles(args, 1, "", err);
-		free(err);
-	}
-}
-
-ATF_TC(zombie);
-ATF_TC_HEAD(zombie, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "A zombie: 'process is defunct', "
-	    "exit 1");
-}
-ATF_TC_BODY(zombie, tc)
-{
-	pid_t pid;
-	char *arg, *err;
-	int tries = 0, status;
-
-	if ((pid = fork()) < 0)
-		atf_tc_fail("fork: %s", strerror(errno));
-	if (pid == 0)
-		_exit(0);
-	/* Not reaped until the end: it stays a zombie meanwhile. */
-	while (tu_proc_state(pid) != 'Z') {
-		if (++tries > TU_TIMEOUT_MS * 1000 / WAIT_STEP_US)
-			atf_tc_fail("child %d never became a zombie",
-			    (int)pid);
-		usleep_step();
-	}
-	arg = tu_asprintf("%d", (int)pid);
-	err = cannot_examine(arg, "process is defunct");
-	{
-		const char *const args[] = { arg, NULL };
-		tu_result_t r;
-
-		run_pfiles(args, &r);
-		(void) waitpid(pid, &status, 0);
-		tu_require_exit("pfiles", &r, 1);
-		tu_require_same_text("stderr", err, strlen(err), r.tr_err,
-		    r.tr_errlen);
-		tu_require_same_text("stdout", "", 0, r.tr_out, r.tr_outlen);
-		tu_result_free(&r);
-	}
-	free(arg);
-	free(err);
-}
-
-/*
- * Read a small /proc file into buf (NUL-terminated); -1 when it cannot
- * be read, as when the process has gone meanwhile.
- */
-static ssize_t
-read_proc_file(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return (-1);
-	n = read(fd, buf, len - 1);
-	(void) close(fd);
-	if (n < 0)
-		return (-1);
-	buf[n] = '\0';
-	return (n);
-}
-
-/* The comm of a kernel thread, unless it is a kworker (or gone). */
-static int
-kthread_comm(const char *pid, char *comm, size_t commlen)
-{
-	char path[300];
-
-	(void) snprintf(path, sizeof (path), "/proc/%s/comm", pid);
-	if (read_proc_file(path, comm, commlen) <= 0)
-		return (0);
-	comm[strcspn(comm, "\n")] = '\0';
-	return (strncmp(comm, "kworker", 7) != 0);
-}
-
-/*
- * A child of kthreadd (pid 2) whose name does not change (a kworker's
- * comm names its current work, so those are passed over), with a name
- * of at most 15 bytes (the old TASK_COMM_LEN limit) or, when long_name
- * is set, a longer one (recent kernels show a kernel thread's full name
- * in /proc/PID/comm).  Its name goes to comm.  0 when there is none.
- */
-static pid_t
-kernel_thread(int long_name, char *comm, size_t commlen)
-{
-	DIR *d;
-	struct dirent *de;
-	pid_t found = 0;
-
-	if ((d = opendir("/proc")) == NULL)
-		atf_tc_fail("opendir /proc: %s", strerror(errno));
-	while (found == 0 && (de = readdir(d)) != NULL) {
-		char path[300], text[1024], *p;
-		unsigned int flags;
-		int ppid;
-		char state;
-
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		(void) snprintf(path, sizeof (path), "/proc/%s/stat",
-		    de->d_name);
-		if (read_proc_file(path, text, sizeof (text)) <= 0)
-			continue;	/* gone meanwhile */
-		p = strrchr(text, ')');
-		if (p != NULL && sscanf(p + 1, " %c %d %*d %*d %*d %*d %u",
-		    &state, &ppid, &flags) == 3 && ppid == 2 &&
-		    (flags & PF_KTHREAD) != 0 &&
-		    kthread_comm(de->d_name, comm, commlen) &&
-		    (strlen(comm) > 15) == (long_name != 0))
-			found = (pid_t)atoi(de->d_name);
-	}
-	(void) closedir(d);
-	return (found);
-}
-
-/*
- * pfiles on a kernel thread: "PID:\tCOMM" and "  [system process]",
- * exit 0.  Retried when the thread changed meanwhile.
- */
-static void
-check_kernel_thread(int long_name)
-{
-	for (int tries = 0; tries < MAX_TRIES; tries++) {
-		char comm[128], again[128];
-		pid_t pid = kernel_thread(long_name, comm, sizeof (comm));
-		char *arg, *out;
-		tu_result_t r;
-
-		if (pid == 0 && long_name)
-			atf_tc_skip("no kernel thread (child of kthreadd, "
-			    "pid 2) with a name longer than 15 bytes");
-		if (pid == 0)
-			atf_tc_skip("no kernel thread (child of kthreadd, "
-			    "pid 2) is visible in this pid namespace");
-		arg = tu_asprintf("%d", (int)pid);
-		out = tu_asprintf("%d:\t%s\n  [system process]\n", (int)pid,
-		    comm);
-		{
-			const char *const args[] = { arg, NULL };
-
-			run_pfiles(args, &r);
-		}
-		/* The thread must be the same one, with the same name. */
-		if (kernel_thread(long_name, again, sizeof (again)) != pid ||
-		    strcmp(again, comm) != 0) {
-			tu_result_free(&r);
-			free(arg);
-			free(out);
-			continue;
-		}
-		tu_require_exit("pfiles", &r, 0);
-		tu_require_same_text("stderr", "", 0, r.tr_err, r.tr_errlen);
-		tu_require_same_text("stdout", out, strlen(out), r.tr_out,
-		    r.tr_outlen);
-		tu_result_free(&r);
-		free(arg);
-		free(out);
-		return;
-	}
-	atf_tc_fail("the kernel threads kept changing over %d tries",
-	    MAX_TRIES);
-}
-
-ATF_TC(kernel_thread);
-ATF_TC_HEAD(kernel_thread, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "A kernel thread: its name and "
-	    "[system process], exit 0");
-}
-ATF_TC_BODY(kernel_thread, tc)
-{
-	check_kernel_thread(0);
-}
-
-ATF_TC(kernel_thread_long_name);
-ATF_TC_HEAD(kernel_thread_long_name, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "A kernel thread whose name in "
-	    "/proc/PID/comm is longer than 15 bytes: the whole name");
-}
-ATF_TC_BODY(kernel_thread_long_name, tc)
-{
-	check_kernel_thread(1);
-}
-
-/* Copy pfiles into a fresh directory under /tmp that anyone can enter. */
-static char *
-private_pfiles(char *dir, size_t dirlen)
-{
-	size_t len;
-	char *bin = tu_read_file(TU_PFILES, &len);
-	char *path;
-	int fd;
-
-	(void) snprintf(dir, dirlen, "/tmp/t_pfiles_cli.XXXXXX");
-	if (mkdtemp(dir) == NULL)
-		atf_tc_fail("mkdtemp: %s", strerror(errno));
-	path = tu_asprintf("%s/pfiles", dir);
-	if (chmod(dir, 0755) != 0 ||
-	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-	    0755)) < 0) {
-		(void) rmdir(dir);
-		atf_tc_fail("%s: %s", path, strerror(errno));
-	}
-	if (write(fd, bin, len) != (ssize_t)len || fchmod(fd, 0755) != 0 ||
-	    close(fd) != 0) {
-		(void) unlink(path);
-		(void) rmdir(dir);
-		atf_tc_fail("copy to %s: %s", path, strerror(errno));
-	}
-	free(bin);
-	return (path);
-}
-
-ATF_TC(permission_denied);
-ATF_TC_HEAD(permission_denied, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "pfiles as an unprivileged user "
-	    "on a root process: 'permission denied', exit 1");
-}
-ATF_TC_BODY(permission_denied, tc)
-{
-	char dir[64], *bin, *err;
-	sleeper_t sl;
-	tu_result_t r;
-
-	if (geteuid() != 0)
-		atf_tc_skip("needs root: it examines a root-owned process "
-		    "from uid " NOBODY " (dropped with setpriv)");
-	sleeper_start(&sl, NULL, 0);
-	bin = private_pfiles(dir, sizeof (dir));
-	{
-		const char *const argv[] = { "setpriv", "--reuid=" NOBODY,
-		    "--regid=" NOBODY, "--clear-groups", bin, sl.sl_pid,
-		    NULL };
-
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
-	}
-	/* Clean up first, so that a failed check leaves nothing behind. */
-	(void) unlink(bin);
-	(void) rmdir(dir);
-	free(bin);
-	err = cannot_examine(sl.sl_pid, "permission denied");
-	tu_require_exit("setpriv pfiles", &r, 1);
-	tu_require_same_text("stderr", err, strlen(err), r.tr_err,
-	    r.tr_errlen);
-	tu_require_same_text("stdout", "", 0, r.tr_out, r.tr_outlen);
-	tu_result_free(&r);
-	free(err);
-	sleeper_stop(&sl);
-}
-
-ATF_TC(several_pids_mixed);
-ATF_TC_HEAD(several_pids_mixed, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "pfiles -n GOOD abc GOOD GONE: the "
-	    "good blocks in order, the errors in order, exit 1");
-}
-ATF_TC_BODY(several_pids_mixed, tc)
-{
-	sleeper_t a, b;
-	pid_t gone = free_pid();
-	char *gone_arg = tu_asprintf("%d", (int)gone);
-	char *out, *err, *block_a, *block_b, *err_abc, *err_gone;
-
-	sleeper_start(&a, NULL, 0);
-	sleeper_start(&b, NULL, 0);
-	block_a = sleeper_n_block(&a);
-	block_b = sleeper_n_block(&b);
-	out = tu_asprintf("%s%s", block_a, block_b);
-	err_abc = cannot_examine("abc", "not a process id");
-	err_gone = cannot_examine(gone_arg, "no such process");
-	err = tu_asprintf("%s%s", err_abc, err_gone);
-	{
-		const char *const args[] = { "-n", a.sl_pid, "abc", b.sl_pid,
-		    gone_arg, NULL };
-		tu_result_t r;
-
-		run_pfiles(args, &r);
-		if (!pid_is_free(gone))
-			atf_tc_skip("pid %d was taken again meanwhile",
-			    (int)gone);
-		tu_require_exit("pfiles", &r, 1);
-		tu_require_same_text("stderr", err, strlen(err), r.tr_err,
-		    r.tr_errlen);
-		tu_require_same_text("stdout", out, strlen(out), r.tr_out,
-		    r.tr_outlen);
-		tu_result_free(&r);
-	}
-	free(block_a);
-	free(block_b);
-	free(out);
-	free(err_abc);
-	free(err_gone);
-	free(err);
-	free(gone_arg);
-	sleeper_stop(&a);
-	sleeper_stop(&b);
-}
-
-ATF_TC(several_pids_good);
-ATF_TC_HEAD(several_pids_good, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "pfiles A B A: one block per pid, "
-	    "in the order given, exit 0");
-}
-ATF_TC_BODY(several_pids_good, tc)
-{
-	sleeper_t a, b;
-	char *ha, *hb, *got = NULL;
-	size_t gotlen = 0;
-	tu_result_t r;
-	FILE *fp;
-
-	sleeper_start(&a, NULL, 0);
-	sleeper_start(&b, NULL, 0);
-	{
-		const char *const args[] = { a.sl_pid, b.sl_pid, a.sl_pid,
-		    NULL };
-
-		run_pfiles(args, &r);
-	}
-	tu_require_exit("pfiles", &r, 0);
-	tu_require_same_text("stderr", "", 0, r.tr_err, r.tr_errlen);
-
-	/* The header lines (those not indented), in order. */
-	if ((fp = open_memstream(&got, &gotlen)) == NULL)
-		atf_tc_fail("open_memstream: %s", strerror(errno));
-	for (char *line = r.tr_out, *nl; *line != '\0'; line = nl + 1) {
-		if ((nl = strchr(line, '\n')) == NULL)
-			atf_tc_fail("pfiles' output does not end with a "
-			    "newline");
-		if (line[0] != ' ' && line[0] != '\t')
-			(void) fprintf(fp, "%.*s", (int)(nl - line + 1), line);
-		else if (strncmp(line, "  Current rlimit: ", 18) == 0)
-			(void) fprintf(fp, "%.*s", (int)(nl - line + 1), line);
-	}
-	(void) fclose(fp);
-	ha = sleeper_header(&a);
-	hb = sleeper_header(&b);
-	{
-		char *want = tu_asprintf("%s%s%s", ha, hb, ha);
-
-		tu_require_same_str("headers", want, got);
-		free(want);
-	}
-	free(ha);
-	free(hb);
-	free(got);
-	tu_result_free(&r);
-	sleeper_stop(&a);
-	sleeper_stop(&b);
 }
 
 ATF_TC(n_flag);
@@ -912,136 +230,6 @@ ATF_TC_BODY(n_flag, tc)
 	sleeper_stop(&sl);
 }
 
-ATF_TC(bad_pid_first);
-ATF_TC_HEAD(bad_pid_first, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "pfiles -n GONE GOOD: a pid that "
-	    "cannot be examined makes the exit status 1 even when a later "
-	    "one is shown");
-}
-ATF_TC_BODY(bad_pid_first, tc)
-{
-	sleeper_t sl;
-	pid_t gone = free_pid();
-	char *gone_arg = tu_asprintf("%d", (int)gone);
-	char *out, *err;
-	tu_result_t r;
-
-	sleeper_start(&sl, NULL, 0);
-	out = sleeper_n_block(&sl);
-	err = cannot_examine(gone_arg, "no such process");
-	{
-		const char *const args[] = { "-n", gone_arg, sl.sl_pid, NULL };
-
-		run_pfiles(args, &r);
-	}
-	if (!pid_is_free(gone))
-		atf_tc_skip("pid %d was taken again meanwhile", (int)gone);
-	tu_require_exit("pfiles", &r, 1);
-	tu_require_same_text("stderr", err, strlen(err), r.tr_err,
-	    r.tr_errlen);
-	tu_require_same_text("stdout", out, strlen(out), r.tr_out,
-	    r.tr_outlen);
-	tu_result_free(&r);
-	free(out);
-	free(err);
-	free(gone_arg);
-	sleeper_stop(&sl);
-}
-
-ATF_TC(proc_path_arg);
-ATF_TC_HEAD(proc_path_arg, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "pfiles -n /proc/PID examines PID, "
-	    "as pfiles -n PID does; /proc/ alone, or a path below it, is "
-	    "not a process id (t_cli_edges: the entries of /proc that are "
-	    "no number)");
-}
-ATF_TC_BODY(proc_path_arg, tc)
-{
-	static const char *const bad[] = { "/proc/", "/proc", "/proc//1",
-	    "proc/1", "/proc/self/", NULL };
-	sleeper_t sl;
-	char *arg, *want;
-
-	sleeper_start(&sl, NULL, 0);
-	arg = tu_asprintf("/proc/%s", sl.sl_pid);
-	want = sleeper_n_block(&sl);
-	{
-		const char *const args[] = { "-n", arg, NULL };
-
-		expect_pfiles(args, 0, want, "");
-	}
-	for (int i = 0; bad[i] != NULL; i++) {
-		const char *const args[] = { "-n", bad[i], NULL };
-		char *err = cannot_examine(bad[i], "not a process id");
-
-		expect_pfiles(args, 1, "", err);
-		free(err);
-	}
-	free(want);
-	free(arg);
-	sleeper_stop(&sl);
-}
-
-ATF_TC(pid_zero);
-ATF_TC_HEAD(pid_zero, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "pid 0 (0, 00, /proc/0) is not a "
-	    "process id: exit 1, nothing on stdout");
-}
-ATF_TC_BODY(pid_zero, tc)
-{
-	static const char *const zeros[] = { "0", "00", "/proc/0", NULL };
-
-	for (int i = 0; zeros[i] != NULL; i++) {
-		const char *const args[] = { zeros[i], NULL };
-		const char *const nargs[] = { "-n", zeros[i], NULL };
-		char *err = cannot_examine(zeros[i], "not a process id");
-
-		expect_pfiles(args, 1, "", err);
-		expect_pfiles(nargs, 1, "", err);
-		free(err);
-	}
-}
-
-ATF_TC(pid_out_of_range);
-ATF_TC_HEAD(pid_out_of_range, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "A number past INT_MAX (a pid_t "
-	    "cannot hold it) is not a process id; INT_MAX itself is a pid "
-	    "number no process has (it is above pid_max): no such process");
-}
-ATF_TC_BODY(pid_out_of_range, tc)
-{
-	static const char *const big[] = { "2147483648", "2147483649",
-	    "/proc/2147483648", "4294967296", "99999999999999999999", NULL };
-	char *pm = tu_read_file("/proc/sys/kernel/pid_max", NULL);
-	long pid_max = strtol(pm, NULL, 10);
-	char *max, *err;
-
-	free(pm);
-	/* The kernel's own limit: no pid reaches INT_MAX. */
-	ATF_REQUIRE_MSG(pid_max > 0 && pid_max < INT_MAX, "pid_max %ld",
-	    pid_max);
-	for (int i = 0; big[i] != NULL; i++) {
-		const char *const args[] = { big[i], NULL };
-
-		err = cannot_examine(big[i], "not a process id");
-		expect_pfiles(args, 1, "", err);
-		free(err);
-	}
-	max = tu_asprintf("%d", INT_MAX);
-	{
-		const char *const args[] = { max, NULL };
-
-		err = cannot_examine(max, "no such process");
-		expect_pfiles(args, 1, "", err);
-		free(err);
-	}
-	free(max);
-}
-
 /* pfiles PID: exit 0, nothing on stderr, the header as expected. */
 static void
 expect_header(const sleeper_t *sl)
@@ -1051,7 +239,7 @@ expect_header(const sleeper_t *sl)
 	char *second;
 	tu_result_t r;
 
-	run_pfiles(args, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	tu_require_exit("pfiles", &r, 0);
 	tu_require_same_text("stderr", "", 0, r.tr_err, r.tr_errlen);
 	/* The header is the first two lines. */
@@ -1155,7 +343,7 @@ check_forced_source(const char *via)
 	{
 		const char *const args[] = { opt, pid, NULL };
 
-		run_pfiles(args, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 1) {
 		const char *reason = r.tr_err + strlen(prefix);
@@ -1405,7 +593,7 @@ ATF_TC_BODY(via_pidfd_auto, tc)
 		const char *const args[] = { vias[i], pid, NULL };
 		tu_result_t r;
 
-		run_pfiles(args, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit(vias[i], &r, 0);
 		tu_require_same_text("stderr", "", 0, r.tr_err, r.tr_errlen);
 		ATF_REQUIRE_MSG(strncmp(r.tr_out, hdr, strlen(hdr)) == 0,
@@ -1440,17 +628,18 @@ ATF_TC_BODY(n_asks_no_source, tc)
 	node_start(&node, pid, sizeof (pid));
 	hdr = node_header_line(pid);
 	{
-		const char *const argv[] = { "strace", "-f", "-qq", "-o", out,
+		const char *const wrap[] = { "strace", "-f", "-qq", "-o", out,
 		    "-e", "trace=socket,socketpair,pidfd_getfd,ptrace,bpf,"
 		    "process_vm_readv,process_vm_writev,getsockopt,"
-		    "getsockname,getpeername,sendmsg,recvmsg,setns",
-		    TU_PFILES, "-n", pid, NULL };
+		    "getsockname,getpeername,sendmsg,recvmsg,setns", NULL };
+		const char *const args[] = { "-n", pid, NULL };
 
 		/* LeakSanitizer (SANITIZE=1) cannot run its check under ptrace. */
 		const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
 		    NULL };
 
-		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args, .tp_env = env }, &r);
 	}
 	(void) tu_stop(&node, TU_TIMEOUT_MS);
 	tu_require_exit("strace pfiles -n", &r, 0);
@@ -1526,9 +715,10 @@ ATF_TC_BODY(debug_trace, tc)
 
 	sleeper_start(&sl, NULL, 0);
 	{
-		const char *argv[] = { TU_PFILES, "-n", sl.sl_pid, NULL };
+		const char *args[] = { "-n", sl.sl_pid, NULL };
 
-		tu_run(argv, on, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args, .tp_env = on },
+		    &r);
 		tu_require_exit("pfiles -n", &r, 0);
 		got = trace_texts(r.tr_err, sl.sl_pid);
 		want = tu_asprintf("grabbed: sleep, pidfd %s\nreleased\n",
@@ -1538,22 +728,23 @@ ATF_TC_BODY(debug_trace, tc)
 		free(got);
 		tu_result_free(&r);
 
-		tu_run(argv, zero, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args,
+		    .tp_env = zero }, &r);
 		tu_require_exit("pfiles -n", &r, 0);
 		tu_require_same_text("stderr-zero", "", 0, r.tr_err,
 		    r.tr_errlen);
 		tu_result_free(&r);
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit("pfiles -n", &r, 0);
 		tu_require_same_text("stderr-unset", "", 0, r.tr_err,
 		    r.tr_errlen);
 		tu_result_free(&r);
 	}
 	{
-		const char *argv[] = { TU_PFILES, "--via=agent", sl.sl_pid,
-		    NULL };
+		const char *args[] = { "--via=agent", sl.sl_pid, NULL };
 
-		tu_run(argv, on, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args,
+		    .tp_env = on }, &r);
 		tu_require_exit("pfiles --via=agent", &r, 0);
 		got = trace_texts(r.tr_err, sl.sl_pid);
 		want = tu_asprintf("grabbed: sleep, pidfd %s\n"
@@ -1636,20 +827,8 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, version);
 	ATF_TP_ADD_TC(tp, stat_only_long);
 	ATF_TP_ADD_TC(tp, bash_completion);
-	ATF_TP_ADD_TC(tp, no_such_process);
-	ATF_TP_ADD_TC(tp, not_a_process_id);
-	ATF_TP_ADD_TC(tp, zombie);
-	ATF_TP_ADD_TC(tp, kernel_thread);
-	ATF_TP_ADD_TC(tp, kernel_thread_long_name);
-	ATF_TP_ADD_TC(tp, permission_denied);
-	ATF_TP_ADD_TC(tp, several_pids_mixed);
-	ATF_TP_ADD_TC(tp, several_pids_good);
 	ATF_TP_ADD_TC(tp, n_flag);
 	ATF_TP_ADD_TC(tp, n_asks_no_source);
-	ATF_TP_ADD_TC(tp, bad_pid_first);
-	ATF_TP_ADD_TC(tp, proc_path_arg);
-	ATF_TP_ADD_TC(tp, pid_zero);
-	ATF_TP_ADD_TC(tp, pid_out_of_range);
 	ATF_TP_ADD_TC(tp, header_rlimit);
 	ATF_TP_ADD_TC(tp, header_cmdline_cut);
 	ATF_TP_ADD_TC(tp, via_agent);

@@ -93,20 +93,14 @@ run_and_compare_err(const char *what, const char *const opts[],
     fixture_t *const fxs[], size_t nfx, const char *expected,
     const char *experr)
 {
-	const char *argv[MAX_ARGS];
+	const char *pids[MAX_ARGS];
 	tu_result_t r;
-	int n = 0;
 
-	argv[n++] = TU_PFILES;
-	for (int i = 0; opts != NULL && opts[i] != NULL; i++)
-		argv[n++] = opts[i];
-	for (size_t i = 0; i < nfx; i++) {
-		ATF_REQUIRE(n < MAX_ARGS - 1);
-		argv[n++] = fxs[i]->fx_pid;
-	}
-	argv[n] = NULL;
-
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	ATF_REQUIRE(nfx <= MAX_ARGS);
+	for (size_t i = 0; i < nfx; i++)
+		pids[i] = fxs[i]->fx_pid;
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = opts, .tp_pids = pids,
+	    .tp_npids = nfx }, &r);
 	if (r.tr_errlen > 0)
 		(void) fprintf(stderr, "%s: pfiles stderr:\n%s", what,
 		    r.tr_err);
@@ -272,9 +266,9 @@ static int
 count_target_fd_opens(const fixture_t *fx, const char *opt)
 {
 	char *fdpath = tu_asprintf("\"/proc/%s/fd/", fx->fx_pid);
-	const char *argv[] = { "strace", "-f", "-qq", "-o", "strace.log",
-	    "-e", "trace=pidfd_getfd,open,openat,openat2", TU_PFILES, opt,
-	    fx->fx_pid, NULL };
+	const char *wrap[] = { "strace", "-f", "-qq", "-o", "strace.log", "-e",
+	    "trace=pidfd_getfd,open,openat,openat2", NULL };
+	const char *args[] = { opt, fx->fx_pid, NULL };
 	/* LeakSanitizer cannot work under ptrace (SANITIZE=1 builds). */
 	static const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
 	    NULL };
@@ -282,7 +276,8 @@ count_target_fd_opens(const fixture_t *fx, const char *opt)
 	char *log, *line, *save = NULL;
 	int n = 0;
 
-	tu_run(argv, env, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap, .tp_opts = args,
+	    .tp_env = env }, &r);
 	tu_require_exit("strace pfiles", &r, 0);
 	tu_result_free(&r);
 	log = tu_read_file("strace.log", NULL);

@@ -1,24 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_seccomp: the agent never injects a system call that the target's
- * seccomp filters have not been proven to allow.
+ * seccomp filters have not been proven to allow (t_seccomp_check and
+ * t_seccomp_kernel hold the checker's units).
  *
- * The checker (libproc-patch/libproc/agent/seccomp_check.c), unit by unit:
- *  run_instructions	each instruction, on values whose result the
- *			program's own construction gives
- *  run_faults		every fault of a run, and the steps bound
- *  validate_rules	the kernel's rules, case by case; each case is also
- *			given to the kernel (a child installs it, traced,
- *			and the result of its seccomp(2) is read)
- *  validate_random	random programs: sc_validate accepts exactly what
- *			the kernel accepts
- *  kernel_agrees	random valid filters installed in a child that then
- *			makes the call: what the kernel did (the errno, or
- *			SIGSYS) is what sc_run said
- *  combine		the precedence of the actions, ties, sc_permits,
- *			and the kernel's tie rule
- *  container_profile	an allowlist with an ERRNO default and argument
- *			checks, as container runtimes make them
  * The agent, on targets of this program's own (forked: a TCP listener, a
  * socketpair, a pipe pair to answer on):
  *  kill_getsockopt	a filter that kills the process on getsockopt:
@@ -41,1023 +26,13 @@
  *  unreadable		pfiles under a filter of its own cannot read the
  *			target's: the agent refuses, the target lives
  */
-#include <atf-c.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/ptrace.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/user.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include "libproc.h"
-#include "agent/seccomp_check.h"
-#include "testutil.h"
+#include "seccomp_util.h"
 
 #define	SECCOMP_DENY	BUILD_DIR "/atf/seccomp_deny"
-#define	NELEM(a)	(sizeof (a) / sizeof ((a)[0]))
-#define	S(c, k)		((struct sock_filter)BPF_STMT((c), (k)))
-#define	J(c, k, t, f)	((struct sock_filter)BPF_JUMP((c), (k), (t), (f)))
-#define	OFF_NR		offsetof(struct seccomp_data, nr)
-#define	OFF_ARCH	offsetof(struct seccomp_data, arch)
-#define	OFF_IP		offsetof(struct seccomp_data, instruction_pointer)
-#define	OFF_ARG(i)	(offsetof(struct seccomp_data, args) + 8 * (i))
-#define	RET_ERRNO(e)	(SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
 #define	WAIT_MS		10000
 
 /* ------------------------------------------------------------------ */
-/* The checker. */
-
-static const uint64_t args0[6] = {
-	3, 1, 3, 0x7ffe00001000ULL, 0x7ffe00001008ULL, 0x1234
-};
-#define	IP0	0x7fff12345678ULL
-
-static void
-input0(sc_input_t *in)
-{
-	sc_input_make(in, SYS_getsockopt, AUDIT_ARCH_X86_64, IP0, args0,
-	    0x3f);
-}
-
-/* Run p on in: SC_OK required; its return value. */
-static uint32_t
-run_ok(const struct sock_filter *p, size_t n, const sc_input_t *in,
-    const char *what)
-{
-	sc_fault_t f;
-	uint32_t ret;
-	int err;
-
-	err = sc_run(p, n, in, &ret, &f);
-	ATF_REQUIRE_MSG(err == SC_OK, "%s: %s at %u", what, sc_strerror(err),
-	    f.sf_pc);
-	ATF_CHECK_MSG(f.sf_steps >= 1 && f.sf_steps <= n, "%s: %u steps",
-	    what, f.sf_steps);
-	return (ret);
-}
-
-/* Run p on the default input: must fail with code at pc. */
-static void
-run_fails(const struct sock_filter *p, size_t n, const sc_input_t *in,
-    int code, uint32_t pc, const char *what)
-{
-	sc_fault_t f;
-	uint32_t ret = 1;
-	int err;
-
-	err = sc_run(p, n, in, &ret, &f);
-	ATF_CHECK_MSG(err == code && f.sf_pc == pc && ret == 0,
-	    "%s: %s at %u (ret %u), not %s at %u", what, sc_strerror(err),
-	    f.sf_pc, ret, sc_strerror(code), pc);
-	ATF_CHECK_MSG(f.sf_steps <= n, "%s: %u steps", what, f.sf_steps);
-}
-
-/* A op k (or X = k with BPF_X): A's value after. */
-static uint32_t
-alu_of(uint16_t op, uint32_t a, uint32_t k)
-{
-	struct sock_filter p[] = {
-		S(BPF_LD | BPF_IMM, a),
-		S(BPF_LDX | BPF_IMM, k),
-		S(BPF_ALU | op, k),
-		S(BPF_RET | BPF_A, 0),
-	};
-	sc_input_t in;
-
-	input0(&in);
-	return (run_ok(p, NELEM(p), &in, "alu"));
-}
-
-/* Does jump op (K or X) with A = a and operand v take its true branch? */
-static int
-jump_of(uint16_t op, uint32_t a, uint32_t v)
-{
-	struct sock_filter p[] = {
-		S(BPF_LD | BPF_IMM, a),
-		S(BPF_LDX | BPF_IMM, v),
-		J(BPF_JMP | op, v, 0, 1),
-		S(BPF_RET | BPF_K, 1),
-		S(BPF_RET | BPF_K, 0),
-	};
-	sc_input_t in;
-
-	input0(&in);
-	return ((int)run_ok(p, NELEM(p), &in, "jump"));
-}
-
-ATF_TC_WITHOUT_HEAD(run_instructions);
-ATF_TC_BODY(run_instructions, tc)
-{
-	sc_input_t in;
-
-	input0(&in);
-	{
-		/* Each word of seccomp_data, as built. */
-		static const struct { uint32_t off, want; } w[] = {
-			{ OFF_NR, SYS_getsockopt },
-			{ OFF_ARCH, AUDIT_ARCH_X86_64 },
-			{ OFF_IP, (uint32_t)IP0 },
-			{ OFF_IP + 4, (uint32_t)(IP0 >> 32) },
-			{ OFF_ARG(0), 3 }, { OFF_ARG(0) + 4, 0 },
-			{ OFF_ARG(3), 0x00001000 }, { OFF_ARG(3) + 4, 0x7ffe },
-			{ OFF_ARG(5), 0x1234 },
-		};
-
-		for (size_t i = 0; i < NELEM(w); i++) {
-			struct sock_filter p[] = {
-				S(BPF_LD | BPF_W | BPF_ABS, w[i].off),
-				S(BPF_RET | BPF_A, 0),
-			};
-
-			ATF_CHECK_EQ(run_ok(p, 2, &in, "ld"), w[i].want);
-		}
-	}
-	{
-		/* 16- and 8-bit loads: the host's byte order (x86_64). */
-		struct sock_filter h[] = {
-			S(BPF_LD | BPF_H | BPF_ABS, OFF_ARG(5)),
-			S(BPF_RET | BPF_A, 0),
-		};
-		struct sock_filter b[] = {
-			S(BPF_LD | BPF_B | BPF_ABS, OFF_ARG(5) + 1),
-			S(BPF_RET | BPF_A, 0),
-		};
-
-		ATF_CHECK_EQ(run_ok(h, 2, &in, "ldh"), 0x1234);
-		ATF_CHECK_EQ(run_ok(b, 2, &in, "ldb"), 0x12);
-	}
-	{
-		struct sock_filter len[] = {
-			S(BPF_LDX | BPF_W | BPF_LEN, 0),
-			S(BPF_MISC | BPF_TXA, 0),
-			S(BPF_RET | BPF_A, 0),
-		};
-		struct sock_filter mem[] = {
-			S(BPF_LD | BPF_IMM, 9),
-			S(BPF_ST, 3),
-			S(BPF_LDX | BPF_IMM, 4),
-			S(BPF_STX, 15),
-			S(BPF_LD | BPF_W | BPF_LEN, 0),	/* A = 64 */
-			S(BPF_LD | BPF_MEM, 15),	/* A = 4 */
-			S(BPF_LDX | BPF_MEM, 3),	/* X = 9 */
-			S(BPF_ALU | BPF_MUL | BPF_X, 0),	/* A = 36 */
-			S(BPF_MISC | BPF_TAX, 0),
-			S(BPF_LD | BPF_IMM, 1),
-			S(BPF_ALU | BPF_ADD | BPF_X, 0),	/* 37 */
-			S(BPF_RET | BPF_A, 0),
-		};
-		struct sock_filter ja[] = {
-			S(BPF_LD | BPF_IMM, 1),
-			S(BPF_JMP | BPF_JA, 1),
-			S(BPF_RET | BPF_K, 2),
-			S(BPF_RET | BPF_A, 0),
-		};
-
-		ATF_CHECK_EQ(run_ok(len, NELEM(len), &in, "len"), 64);
-		ATF_CHECK_EQ(run_ok(mem, NELEM(mem), &in, "mem"), 37);
-		ATF_CHECK_EQ(run_ok(ja, NELEM(ja), &in, "ja"), 1);
-	}
-	/* ALU: 32-bit, unsigned, wrapping; K and X alike. */
-	for (int x = 0; x < 2; x++) {
-		uint16_t src = x ? BPF_X : BPF_K;
-
-		ATF_CHECK_EQ(alu_of(BPF_ADD | src, 100, 7), 107);
-		ATF_CHECK_EQ(alu_of(BPF_SUB | src, 100, 7), 93);
-		ATF_CHECK_EQ(alu_of(BPF_SUB | src, 1, 2), 0xffffffffU);
-		ATF_CHECK_EQ(alu_of(BPF_MUL | src, 100, 7), 700);
-		ATF_CHECK_EQ(alu_of(BPF_MUL | src, 0x10000, 0x10000), 0);
-		ATF_CHECK_EQ(alu_of(BPF_DIV | src, 100, 7), 14);
-		ATF_CHECK_EQ(alu_of(BPF_DIV | src, 0xffffffffU, 2),
-		    0x7fffffffU);
-		ATF_CHECK_EQ(alu_of(BPF_AND | src, 100, 7), 4);
-		ATF_CHECK_EQ(alu_of(BPF_OR | src, 100, 7), 103);
-		ATF_CHECK_EQ(alu_of(BPF_XOR | src, 100, 7), 99);
-		ATF_CHECK_EQ(alu_of(BPF_LSH | src, 100, 7), 12800);
-		ATF_CHECK_EQ(alu_of(BPF_LSH | src, 1, 31), 0x80000000U);
-		ATF_CHECK_EQ(alu_of(BPF_RSH | src, 100, 7), 0);
-		ATF_CHECK_EQ(alu_of(BPF_RSH | src, 0x80000000U, 31), 1);
-	}
-	ATF_CHECK_EQ(alu_of(BPF_NEG, 5, 0), 0xfffffffbU);
-	/* Division by an X of 0 ends the program with 0 (KILL_THREAD). */
-	ATF_CHECK_EQ(alu_of(BPF_DIV | BPF_X, 5, 0), 0);
-	/* Jumps: unsigned, K and X alike; JSET tests A & operand. */
-	for (int x = 0; x < 2; x++) {
-		uint16_t src = x ? BPF_X : BPF_K;
-
-		ATF_CHECK_EQ(jump_of(BPF_JEQ | src, 5, 5), 1);
-		ATF_CHECK_EQ(jump_of(BPF_JEQ | src, 5, 6), 0);
-		ATF_CHECK_EQ(jump_of(BPF_JGT | src, 6, 5), 1);
-		ATF_CHECK_EQ(jump_of(BPF_JGT | src, 5, 5), 0);
-		ATF_CHECK_EQ(jump_of(BPF_JGT | src, 0x80000000U, 1), 1);
-		ATF_CHECK_EQ(jump_of(BPF_JGE | src, 5, 5), 1);
-		ATF_CHECK_EQ(jump_of(BPF_JGE | src, 4, 5), 0);
-		ATF_CHECK_EQ(jump_of(BPF_JSET | src, 6, 4), 1);
-		ATF_CHECK_EQ(jump_of(BPF_JSET | src, 6, 1), 0);
-	}
-	{
-		/* The farthest a conditional jump goes: 255 ahead. */
-		struct sock_filter p[258];
-
-		p[0] = J(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 255);	/* A 0 */
-		for (int i = 1; i < 256; i++)
-			p[i] = S(BPF_RET | BPF_K, 1);
-		p[256] = S(BPF_RET | BPF_K, 2);
-		p[257] = S(BPF_RET | BPF_K, 3);
-		ATF_CHECK_EQ(run_ok(p, NELEM(p), &in, "jf 255"), 2);
-	}
-}
-
-ATF_TC_WITHOUT_HEAD(run_faults);
-ATF_TC_BODY(run_faults, tc)
-{
-	static struct sock_filter big[SC_MAXINSNS + 1];
-	sc_input_t in, part;
-	sc_fault_t f;
-	uint32_t ret;
-
-#define	LDW(k)	S(BPF_LD | BPF_W | BPF_ABS, (k))
-#define	RETA	S(BPF_RET | BPF_A, 0)
-	input0(&in);
-	/* Loads: inside seccomp_data, aligned to their size. */
-	{
-		struct sock_filter p64[] = { LDW(64), RETA };
-		struct sock_filter p2[] = { LDW(2), RETA };
-		struct sock_filter pmax[] = { LDW(0xffffffffU), RETA };
-		struct sock_filter h1[] = {
-			S(BPF_LD | BPF_H | BPF_ABS, 1), RETA };
-		struct sock_filter h62[] = {
-			S(BPF_LD | BPF_H | BPF_ABS, 62), RETA };
-		struct sock_filter b64[] = {
-			S(BPF_LD | BPF_B | BPF_ABS, 64), RETA };
-		struct sock_filter b63[] = {
-			S(BPF_LD | BPF_B | BPF_ABS, 63), RETA };
-
-		run_fails(p64, 2, &in, SC_ELOAD, 0, "ld 64");
-		run_fails(p2, 2, &in, SC_ELOAD, 0, "ld 2");
-		run_fails(pmax, 2, &in, SC_ELOAD, 0, "ld max");
-		run_fails(h1, 2, &in, SC_ELOAD, 0, "ldh 1");
-		run_fails(b64, 2, &in, SC_ELOAD, 0, "ldb 64");
-		(void) run_ok(h62, 2, &in, "ldh 62");
-		(void) run_ok(b63, 2, &in, "ldb 63");
-	}
-	/* An argument not known: a load of either of its words stops. */
-	{
-		struct sock_filter lo[] = { LDW(OFF_ARG(3)), RETA };
-		struct sock_filter hi[] = {
-			S(BPF_LD | BPF_B | BPF_ABS, OFF_ARG(3) + 7), RETA };
-		struct sock_filter other[] = { LDW(OFF_ARG(4)), RETA };
-		struct sock_filter skip[] = {
-			J(BPF_JMP | BPF_JA, 1, 0, 0),
-			LDW(OFF_ARG(3)),
-			S(BPF_RET | BPF_K, 5),
-		};
-
-		sc_input_make(&part, SYS_getsockopt, AUDIT_ARCH_X86_64, IP0,
-		    args0, 0x3f & ~(1U << 3));
-		run_fails(lo, 2, &part, SC_UNKNOWN, 0, "unknown lo");
-		run_fails(hi, 2, &part, SC_UNKNOWN, 0, "unknown hi");
-		(void) run_ok(other, 2, &part, "known arg");
-		/* Not looked at on the path taken: proven. */
-		ATF_CHECK_EQ(run_ok(skip, 3, &part, "skip"), 5);
-	}
-	/* Jumps out of the program, on the branch taken. */
-	{
-		struct sock_filter ja[] = {
-			S(BPF_JMP | BPF_JA, 1), RETA };
-		struct sock_filter jamax[] = {
-			S(BPF_JMP | BPF_JA, 0xffffffffU), RETA };
-		struct sock_filter jt[] = {
-			S(BPF_LD | BPF_IMM, 0),
-			J(BPF_JMP | BPF_JEQ | BPF_K, 0, 5, 0),
-			RETA,
-		};
-		struct sock_filter jf[] = {
-			S(BPF_LD | BPF_IMM, 1),
-			J(BPF_JMP | BPF_JEQ | BPF_K, 0, 5, 0),
-			RETA,
-		};
-
-		run_fails(ja, 2, &in, SC_EJUMP, 0, "ja past");
-		run_fails(jamax, 2, &in, SC_EJUMP, 0, "ja max");
-		run_fails(jt, 3, &in, SC_EJUMP, 1, "jt past");
-		/* The branch not taken is not the run's business. */
-		(void) run_ok(jf, 3, &in, "jt not taken");
-	}
-	{
-		struct sock_filter noret[] = { S(BPF_LD | BPF_IMM, 1) };
-		struct sock_filter st16[] = { S(BPF_ST, 16), RETA };
-		struct sock_filter unset[] = { S(BPF_LD | BPF_MEM, 0), RETA };
-		struct sock_filter lshk[] = {
-			S(BPF_ALU | BPF_LSH | BPF_K, 32), RETA };
-		struct sock_filter rshx[] = {
-			S(BPF_LDX | BPF_IMM, 32),
-			S(BPF_ALU | BPF_RSH | BPF_X, 0), RETA };
-		struct sock_filter divk[] = {
-			S(BPF_ALU | BPF_DIV | BPF_K, 0), RETA };
-
-		run_fails(noret, 1, &in, SC_ENORET, 0, "no ret");
-		run_fails(st16, 2, &in, SC_EMEM, 0, "st 16");
-		run_fails(unset, 2, &in, SC_EMEM, 0, "unset");
-		run_fails(lshk, 2, &in, SC_ESHIFT, 0, "lsh 32");
-		run_fails(rshx, 3, &in, SC_ESHIFT, 1, "rsh x 32");
-		run_fails(divk, 2, &in, SC_EDIV, 0, "div 0");
-	}
-	/* What a seccomp filter cannot have. */
-	{
-		static const uint16_t bad[] = {
-			BPF_ALU | BPF_MOD | BPF_K, BPF_ALU | BPF_MOD | BPF_X,
-			BPF_LD | BPF_W | BPF_IND, BPF_LDX | BPF_B | BPF_MSH,
-			BPF_RET | BPF_X, BPF_ALU | BPF_NEG | BPF_X,
-			BPF_LDX | BPF_W | BPF_ABS, BPF_JMP | BPF_JA | BPF_X,
-			0x0106, 0x0008, 0xffff,
-		};
-
-		for (size_t i = 0; i < NELEM(bad); i++) {
-			struct sock_filter p[] = { S(bad[i], 0), RETA };
-
-			run_fails(p, 2, &in, SC_EINSN, 0, "bad code");
-		}
-	}
-	/* Lengths, and the bound on steps: a run is never longer. */
-	ATF_CHECK_EQ(sc_run(NULL, 1, &in, &ret, &f), SC_ELEN);
-	ATF_CHECK_EQ(sc_run(big, 0, &in, &ret, &f), SC_ELEN);
-	for (size_t i = 0; i < SC_MAXINSNS; i++)
-		big[i] = S(BPF_JMP | BPF_JA, 0);
-	big[SC_MAXINSNS - 1] = S(BPF_RET | BPF_K, 7);
-	big[SC_MAXINSNS] = S(BPF_RET | BPF_K, 8);
-	ATF_CHECK_EQ(run_ok(big, SC_MAXINSNS, &in, "longest"), 7);
-	ATF_CHECK_EQ(sc_run(big, SC_MAXINSNS, &in, &ret, &f), SC_OK);
-	ATF_CHECK_EQ(f.sf_steps, SC_MAXINSNS);
-	ATF_CHECK_EQ(sc_run(big, SC_MAXINSNS + 1, &in, &ret, &f), SC_ELEN);
-	ATF_CHECK_EQ(sc_validate(big, SC_MAXINSNS, NULL), SC_OK);
-	ATF_CHECK_EQ(sc_validate(big, SC_MAXINSNS + 1, NULL), SC_ELEN);
-#undef	LDW
-#undef	RETA
-}
-
-/*
- * Does the kernel accept p as a seccomp filter?  A child installs it
- * under ptrace, and the result of its seccomp(2) is read at the call's
- * exit, before the filter can do anything to the child; the child is
- * then killed.  1, 0, or -1 when it could not be found out.
- */
-static int
-kernel_accepts(const struct sock_filter *p, size_t n)
-{
-	struct sock_fprog fp = { (unsigned short)n,
-	    (struct sock_filter *)(uintptr_t)p };
-	struct user_regs_struct r;
-	int st, in_call = 0, result = -1;
-	pid_t pid;
-
-	if (n > 0xffff)
-		return (0);	/* the length does not even fit */
-	if ((pid = fork()) < 0)
-		return (-1);
-	if (pid == 0) {
-		(void) ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-		(void) raise(SIGSTOP);
-		(void) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-		(void) syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp);
-		_exit(0);
-	}
-	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
-		goto out;
-	(void) ptrace(PTRACE_SETOPTIONS, pid, NULL,
-	    (void *)(long)PTRACE_O_TRACESYSGOOD);
-	for (int i = 0; i < 64; i++) {
-		if (ptrace(PTRACE_SYSCALL, pid, NULL, NULL) != 0 ||
-		    waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
-			break;
-		if (WSTOPSIG(st) != (SIGTRAP | 0x80) ||
-		    ptrace(PTRACE_GETREGS, pid, NULL, &r) != 0 ||
-		    r.orig_rax != SYS_seccomp)
-			continue;
-		if (in_call) {
-			result = r.rax == 0;
-			break;
-		}
-		in_call = 1;
-	}
-out:
-	(void) kill(pid, SIGKILL);
-	(void) waitpid(pid, &st, 0);
-	return (result);
-}
-
-/* Check sc_validate against the expected code, and the kernel. */
-static void
-check_rule(const struct sock_filter *p, size_t n, int want, const char *what)
-{
-	sc_fault_t f;
-	int got = sc_validate(p, n, &f), k;
-
-	ATF_CHECK_MSG(got == want, "%s: sc_validate says %s at %u, not %s",
-	    what, sc_strerror(got), f.sf_pc, sc_strerror(want));
-	k = kernel_accepts(p, n);
-	ATF_REQUIRE_MSG(k >= 0, "%s: cannot ask the kernel", what);
-	ATF_CHECK_MSG(k == (want == SC_OK), "%s: the kernel %s it", what,
-	    k ? "accepts" : "refuses");
-}
-
-ATF_TC_WITHOUT_HEAD(validate_rules);
-ATF_TC_BODY(validate_rules, tc)
-{
-	static struct sock_filter big[SC_MAXINSNS + 1];
-#define	RETK	S(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
-#define	CHECK(want, ...)						\
-	do {								\
-		struct sock_filter p_[] = { __VA_ARGS__ };		\
-		check_rule(p_, NELEM(p_), (want), #__VA_ARGS__);	\
-	} while (0)
-
-	CHECK(SC_OK, RETK);
-	CHECK(SC_OK, S(BPF_RET | BPF_A, 0));
-	check_rule(big, 0, SC_ELEN, "empty");
-	for (size_t i = 0; i < SC_MAXINSNS + 1; i++)
-		big[i] = S(BPF_LD | BPF_IMM, 0);
-	big[SC_MAXINSNS - 1] = RETK;
-	check_rule(big, SC_MAXINSNS, SC_OK, "4096 instructions");
-	big[SC_MAXINSNS] = RETK;
-	check_rule(big, SC_MAXINSNS + 1, SC_ELEN, "4097 instructions");
-	CHECK(SC_ENORET, S(BPF_LD | BPF_IMM, 0));
-	CHECK(SC_ENORET, RETK, S(BPF_LD | BPF_IMM, 0));
-	/* Loads. */
-	CHECK(SC_OK, S(BPF_LD | BPF_W | BPF_ABS, 60), RETK);
-	CHECK(SC_ELOAD, S(BPF_LD | BPF_W | BPF_ABS, 64), RETK);
-	CHECK(SC_ELOAD, S(BPF_LD | BPF_W | BPF_ABS, 2), RETK);
-	CHECK(SC_ELOAD, S(BPF_LD | BPF_W | BPF_ABS, 0xfffff000U), RETK);
-	CHECK(SC_EINSN, S(BPF_LD | BPF_H | BPF_ABS, 0), RETK);
-	CHECK(SC_EINSN, S(BPF_LD | BPF_B | BPF_ABS, 0), RETK);
-	CHECK(SC_EINSN, S(BPF_LD | BPF_W | BPF_IND, 0), RETK);
-	CHECK(SC_EINSN, S(BPF_LDX | BPF_B | BPF_MSH, 0), RETK);
-	CHECK(SC_EINSN, S(BPF_LDX | BPF_W | BPF_ABS, 0), RETK);
-	CHECK(SC_OK, S(BPF_LD | BPF_W | BPF_LEN, 0),
-	    S(BPF_LDX | BPF_W | BPF_LEN, 0), RETK);
-	CHECK(SC_EINSN, S(BPF_LD | BPF_H | BPF_IMM, 0), RETK);
-	/* ALU. */
-	CHECK(SC_EINSN, S(BPF_ALU | BPF_MOD | BPF_K, 3), RETK);
-	CHECK(SC_EINSN, S(BPF_ALU | BPF_MOD | BPF_X, 0), RETK);
-	CHECK(SC_EDIV, S(BPF_ALU | BPF_DIV | BPF_K, 0), RETK);
-	CHECK(SC_OK, S(BPF_ALU | BPF_DIV | BPF_X, 0), RETK);
-	CHECK(SC_OK, S(BPF_ALU | BPF_LSH | BPF_K, 31), RETK);
-	CHECK(SC_ESHIFT, S(BPF_ALU | BPF_LSH | BPF_K, 32), RETK);
-	CHECK(SC_ESHIFT, S(BPF_ALU | BPF_RSH | BPF_K, 32), RETK);
-	CHECK(SC_OK, S(BPF_ALU | BPF_RSH | BPF_X, 0), RETK);
-	CHECK(SC_OK, S(BPF_ALU | BPF_XOR | BPF_K, 7), RETK);
-	CHECK(SC_OK, S(BPF_ALU | BPF_NEG, 0), RETK);
-	CHECK(SC_EINSN, S(BPF_ALU | BPF_NEG | BPF_X, 0), RETK);
-	CHECK(SC_EINSN, S(BPF_RET | BPF_X, 0));
-	CHECK(SC_EINSN, S(0x0106, 0));
-	CHECK(SC_EINSN, S(BPF_JMP | BPF_JA | BPF_X, 0), RETK);
-	CHECK(SC_OK, S(BPF_MISC | BPF_TAX, 0), S(BPF_MISC | BPF_TXA, 0),
-	    RETK);
-	/* Scratch memory. */
-	CHECK(SC_OK, S(BPF_ST, 15), S(BPF_LD | BPF_MEM, 15), RETK);
-	CHECK(SC_EMEM, S(BPF_ST, 16), RETK);
-	CHECK(SC_EMEM, S(BPF_STX, 16), RETK);
-	CHECK(SC_EMEM, S(BPF_LDX | BPF_MEM, 16), RETK);
-	CHECK(SC_EMEM, S(BPF_LD | BPF_MEM, 0), RETK);
-	CHECK(SC_EMEM, S(BPF_ST, 1), S(BPF_LDX | BPF_MEM, 0), RETK);
-	/* Written on one way only, then read where the ways meet. */
-	CHECK(SC_EMEM, J(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1),
-	    S(BPF_ST, 0), S(BPF_LD | BPF_MEM, 0), RETK);
-	CHECK(SC_OK, J(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2),
-	    S(BPF_ST, 0), S(BPF_JMP | BPF_JA, 1), S(BPF_STX, 0),
-	    S(BPF_LD | BPF_MEM, 0), RETK);
-	/* What was written before a jump reaches its targets. */
-	CHECK(SC_OK, S(BPF_ST, 0), J(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0),
-	    S(BPF_ST, 1), S(BPF_JMP | BPF_JA, 0), S(BPF_LD | BPF_MEM, 0),
-	    RETK);
-	CHECK(SC_OK, S(BPF_ST, 0), J(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0),
-	    S(BPF_LD | BPF_MEM, 0), RETK);
-	/* After a return the next instruction keeps what was written. */
-	CHECK(SC_OK, S(BPF_ST, 0), RETK, S(BPF_LD | BPF_MEM, 0), RETK);
-	/* Jumps. */
-	CHECK(SC_OK, S(BPF_JMP | BPF_JA, 1), RETK, RETK);
-	CHECK(SC_EJUMP, S(BPF_JMP | BPF_JA, 2), RETK, RETK);
-	CHECK(SC_EJUMP, S(BPF_JMP | BPF_JA, 0xffffffffU), RETK);
-	CHECK(SC_OK, J(BPF_JMP | BPF_JGT | BPF_K, 0, 1, 0), RETK, RETK);
-	CHECK(SC_EJUMP, J(BPF_JMP | BPF_JGT | BPF_K, 0, 2, 0), RETK, RETK);
-	CHECK(SC_EJUMP, J(BPF_JMP | BPF_JSET | BPF_X, 0, 0, 2), RETK,
-	    RETK);
-	CHECK(SC_EJUMP, J(BPF_JMP | BPF_JGE | BPF_K, 0, 0, 0));
-#undef	CHECK
-#undef	RETK
-}
-
-/* A small pseudo-random generator, the same on every run. */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static uint32_t
-rnd(void)
-{
-	rng_state = rng_state * 6364136223846793005ULL +
-	    1442695040888963407ULL;
-	return ((uint32_t)(rng_state >> 33));
-}
-
-/* A constant of the kinds filters and bugs like. */
-static uint32_t
-rnd_k(void)
-{
-	static const uint32_t ks[] = {
-		0, 1, 2, 3, 4, 7, 15, 16, 31, 32, 60, 62, 63, 64, 255, 256,
-		0xffff, 0x7fff0000, 0x80000000, 0xfffff000, 0xffffffff
-	};
-
-	return (rnd() % 3 == 0 ? rnd() : ks[rnd() % NELEM(ks)]);
-}
-
-ATF_TC_WITHOUT_HEAD(validate_random);
-ATF_TC_BODY(validate_random, tc)
-{
-	static const uint16_t codes[] = {
-		BPF_LD | BPF_W | BPF_ABS, BPF_LD | BPF_H | BPF_ABS,
-		BPF_LD | BPF_W | BPF_LEN, BPF_LDX | BPF_W | BPF_LEN,
-		BPF_LD | BPF_IMM, BPF_LDX | BPF_IMM, BPF_LD | BPF_MEM,
-		BPF_LDX | BPF_MEM, BPF_ST, BPF_STX, BPF_MISC | BPF_TAX,
-		BPF_MISC | BPF_TXA, BPF_ALU | BPF_ADD | BPF_K,
-		BPF_ALU | BPF_DIV | BPF_K, BPF_ALU | BPF_DIV | BPF_X,
-		BPF_ALU | BPF_LSH | BPF_K, BPF_ALU | BPF_RSH | BPF_X,
-		BPF_ALU | BPF_MOD | BPF_K, BPF_ALU | BPF_NEG,
-		BPF_JMP | BPF_JA, BPF_JMP | BPF_JEQ | BPF_K,
-		BPF_JMP | BPF_JGT | BPF_X, BPF_JMP | BPF_JSET | BPF_K,
-		BPF_RET | BPF_K, BPF_RET | BPF_A, BPF_RET | BPF_X,
-	};
-	int agree = 0, accepted = 0;
-
-	for (int t = 0; t < 400; t++) {
-		struct sock_filter p[12];
-		size_t n = 1 + rnd() % NELEM(p);
-		int ours, k;
-
-		for (size_t i = 0; i < n; i++) {
-			uint16_t c = codes[rnd() % NELEM(codes)];
-
-			p[i] = J(c, rnd_k(),
-			    (uint8_t)(rnd() % (n + 1)),
-			    (uint8_t)(rnd() % (n + 1)));
-			if (BPF_CLASS(c) == BPF_JMP && BPF_OP(c) == BPF_JA)
-				p[i].k = rnd() % (n + 1);
-			if (BPF_CLASS(c) == BPF_ST || BPF_CLASS(c) == BPF_STX ||
-			    BPF_MODE(c) == BPF_MEM)
-				p[i].k = rnd() % 17;
-		}
-		if (rnd() % 8 != 0)
-			p[n - 1] = S(BPF_RET | BPF_K, 0);
-		ours = sc_validate(p, n, NULL) == SC_OK;
-		k = kernel_accepts(p, n);
-		ATF_REQUIRE_MSG(k >= 0, "cannot ask the kernel");
-		ATF_CHECK_MSG(ours == k, "program %d: sc_validate %s, the "
-		    "kernel %s", t, ours ? "accepts" : "refuses",
-		    k ? "accepts" : "refuses");
-		agree += ours == k;
-		accepted += k;
-	}
-	(void) printf("%d of 400 random programs judged alike; the kernel "
-	    "accepted %d\n", agree, accepted);
-	ATF_CHECK_MSG(accepted >= 40, "only %d accepted: a weak test",
-	    accepted);
-}
-
-/* How a child's call under a filter ended. */
-typedef struct kres {
-	int	kr_sig;		/* killed by this signal; 0: not */
-	long	kr_ret;
-	int	kr_errno;
-} kres_t;
-
-/* Install p in a child, which then makes call nr with args. */
-static void
-kernel_run(const struct sock_filter *p, size_t n, int nr,
-    const uint64_t a[6], kres_t *kr)
-{
-	struct sock_fprog fp = { (unsigned short)n,
-	    (struct sock_filter *)(uintptr_t)p };
-	long out[2] = { 0, 0 };
-	int fds[2], st;
-	pid_t pid;
-
-	ATF_REQUIRE(pipe(fds) == 0);
-	ATF_REQUIRE((pid = fork()) >= 0);
-	if (pid == 0) {
-		(void) close(fds[0]);
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) != 0)
-			_exit(99);
-		errno = 0;
-		out[0] = syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
-		out[1] = errno;
-		(void) write(fds[1], out, sizeof (out));
-		_exit(0);
-	}
-	(void) close(fds[1]);
-	memset(kr, 0, sizeof (*kr));
-	if (read(fds[0], out, sizeof (out)) == (ssize_t)sizeof (out)) {
-		kr->kr_ret = out[0];
-		kr->kr_errno = (int)out[1];
-	}
-	(void) close(fds[0]);
-	ATF_REQUIRE(waitpid(pid, &st, 0) == pid);
-	ATF_REQUIRE_MSG(!WIFEXITED(st) || WEXITSTATUS(st) == 0,
-	    "the child could not install the filter");
-	if (WIFSIGNALED(st))
-		kr->kr_sig = WTERMSIG(st);
-}
-
-/*
- * A random filter that the kernel accepts, for getppid: prefix (not
- * getppid: allow), M[0..15] written, a random body, and an epilogue
- * that returns ERRNO with the low 12 bits of A.  Jumps stay in the body
- * or land on the epilogue; nothing loads the instruction pointer (the
- * child's is not known here).
- */
-static size_t
-random_filter(struct sock_filter *p, size_t body)
-{
-	size_t n = 0, epi;
-
-	p[n++] = S(BPF_LD | BPF_W | BPF_ABS, OFF_NR);
-	p[n++] = J(BPF_JMP | BPF_JEQ | BPF_K,
-	    SYS_getppid, 0, 0);		/* jf set below */
-	for (uint32_t i = 0; i < SC_MEMWORDS; i++) {
-		p[n++] = S(BPF_LD | BPF_IMM, rnd_k());
-		p[n++] = S(BPF_ST, i);
-	}
-	epi = n + body;
-	for (size_t i = 0; i < body; i++, n++) {
-		static const uint16_t ops[] = {
-			BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV, BPF_AND, BPF_OR,
-			BPF_XOR, BPF_LSH, BPF_RSH
-		};
-		static const uint16_t jops[] = {
-			BPF_JEQ, BPF_JGT, BPF_JGE, BPF_JSET
-		};
-		static const uint32_t words[] = {
-			0, 4, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60
-		};
-		size_t room = epi - n - 1;	/* the farthest jump */
-		uint16_t src = rnd() % 2 ? BPF_X : BPF_K, op;
-		uint32_t k = rnd_k();
-
-		switch (rnd() % 12) {
-		case 0:
-		case 1:
-			p[n] = S(BPF_LD | BPF_W | BPF_ABS,
-			    words[rnd() % NELEM(words)]);
-			break;
-		case 2:
-			p[n] = S(rnd() % 2 ? BPF_LD |
-			    BPF_IMM : BPF_LDX | BPF_IMM, k);
-			break;
-		case 3:
-			p[n] = S(rnd() % 2 ? BPF_LD |
-			    BPF_MEM : BPF_LDX | BPF_MEM, rnd() % 16);
-			break;
-		case 4:
-			p[n] = S(rnd() % 2 ? BPF_ST :
-			    BPF_STX, rnd() % 16);
-			break;
-		case 5: {
-			static const uint16_t misc[] = {
-				BPF_MISC | BPF_TAX, BPF_MISC | BPF_TXA,
-				BPF_ALU | BPF_NEG, BPF_LD | BPF_W | BPF_LEN,
-				BPF_LDX | BPF_W | BPF_LEN
-			};
-			p[n] = S(misc[rnd() % NELEM(misc)],
-			    0);
-			break;
-		}
-		case 6:
-		case 7:
-		case 8:
-			op = ops[rnd() % NELEM(ops)];
-			if (src == BPF_K && op == BPF_DIV && k == 0)
-				k = 3;
-			if (src == BPF_K && (op == BPF_LSH || op == BPF_RSH))
-				k %= 32;
-			p[n] = S(BPF_ALU | op | src, k);
-			break;
-		case 9:
-			p[n] = S(BPF_JMP | BPF_JA,
-			    rnd() % (room + 1));
-			break;
-		case 10:
-			p[n] = J(BPF_JMP |
-			    jops[rnd() % NELEM(jops)] | src, k,
-			    (uint8_t)(rnd() % (room + 1)),
-			    (uint8_t)(rnd() % (room + 1)));
-			break;
-		default:
-			p[n] = S(BPF_RET | BPF_K,
-			    RET_ERRNO(rnd() % 0x1000));
-			break;
-		}
-	}
-	p[n++] = S(BPF_ALU | BPF_AND | BPF_K, 0xfff);
-	p[n++] = S(BPF_ALU | BPF_OR | BPF_K,
-	    SECCOMP_RET_ERRNO);
-	p[n++] = S(BPF_RET | BPF_A, 0);
-	p[n++] = S(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	p[1].jf = (uint8_t)(n - 1 - 2);
-	return (n);
-}
-
-ATF_TC_WITHOUT_HEAD(kernel_agrees);
-ATF_TC_BODY(kernel_agrees, tc)
-{
-	int compared = 0, kills = 0, undefined = 0;
-
-	for (int t = 0; t < 300; t++) {
-		struct sock_filter p[2 + 32 + 60 + 4];
-		size_t n = random_filter(p, 1 + rnd() % 60);
-		uint64_t a[6];
-		sc_input_t in;
-		sc_fault_t f;
-		uint32_t ret;
-		kres_t kr;
-		int err;
-
-		for (int i = 0; i < 6; i++)
-			a[i] = (uint64_t)rnd() << 32 | rnd_k();
-		ATF_REQUIRE_MSG(sc_validate(p, n, &f) == SC_OK,
-		    "program %d: %s at %u", t, sc_strerror(f.sf_code),
-		    f.sf_pc);
-		/* Not the instruction pointer: words 2 and 3 unknown. */
-		sc_input_make(&in, SYS_getppid, AUDIT_ARCH_X86_64, 0, a,
-		    0x3f);
-		in.si_known &= (uint16_t)~0xcU;
-		err = sc_run(p, n, &in, &ret, &f);
-		ATF_CHECK(f.sf_steps <= n);
-		if (err == SC_ESHIFT) {
-			undefined++;	/* no defined result to compare */
-			continue;
-		}
-		ATF_REQUIRE_MSG(err == SC_OK, "program %d: %s at %u", t,
-		    sc_strerror(err), f.sf_pc);
-		kernel_run(p, n, SYS_getppid, a, &kr);
-		compared++;
-		if (sc_action(ret) == SC_ACT_KILL_THREAD) {
-			kills++;
-			ATF_CHECK_MSG(kr.kr_sig == SIGSYS, "program %d: the "
-			    "kernel did not kill (signal %d, ret %ld)", t,
-			    kr.kr_sig, kr.kr_ret);
-			continue;
-		}
-		ATF_REQUIRE_EQ(sc_action(ret), SC_ACT_ERRNO);
-		ATF_CHECK_MSG(kr.kr_sig == 0, "program %d: killed by %d", t,
-		    kr.kr_sig);
-		if ((ret & SECCOMP_RET_DATA) == 0) {
-			ATF_CHECK_MSG(kr.kr_ret == 0 && kr.kr_errno == 0,
-			    "program %d: ERRNO 0 gave %ld, errno %d", t,
-			    kr.kr_ret, kr.kr_errno);
-		} else {
-			ATF_CHECK_MSG(kr.kr_ret == -1 &&
-			    (uint32_t)kr.kr_errno == (ret & SECCOMP_RET_DATA),
-			    "program %d: errno %d, sc_run said %u", t,
-			    kr.kr_errno, ret & SECCOMP_RET_DATA);
-		}
-	}
-	(void) printf("%d filters compared with the kernel (%d kills), %d "
-	    "with an undefined shift\n", compared, kills, undefined);
-	ATF_CHECK(compared >= 200);
-}
-
-ATF_TC_WITHOUT_HEAD(combine);
-ATF_TC_BODY(combine, tc)
-{
-	/* The documented order, highest precedence first. */
-	static const uint32_t acts[] = {
-		SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_KILL_THREAD,
-		SECCOMP_RET_TRAP | 7, RET_ERRNO(13),
-		SECCOMP_RET_USER_NOTIF, SECCOMP_RET_TRACE | 5,
-		SECCOMP_RET_LOG, SECCOMP_RET_ALLOW,
-	};
-	static const sc_action_t kinds[] = {
-		SC_ACT_KILL_PROCESS, SC_ACT_KILL_THREAD, SC_ACT_TRAP,
-		SC_ACT_ERRNO, SC_ACT_USER_NOTIF, SC_ACT_TRACE, SC_ACT_LOG,
-		SC_ACT_ALLOW,
-	};
-	uint32_t two[2], other = 0x00010000U;
-	kres_t kr;
-
-	for (size_t i = 0; i < NELEM(acts); i++) {
-		ATF_CHECK_EQ(sc_action(acts[i]), kinds[i]);
-		for (size_t j = 0; j < NELEM(acts); j++) {
-			two[0] = acts[i];
-			two[1] = acts[j];
-			ATF_CHECK_EQ_MSG(sc_combine(two, 2),
-			    acts[i < j ? i : j], "%s with %s",
-			    sc_action_name(kinds[i]),
-			    sc_action_name(kinds[j]));
-		}
-	}
-	ATF_CHECK_EQ(sc_combine(NULL, 0), SECCOMP_RET_ALLOW);
-	/* The kernel starts from ALLOW: an ALLOW with data keeps it. */
-	two[0] = SECCOMP_RET_ALLOW | 5;
-	ATF_CHECK_EQ(sc_combine(two, 1), SECCOMP_RET_ALLOW);
-	/* Ties: the most recently installed (first) filter's data. */
-	two[0] = RET_ERRNO(1);
-	two[1] = RET_ERRNO(2);
-	ATF_CHECK_EQ(sc_combine(two, 2), RET_ERRNO(1));
-	/* A value the kernel does not know: by its value, and it kills. */
-	ATF_CHECK_EQ(sc_action(other), SC_ACT_OTHER);
-	two[0] = SECCOMP_RET_TRAP;
-	two[1] = other;
-	ATF_CHECK_EQ(sc_combine(two, 2), other);
-	two[0] = SECCOMP_RET_KILL_THREAD;
-	ATF_CHECK_EQ(sc_combine(two, 2), SECCOMP_RET_KILL_THREAD);
-	/* What the agent may run. */
-	ATF_CHECK(sc_permits(SECCOMP_RET_ALLOW, 0));
-	ATF_CHECK(sc_permits(SECCOMP_RET_LOG, 0));
-	ATF_CHECK(sc_permits(RET_ERRNO(1), 1));
-	ATF_CHECK(!sc_permits(RET_ERRNO(1), 0));
-	ATF_CHECK(!sc_permits(RET_ERRNO(0), 1));
-	for (size_t i = 0; i < 6; i++) {
-		if (kinds[i] != SC_ACT_ERRNO)
-			ATF_CHECK(!sc_permits(acts[i], 1));
-	}
-	ATF_CHECK(!sc_permits(other, 1));
-
-	/* The kernel's ties, on a child with two filters. */
-	{
-		struct sock_filter older[] = {
-			S(BPF_LD | BPF_W | BPF_ABS, OFF_NR),
-			J(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
-			S(BPF_RET | BPF_K, RET_ERRNO(1)),
-			S(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		};
-		/* Two filters in one: the newer is the second prctl. */
-		struct sock_fprog fo = { NELEM(older), older };
-		int fds[2], st, e = 0;
-		pid_t pid;
-
-		ATF_REQUIRE(pipe(fds) == 0);
-		ATF_REQUIRE((pid = fork()) >= 0);
-		if (pid == 0) {
-			(void) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-			(void) prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fo);
-			older[2].k = RET_ERRNO(2);
-			(void) prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fo);
-			errno = 0;
-			(void) syscall(SYS_getppid);
-			e = errno;
-			(void) write(fds[1], &e, sizeof (e));
-			_exit(0);
-		}
-		(void) close(fds[1]);
-		ATF_REQUIRE(read(fds[0], &e, sizeof (e)) == sizeof (e));
-		(void) close(fds[0]);
-		(void) waitpid(pid, &st, 0);
-		two[0] = RET_ERRNO(2);		/* newest first */
-		two[1] = RET_ERRNO(1);
-		ATF_CHECK_EQ(e, 2);
-		ATF_CHECK_EQ(sc_combine(two, 2) & SECCOMP_RET_DATA,
-		    (uint32_t)e);
-	}
-	/* One filter, and its kernel: ERRNO 0 makes the call "succeed". */
-	{
-		struct sock_filter p[] = {
-			S(BPF_LD | BPF_W | BPF_ABS, OFF_NR),
-			J(BPF_JMP | BPF_JEQ | BPF_K, SYS_getppid, 0, 1),
-			S(BPF_RET | BPF_K, RET_ERRNO(0)),
-			S(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		};
-
-		kernel_run(p, NELEM(p), SYS_getppid, args0, &kr);
-		ATF_CHECK_EQ(kr.kr_sig, 0);
-		ATF_CHECK_EQ(kr.kr_ret, 0);
-		ATF_CHECK_EQ(kr.kr_errno, 0);
-	}
-}
-
-/*
- * A container runtime's default profile, in shape: the architecture
- * (others killed), x32 numbers refused, personality allowed for a few
- * values of its argument, clone refused with CLONE_NEWUSER, an allowlist,
- * and ERRNO(EPERM) for everything else.
- */
-static const int allowed[] = {
-	SYS_read, SYS_write, SYS_close, SYS_fstat, SYS_mmap, SYS_munmap,
-	SYS_socket, SYS_sendmsg, SYS_recvmsg, SYS_getsockopt,
-	SYS_getsockname, SYS_getpeername, SYS_exit_group, SYS_getpid,
-};
-static const uint32_t personas[] = { 0, 8, 0x20000, 0xffffffffU };
-
-static size_t
-build_profile(struct sock_filter *p)
-{
-	size_t n = 0;
-
-	p[n++] = S(BPF_LD | BPF_W | BPF_ABS, OFF_ARCH);
-	p[n++] = J(BPF_JMP | BPF_JEQ | BPF_K,
-	    AUDIT_ARCH_X86_64, 1, 0);
-	p[n++] = S(BPF_RET | BPF_K,
-	    SECCOMP_RET_KILL_PROCESS);
-	p[n++] = S(BPF_LD | BPF_W | BPF_ABS, OFF_NR);
-	p[n++] = J(BPF_JMP | BPF_JGE | BPF_K,
-	    0x40000000U, 0, 1);
-	p[n++] = S(BPF_RET | BPF_K, RET_ERRNO(EPERM));
-	for (size_t i = 0; i < NELEM(allowed); i++) {
-		p[n++] = J(BPF_JMP | BPF_JEQ | BPF_K,
-		    (uint32_t)allowed[i], 0, 1);
-		p[n++] = S(BPF_RET | BPF_K,
-		    SECCOMP_RET_ALLOW);
-	}
-	/* personality(persona): allowed for the listed values only. */
-	p[n++] = J(BPF_JMP | BPF_JEQ | BPF_K,
-	    SYS_personality, 0, 3 + NELEM(personas));
-	p[n++] = S(BPF_LD | BPF_W | BPF_ABS, OFF_ARG(0));
-	for (size_t i = 0; i < NELEM(personas); i++)
-		p[n++] = J(BPF_JMP | BPF_JEQ | BPF_K,
-		    personas[i], (uint8_t)(NELEM(personas) - i), 0);
-	p[n++] = S(BPF_RET | BPF_K, RET_ERRNO(EPERM));
-	p[n++] = S(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	/* The accumulator no longer holds nr: load it again. */
-	p[n++] = S(BPF_LD | BPF_W | BPF_ABS, OFF_NR);
-	/* clone(flags): refused with CLONE_NEWUSER. */
-	p[n++] = J(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone,
-	    0, 4);
-	p[n++] = S(BPF_LD | BPF_W | BPF_ABS, OFF_ARG(0));
-	p[n++] = J(BPF_JMP | BPF_JSET | BPF_K,
-	    0x10000000U, 1, 0);
-	p[n++] = S(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	p[n++] = S(BPF_RET | BPF_K, RET_ERRNO(EPERM));
-	p[n++] = S(BPF_RET | BPF_K, RET_ERRNO(EPERM));
-	return (n);
-}
-
-/* The profile's verdict on one call. */
-static uint32_t
-profile_says(const struct sock_filter *p, size_t n, uint32_t arch, int nr,
-    uint64_t arg0)
-{
-	const sc_prog_t prog = { p, n };
-	uint64_t a[6] = { arg0, 0, 0, 0, 0, 0 };
-	sc_input_t in;
-	sc_fault_t f;
-	uint32_t ret;
-	size_t which;
-
-	sc_input_make(&in, nr, arch, IP0, a, 0x3f);
-	ATF_REQUIRE_EQ(sc_judge(&prog, 1, &in, &ret, &f, &which), SC_OK);
-	return (ret);
-}
-
-ATF_TC_WITHOUT_HEAD(container_profile);
-ATF_TC_BODY(container_profile, tc)
-{
-	struct sock_filter p[128];
-	size_t n = build_profile(p);
-	sc_fault_t f;
-
-	ATF_REQUIRE_MSG(sc_validate(p, n, &f) == SC_OK, "%s at %u",
-	    sc_strerror(f.sf_code), f.sf_pc);
-	ATF_CHECK_EQ(kernel_accepts(p, n), 1);
-	for (size_t i = 0; i < NELEM(allowed); i++)
-		ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64, allowed[i],
-		    0), SECCOMP_RET_ALLOW);
-	ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64, SYS_ptrace, 0),
-	    RET_ERRNO(EPERM));
-	ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64, SYS_getppid, 0),
-	    RET_ERRNO(EPERM));
-	ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64,
-	    0x40000000 | SYS_getpid, 0), RET_ERRNO(EPERM));
-	ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_I386, SYS_getpid, 0),
-	    SECCOMP_RET_KILL_PROCESS);
-	for (size_t i = 0; i < NELEM(personas); i++)
-		ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64,
-		    SYS_personality, personas[i]), SECCOMP_RET_ALLOW);
-	ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64, SYS_personality,
-	    9), RET_ERRNO(EPERM));
-	ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64, SYS_clone,
-	    0x11200000), RET_ERRNO(EPERM));
-	ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64, SYS_clone,
-	    0x01200000), SECCOMP_RET_ALLOW);
-	/* Every call of the agent's socket batch is allowed outright. */
-	ATF_CHECK(sc_permits(profile_says(p, n, AUDIT_ARCH_X86_64,
-	    SYS_getsockopt, 5), 0));
-}
-
-/* ------------------------------------------------------------------ */
 /* Targets of our own. */
-
 /* A filter: call nr gets action, every other call is allowed. */
 #define	ON_CALL(nr, action) {						\
 	S(BPF_LD | BPF_W | BPF_ABS, OFF_NR),				\
@@ -1286,11 +261,11 @@ require_refused(struct ps_prochandle *P, int rv, const char *msg)
 static char *
 pidfd_output(const char *pidarg)
 {
-	const char *const argv[] = { TU_PFILES, "--via=pidfd", pidarg, NULL };
+	const char *const args[] = { "--via=pidfd", pidarg, NULL };
 	tu_result_t r;
 	char *out;
 
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	tu_require_exit("pfiles --via=pidfd", &r, 0);
 	out = strdup(r.tr_out);
 	tu_result_free(&r);
@@ -1317,10 +292,9 @@ pfiles_on(struct sock_filter *f, size_t n, const char *why)
 	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)t.t_pid);
 	want = pidfd_output(pidarg);
 	{
-		const char *const argv[] = { TU_PFILES, "--via=agent", pidarg,
-		    NULL };
+		const char *const args[] = { "--via=agent", pidarg, NULL };
 
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	target_ping(&t);
 	tu_require_exit("pfiles --via=agent", &r, 0);
@@ -1381,7 +355,6 @@ lib_on_filter(struct sock_filter *f, size_t n, lib_fn_t fn)
 	atf_tc_set_md_var(tc, "require.user", "root")
 
 /* --- getsockopt ---------------------------------------------------- */
-
 static void
 lib_getsockopt(struct ps_prochandle *P, const target_t *t)
 {
@@ -1426,7 +399,6 @@ ATF_TC_BODY(kill_getsockopt, tc)
 }
 
 /* --- mmap ---------------------------------------------------------- */
-
 static void
 lib_mmap(struct ps_prochandle *P, const target_t *t)
 {
@@ -1470,7 +442,6 @@ ATF_TC_BODY(kill_mmap, tc)
 }
 
 /* --- sendmsg ------------------------------------------------------- */
-
 static void
 lib_sendmsg(struct ps_prochandle *P, const target_t *t)
 {
@@ -1503,7 +474,6 @@ ATF_TC_BODY(kill_sendmsg, tc)
 }
 
 /* --- ERRNO --------------------------------------------------------- */
-
 static void
 lib_errno0(struct ps_prochandle *P, const target_t *t)
 {
@@ -1542,7 +512,6 @@ ATF_TC_BODY(errno_getsockopt, tc)
 }
 
 /* --- every action -------------------------------------------------- */
-
 static const struct {
 	uint32_t	act;
 	int		want;		/* Psyscall's result when it runs */
@@ -1601,7 +570,6 @@ ATF_TC_BODY(actions, tc)
 }
 
 /* --- arguments ----------------------------------------------------- */
-
 static void
 lib_arg_value(struct ps_prochandle *P, const target_t *t)
 {
@@ -1672,7 +640,6 @@ ATF_TC_BODY(arguments, tc)
 }
 
 /* --- several filters ----------------------------------------------- */
-
 static void
 lib_several(struct ps_prochandle *P, const target_t *t)
 {
@@ -1740,7 +707,6 @@ ATF_TC_BODY(arguments_result, tc)
 }
 
 /* --- a filter that faults when run ---------------------------------- */
-
 static void
 lib_run_fault(struct ps_prochandle *P, const target_t *t)
 {
@@ -1816,7 +782,6 @@ ATF_TC_BODY(several_filters, tc)
 }
 
 /* --- strict mode --------------------------------------------------- */
-
 static void
 lib_strict(struct ps_prochandle *P, const target_t *t)
 {
@@ -1869,7 +834,6 @@ ATF_TC_BODY(strict_mode, tc)
 }
 
 /* --- a filter added while the agent is out ------------------------- */
-
 static void
 lib_tsync(struct ps_prochandle *P, const target_t *t)
 {
@@ -1921,7 +885,6 @@ ATF_TC_BODY(filter_added, tc)
 }
 
 /* --- filters that cannot be read ----------------------------------- */
-
 ATF_TC(unreadable);
 ATF_TC_HEAD(unreadable, tc)
 {
@@ -1944,10 +907,11 @@ ATF_TC_BODY(unreadable, tc)
 	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)t.t_pid);
 	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_acct);
 	{
-		const char *const argv[] = { SECCOMP_DENY, nr, "1", TU_PFILES,
-		    "--via=agent", pidarg, NULL };
+		const char *const wrap[] = { SECCOMP_DENY, nr, "1", NULL };
+		const char *const args[] = { "--via=agent", pidarg, NULL };
 
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args }, &r);
 	}
 	target_ping(&t);
 	tu_require_exit("pfiles --via=agent", &r, 0);
@@ -1963,13 +927,6 @@ ATF_TC_BODY(unreadable, tc)
 
 ATF_TP_ADD_TCS(tp)
 {
-	ATF_TP_ADD_TC(tp, run_instructions);
-	ATF_TP_ADD_TC(tp, run_faults);
-	ATF_TP_ADD_TC(tp, validate_rules);
-	ATF_TP_ADD_TC(tp, validate_random);
-	ATF_TP_ADD_TC(tp, kernel_agrees);
-	ATF_TP_ADD_TC(tp, combine);
-	ATF_TP_ADD_TC(tp, container_profile);
 	ATF_TP_ADD_TC(tp, kill_getsockopt);
 	ATF_TP_ADD_TC(tp, kill_mmap);
 	ATF_TP_ADD_TC(tp, kill_sendmsg);

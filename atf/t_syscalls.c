@@ -217,7 +217,7 @@ counted(const char *opt, pid_t pid, const char *deny, const char *table,
     counts_t *c, char **out)
 {
 	char pidarg[16];
-	const char *argv[16];
+	const char *wrap[16], *const args[] = { opt, pidarg, NULL };
 	/* LeakSanitizer (SANITIZE=1) cannot work under strace. */
 	static const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
 	    NULL };
@@ -225,22 +225,20 @@ counted(const char *opt, pid_t pid, const char *deny, const char *table,
 	int n = 0;
 
 	(void) snprintf(pidarg, sizeof (pidarg), "%d", (int)pid);
-	argv[n++] = "strace";
-	argv[n++] = "-f";
-	argv[n++] = "-qq";
-	argv[n++] = "-y";
-	argv[n++] = "-o";
-	argv[n++] = table;
+	wrap[n++] = "strace";
+	wrap[n++] = "-f";
+	wrap[n++] = "-qq";
+	wrap[n++] = "-y";
+	wrap[n++] = "-o";
+	wrap[n++] = table;
 	if (deny != NULL) {
-		argv[n++] = SECCOMP_DENY;
-		argv[n++] = NR_IO_URING_SETUP;
-		argv[n++] = deny;
+		wrap[n++] = SECCOMP_DENY;
+		wrap[n++] = NR_IO_URING_SETUP;
+		wrap[n++] = deny;
 	}
-	argv[n++] = TU_PFILES;
-	argv[n++] = opt;
-	argv[n++] = pidarg;
-	argv[n] = NULL;
-	tu_run(argv, env, TU_TIMEOUT_MS * 2, &r);
+	wrap[n] = NULL;
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap, .tp_opts = args,
+	    .tp_env = env, .tp_timeout_ms = TU_TIMEOUT_MS * 2 }, &r);
 	tu_require_exit("strace pfiles", &r, 0);
 	ATF_CHECK_MSG(r.tr_errlen == 0 || (strcmp(opt, "--via=diag") == 0 &&
 	    strstr(r.tr_err, "(diag: the kernel's socket tables do not hold "

@@ -58,20 +58,6 @@
 #define	KILL_FDS	4000
 #define	CHURN_RUNS	300
 
-static void
-run_pfiles(const char *const args[], const char *const env[],
-    tu_result_t *r)
-{
-	const char *argv[8];
-	int n = 0;
-
-	argv[n++] = TU_PFILES;
-	for (int i = 0; args[i] != NULL && n < 7; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	tu_run(argv, env, TU_TIMEOUT_MS, r);
-}
-
 static int
 count_fd_lines(const char *text)
 {
@@ -212,7 +198,7 @@ ATF_TC_BODY(torn_records, tc)
 		char *b, *want;
 		tu_result_t r;
 
-		run_pfiles(args, NULL, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit("pfiles", &r, 0);
 		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, 20)) != NULL,
 		    "fd 20 not shown (run %d):\n%s", run, r.tr_out);
@@ -266,10 +252,12 @@ ATF_TC_HEAD(pid_namespace, tc)
 }
 ATF_TC_BODY(pid_namespace, tc)
 {
-	const char *argv[] = { "unshare", "-p", "-f", TU_PFILES, "1", NULL };
+	const char *wrap[] = { "unshare", "-p", "-f", NULL };
+	const char *args[] = { "1", NULL };
 	tu_result_t r;
 
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+	    .tp_opts = args }, &r);
 	if (WIFEXITED(r.tr_status) && strstr(r.tr_err, "unshare:") != NULL)
 		atf_tc_skip("no pid namespace here: %s", r.tr_err);
 	tu_require_exit("unshare -p -f pfiles 1", &r, 1);
@@ -304,7 +292,7 @@ ATF_TC_BODY(path_too_long, tc)
 		const char *args[] = { h.h_pid, NULL };
 		tu_result_t r;
 
-		run_pfiles(args, NULL, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit("pfiles", &r, 0);
 		ATF_CHECK_EQ(count_fd_lines(r.tr_out), count);
 		ATF_REQUIRE((b = tu_fd_block(r.tr_out, deep)) != NULL);
@@ -323,7 +311,7 @@ ATF_TC_BODY(path_too_long, tc)
 		const char *args[] = { "-n", h.h_pid, NULL };
 		tu_result_t r;
 
-		run_pfiles(args, NULL, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit("pfiles -n", &r, 0);
 		ATF_CHECK_EQ(count_fd_lines(r.tr_out), count);
 		tu_require_same_str("stderr -n", "", r.tr_err);
@@ -379,13 +367,14 @@ ATF_TC_BODY(path_refused, tc)
 	(void) snprintf(errnum, sizeof (errnum), "%d", EACCES);
 	(void) snprintf(pid, sizeof (pid), "%d", (int)kid);
 	{
-		const char *argv[] = { SECCOMP_DENY, nr, errnum, TU_PFILES,
-		    pid, NULL };
+		const char *wrap[] = { SECCOMP_DENY, nr, errnum, NULL };
+		const char *args[] = { pid, NULL };
 		/* LeakSanitizer (SANITIZE=1) does not run under the filter. */
 		const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
 		    NULL };
 
-		tu_run(argv, env, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args, .tp_env = env }, &r);
 	}
 	(void) close(sv[0]);
 	ATF_REQUIRE_EQ(waitpid(kid, &status, 0), kid);
@@ -421,7 +410,7 @@ agent_refused(const char *nr, const char *why)
 	{
 		const char *args[] = { "--via=agent", h.h_pid, NULL };
 
-		run_pfiles(args, NULL, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	tu_require_exit("pfiles --via=agent", &r, 0);
 	ATF_CHECK_EQ(count_fd_lines(r.tr_out), count);
@@ -502,7 +491,7 @@ ATF_TC_BODY(agent_peer_pidns, tc)
 		{
 			const char *args[] = { vias[i], pid, NULL };
 
-			run_pfiles(args, NULL, &r);
+			tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		}
 		tu_require_exit(vias[i], &r, 0);
 		want = tu_asprintf("\tpeer: %s[%d]\n", tu_peer_provable(NULL) ?
@@ -536,8 +525,8 @@ leaderless(const tu_helper_t *h, int fd, int thread_pidfd, int nothread)
 	char *agent_out = NULL;
 
 	for (int i = 0; i < 4; i++) {
-		const char *argv[] = { TU_NO_THREAD_PIDFD, TU_PFILES,
-		    vias[i], h->h_pid, NULL };
+		const char *const wrap[] = { TU_NO_THREAD_PIDFD, NULL };
+		const char *const args[] = { vias[i], h->h_pid, NULL };
 		const char *const env[] = { "ASAN_OPTIONS=detect_leaks=0",
 		    NULL };
 		const char *what = nothread ? tu_asprintf("%s, no PIDFD_THREAD",
@@ -545,8 +534,8 @@ leaderless(const tu_helper_t *h, int fd, int thread_pidfd, int nothread)
 		tu_result_t r;
 		char *b;
 
-		tu_run(nothread ? argv : argv + TU_NO_THREAD_PIDFD_ARGC, env,
-		    TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = nothread ? wrap :
+		    NULL, .tp_opts = args, .tp_env = env }, &r);
 		if (i == 0 && !thread_pidfd) {
 			tu_require_leaderless_refused(&r, h->h_pid);
 			tu_result_free(&r);
@@ -624,7 +613,7 @@ ATF_TC_BODY(opath_socket, tc)
 		const char *args[] = { h.h_pid, NULL };
 		tu_result_t r;
 
-		run_pfiles(args, NULL, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit("pfiles", &r, 0);
 		ATF_REQUIRE((b = tu_fd_block(r.tr_out, fd)) != NULL);
 		want = tu_asprintf("%4d: S_IFSOCK mode:", fd);
@@ -760,7 +749,7 @@ ATF_TC_BODY(reasons, tc)
 	{
 		const char *args[] = { "2147483647", "2147483648", NULL };
 
-		run_pfiles(args, NULL, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		tu_require_exit("pfiles", &r, 1);
 		tu_require_same_str("stderr", "pfiles: cannot examine "
 		    "2147483647: no such process\npfiles: cannot examine "

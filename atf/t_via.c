@@ -68,11 +68,11 @@ start_filtered_fixture(tu_child_t *fx)
 static char *
 reference_output(const char *pidarg)
 {
-	const char *const argv[] = { TU_PFILES, "--via=pidfd", pidarg, NULL };
+	const char *const args[] = { "--via=pidfd", pidarg, NULL };
 	tu_result_t r;
 	char *out;
 
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	tu_require_exit("pfiles --via=pidfd", &r, 0);
 	out = strdup(r.tr_out);
 	tu_result_free(&r);
@@ -87,9 +87,9 @@ run_refused(int err, const char *via, const char *pidarg, tu_result_t *r)
 
 	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_pidfd_getfd);
 	(void) snprintf(errs, sizeof (errs), "%d", err);
-	const char *const argv[] = { SECCOMP_DENY, nr, errs, TU_PFILES, via,
-	    pidarg, NULL };
-	tu_run(argv, NULL, TU_TIMEOUT_MS, r);
+	const char *const wrap[] = { SECCOMP_DENY, nr, errs, NULL };
+	const char *const args[] = { via, pidarg, NULL };
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap, .tp_opts = args }, r);
 }
 
 static void
@@ -174,10 +174,11 @@ ATF_TC_BODY(no_pidfd_open, tc)
 	(void) snprintf(errs, sizeof (errs), "%d", ENOSYS);
 	want = reference_output(pidarg);
 	{
-		const char *const argv[] = { SECCOMP_DENY, nr, errs, TU_PFILES,
-		    "--via=pidfd", pidarg, NULL };
+		const char *const wrap[] = { SECCOMP_DENY, nr, errs, NULL };
+		const char *const args[] = { "--via=pidfd", pidarg, NULL };
 
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args }, &r);
 	}
 	tu_require_exit("pfiles --via=pidfd (no pidfd_open)", &r, 1);
 	ATF_CHECK_EQ_MSG(r.tr_outlen, 0, "stdout: %s", r.tr_out);
@@ -187,10 +188,11 @@ ATF_TC_BODY(no_pidfd_open, tc)
 	free(msg);
 	tu_result_free(&r);
 	{
-		const char *const argv[] = { SECCOMP_DENY, nr, errs, TU_PFILES,
-		    "--via=auto", pidarg, NULL };
+		const char *const wrap[] = { SECCOMP_DENY, nr, errs, NULL };
+		const char *const args[] = { "--via=auto", pidarg, NULL };
 
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap,
+		    .tp_opts = args }, &r);
 	}
 	tu_require_exit("pfiles --via=auto (no pidfd_open)", &r, 0);
 	tu_require_same_str("no-pidfd_open-auto.stdout", want, r.tr_out);
@@ -273,10 +275,9 @@ ATF_TC_BODY(auto_spares_filtered_target, tc)
 	ATF_REQUIRE(strstr(want, "\tSOCK_STREAM\n") != NULL);
 
 	{
-		const char *const argv[] = { TU_PFILES, "--via=diag", pidarg,
-		    NULL };
+		const char *const args[] = { "--via=diag", pidarg, NULL };
 
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	tu_require_exit("pfiles --via=diag (filtered target)", &r, 0);
 	diag = strdup(r.tr_out);
@@ -300,10 +301,9 @@ ATF_TC_BODY(auto_spares_filtered_target, tc)
 	 * caller (t_seccomp:unreadable shows the refusal otherwise).
 	 */
 	{
-		const char *const argv[] = { TU_PFILES, "--via=agent", pidarg,
-		    NULL };
+		const char *const args[] = { "--via=agent", pidarg, NULL };
 
-		tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
 	tu_require_exit("pfiles --via=agent (filtered target)", &r, 0);
 	/* asked inside the target (no passing under a filter): no proof */

@@ -575,99 +575,6 @@ tu_require_exit(const char *cmd, const tu_result_t *r, int code)
 		    (unsigned)st, code);
 }
 
-/* Print a line quoted, with TAB, quote, backslash and non-ASCII escaped. */
-static void
-put_escaped(FILE *fp, const char *s, size_t n)
-{
-	(void) fputc('"', fp);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)s[i];
-
-		if (ch == '\t')
-			(void) fputs("\\t", fp);
-		else if (ch == '"' || ch == '\\')
-			(void) fprintf(fp, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			(void) fprintf(fp, "\\x%02x", ch);
-		else
-			(void) fputc(ch, fp);
-	}
-	(void) fputc('"', fp);
-}
-
-/* The line starting at off: its length without '\n', and if it has one. */
-static size_t
-line_at(const char *s, size_t len, size_t off, int *has_nl)
-{
-	const char *nl = memchr(s + off, '\n', len - off);
-
-	*has_nl = nl != NULL;
-	return (nl != NULL ? (size_t)(nl - (s + off)) : len - off);
-}
-
-static void
-show_line(const char *label, const char *s, size_t len, size_t off)
-{
-	int nl;
-	size_t n;
-
-	(void) fprintf(stderr, "  %s: ", label);
-	if (off >= len) {
-		(void) fputs("(end of text)\n", stderr);
-		return;
-	}
-	n = line_at(s, len, off, &nl);
-	put_escaped(stderr, s + off, n);
-	(void) fputs(nl ? "\n" : " (no newline at end)\n", stderr);
-}
-
-void
-tu_require_same_text(const char *what, const char *expected, size_t explen,
-    const char *actual, size_t actlen)
-{
-	size_t eo = 0, ao = 0, lineno = 1;
-	char *ename, *aname;
-
-	if (explen == actlen && memcmp(expected, actual, explen) == 0)
-		return;
-
-	/* Find the first line that differs, terminator included. */
-	while (eo < explen && ao < actlen) {
-		int enl, anl;
-		size_t en = line_at(expected, explen, eo, &enl);
-		size_t an = line_at(actual, actlen, ao, &anl);
-
-		if (en != an || enl != anl ||
-		    memcmp(expected + eo, actual + ao, en) != 0)
-			break;
-		eo += en + (size_t)enl;
-		ao += an + (size_t)anl;
-		lineno++;
-	}
-
-	ename = tu_asprintf("%s.expected", what);
-	aname = tu_asprintf("%s.actual", what);
-	tu_write_file(ename, expected, explen);
-	tu_write_file(aname, actual, actlen);
-	(void) fprintf(stderr, "%s: texts differ at line %zu "
-	    "(full texts in %s and %s):\n", what, lineno, ename, aname);
-	show_line("expected", expected, explen, eo);
-	show_line("actual  ", actual, actlen, ao);
-	(void) fprintf(stderr, "--- expected (%zu bytes)\n%.*s--- actual "
-	    "(%zu bytes)\n%.*s---\n", explen, (int)explen, expected, actlen,
-	    (int)actlen, actual);
-	atf_tc_fail("%s: output differs from the expected text at line %zu "
-	    "(see stderr, %s, %s)", what, lineno, ename, aname);
-}
-
-void
-tu_require_same_str(const char *what, const char *expected,
-    const char *actual)
-{
-	tu_require_same_text(what, expected, strlen(expected), actual,
-	    strlen(actual));
-}
-
 void
 tu_write_file(const char *name, const void *buf, size_t len)
 {
@@ -770,14 +677,14 @@ tu_require_bpf(void)
 {
 	static const char btf[] = "/sys/kernel/btf/vmlinux";
 	char pid[16];
-	const char *argv[] = { TU_PFILES, "--via=bpf", pid, NULL };
+	const char *const args[] = { "--via=bpf", pid, NULL };
 	tu_result_t r;
 	char *reason, *nl;
 
 	if (access(btf, R_OK) != 0)
 		atf_tc_skip("no kernel BTF: %s: %s", btf, strerror(errno));
 	(void) snprintf(pid, sizeof (pid), "%d", (int)getpid());
-	tu_run(argv, NULL, TU_TIMEOUT_MS, &r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 0) {
 		tu_result_free(&r);
 		return;
@@ -863,35 +770,6 @@ tu_with_low_soft_nofile(void (*fn)(void))
 		atf_tc_fail("setrlimit back: %s", strerror(errno));
 }
 
-int
-tu_is_fd_line(const char *l)
-{
-	char colon, space;
-	int fd;
-
-	return (sscanf(l, "%d%c%c", &fd, &colon, &space) == 3 &&
-	    colon == ':' && space == ' ');
-}
-
-char *
-tu_fd_block(const char *out, int fd)
-{
-	char *head = tu_asprintf("\n%4d: ", fd), *b, *end;
-	const char *p = strstr(out, head);
-
-	free(head);
-	if (p == NULL)
-		return (NULL);
-	b = tu_asprintf("%s", p + 1);
-	for (end = strchr(b, '\n'); end != NULL; end = strchr(end + 1, '\n')) {
-		if (tu_is_fd_line(end + 1)) {
-			end[1] = '\0';
-			break;
-		}
-	}
-	return (b);
-}
-
 pid_t
 tu_only_child(pid_t parent)
 {
@@ -972,57 +850,4 @@ tu_require_leaderless_refused(tu_result_t *r, const char *pid)
 	    "thread (PIDFD_THREAD, Linux 6.9)\n", pid);
 	tu_require_same_str("pidfd.stderr", want, r->tr_err);
 	free(want);
-}
-
-/*
- * text with every match of key cut from it up to (not including) the
- * first end after it, replaced by with.
- */
-static char *
-cut_after(char *text, const char *key, const char *end, const char *with)
-{
-	char *out = tu_asprintf("%s", ""), *next, *p = text, *q, *b;
-
-	while ((q = strstr(p, key)) != NULL &&
-	    (b = strstr(q + strlen(key), end)) != NULL) {
-		next = tu_asprintf("%s%.*s%s", out, (int)(q - p), p, with);
-		free(out);
-		out = next;
-		p = b;
-	}
-	next = tu_asprintf("%s%s", out, p);
-	free(out);
-	free(text);
-	return (next);
-}
-
-char *
-tu_unnamed_peers(char *text)
-{
-	/* the text's peer lines; -J's peer objects (a comm has no '"') */
-	text = cut_after(text, "\tpeer: ", "[", "\tpeer: ?");
-	return (cut_after(text, "\"peer\":{\"comm\":\"", "\"pid\":",
-	    "\"peer\":{"));
-}
-
-/* Text without its lines holding needle. */
-char *
-tu_without_lines(const char *text, const char *needle)
-{
-	char *out = malloc(strlen(text) + 1), *o = out;
-	const char *p = text;
-
-	ATF_REQUIRE(out != NULL);
-	while (*p != '\0') {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl != NULL ? (size_t)(nl - p) + 1 : strlen(p);
-
-		if (memmem(p, len, needle, strlen(needle)) == NULL) {
-			memcpy(o, p, len);
-			o += len;
-		}
-		p += len;
-	}
-	*o = '\0';
-	return (out);
 }

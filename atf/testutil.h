@@ -112,6 +112,28 @@ void	tu_run_nofile(const char *const argv[], const char *const env[],
 	    int timeout_ms, rlim_t nofile, tu_result_t *);
 
 /*
+ * The one way the tests run pfiles:
+ *   [WRAP...] pfiles [OPTS...] [PIDS...]
+ * with ENV set in the child (as tu_run()), at the soft RLIMIT_NOFILE
+ * nofile when not 0 (as tu_run_nofile()).  Lists are NULL-ended (or
+ * NULL: none); pids, when npids is not 0, are that many, not
+ * NULL-ended.
+ */
+typedef struct tu_pfiles {
+	const char *const *tp_wrap;	/* strace, setpriv, nsenter... */
+	const char *const *tp_opts;
+	const char *const *tp_pids;
+	size_t		tp_npids;	/* 0: tp_pids is NULL-ended */
+	const char *const *tp_env;
+	int		tp_timeout_ms;	/* 0: TU_TIMEOUT_MS */
+	rlim_t		tp_nofile;	/* 0: as it is */
+} tu_pfiles_t;
+
+void	tu_pfiles(const tu_pfiles_t *, tu_result_t *);
+/* tu_pfiles() that must exit 0; pfiles' stderr, when any, shown on ours. */
+void	tu_pfiles_ok(const tu_pfiles_t *, tu_result_t *);
+
+/*
  * Fail the test unless r exited normally with status code; the message
  * names cmd and the child's stderr is copied to the test's stderr.
  */
@@ -233,11 +255,10 @@ char	*tu_unnamed_peers(char *text);
 /*
  * The argv prefix that runs a program as on a kernel without pidfds of
  * threads: seccomp_deny refusing pidfd_open(2) with PIDFD_THREAD (O_EXCL)
- * with EINVAL, as kernels before 6.9 do.  TU_NO_THREAD_PIDFD_ARGC words.
+ * with EINVAL, as kernels before 6.9 do (tu_pfiles' tp_wrap).
  */
 #define	TU_NO_THREAD_PIDFD	BUILD_DIR "/atf/seccomp_deny", "-a", "1=128", \
 				"434", "22"
-#define	TU_NO_THREAD_PIDFD_ARGC	5
 
 /*
  * pfiles --via=pidfd PID, run as on a kernel without pidfds of threads,

@@ -22,21 +22,23 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$REPO_ROOT" || exit 1
 
 # The test programs whose cases depend on the kernel.  Left out: the pure
-# ones (t_parsers, t_marshal, t_fuzz_replay: parsers and marshalling on
-# bytes), the build's and the documents' (t_exports, t_docs, t_userdocs,
-# t_build) and the read counter's own (t_preadcount, libc's entry
-# points); and t_harm:stress, 67 s on the
-# host and half an hour under TCG, whose agent paths t_harm's other cases
-# cover; and t_fdshort:via_agent, 29 s on the host and some 8 minutes a
-# kernel under TCG, whose rules (one fd at a time, no passing) are
-# libproc's own, not the kernel's: the agent's kernel paths are
-# t_agent_life's, t_agent_pass's and t_harm's, and t_fdshort's other
+# ones (t_parsers, t_procfs_parse, t_pfiles_fmt, t_marshal, t_fuzz_replay:
+# parsers, formatting and marshalling on bytes), the build's and the
+# documents' (t_exports, t_docs, t_userdocs, t_build) and the read
+# counter's own (t_preadcount, libc's entry points); and t_harm:stress, 67 s on the host and half an hour under
+# TCG, whose agent paths t_harm's other cases cover; and
+# t_fdshort:via_agent, 29 s on the host and some 8 minutes a kernel under
+# TCG, whose rules (one fd at a time, no passing) are libproc's own, not
+# the kernel's: the agent's kernel paths are t_agent_life's,
+# t_agent_held's, t_agent_pass's and t_harm's, and t_fdshort's other
 # cases run here.
-PROGRAMS="t_libproc t_api t_pfiles_cli t_truth t_pfiles_fixture t_node
-	t_via t_agent_life t_harm t_pr_calls t_agent_pass t_budget t_seccomp
-	t_hostile t_diag_parse t_diag t_json t_bpf t_endpoint t_race
-	t_replaced t_syscalls t_machine t_fdshort t_cli_edges
-	t_peer t_endpoint_edges t_fdtab"
+PROGRAMS="t_libproc t_api t_pfiles_cli t_pfiles_pids t_truth
+	t_pfiles_fixture t_node t_via t_agent_life t_agent_held t_harm
+	t_pr_calls t_agent_pass t_budget t_budget_check t_seccomp
+	t_seccomp_check t_seccomp_kernel t_hostile t_diag_parse
+	t_diag_live t_diag t_json t_bpf t_bpf_refused t_endpoint
+	t_endpoint_ns t_race t_race_gone t_replaced t_syscalls t_machine
+	t_fdshort t_cli_edges t_peer t_endpoint_edges t_fdtab"
 SKIP_CASES="t_harm:stress t_fdshort:via_agent"
 
 timeout=${KERNELS_TEST_TIMEOUT:-2400}
