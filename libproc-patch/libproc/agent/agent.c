@@ -542,6 +542,21 @@ traces_us(pid_t pid)
 	return (ps.pst_tracer == pid);
 }
 
+/* Prelease's hook (core/Phook.h): the agent goes after the source. */
+static void
+agent_release(void *P)
+{
+	Pdestroy_agent(P);
+}
+
+/* The handle has the agent ag; Prelease gives it back. */
+static void
+agent_attach(struct ps_prochandle *P, struct agent *ag)
+{
+	P->agent = ag;
+	(void) Phook_set(P->hooks, agent_release, P, PHOOK_LAST);
+}
+
 int
 Pcreate_agent(struct ps_prochandle *P)
 {
@@ -613,7 +628,7 @@ Pcreate_agent(struct ps_prochandle *P)
 		 */
 		PDEBUG(P, "agent: thread %d seized, not stopped: kept",
 		    (int)tid);
-		P->agent = ag;
+		agent_attach(P, ag);
 		errno = err;
 		return (-1);
 	}
@@ -627,7 +642,7 @@ Pcreate_agent(struct ps_prochandle *P)
 	live_add(ag);
 	agent_restore_signals(&old);
 	PDEBUG(P, "agent: thread %d seized and parked", (int)tid);
-	P->agent = ag;
+	agent_attach(P, ag);
 	return (0);
 }
 

@@ -59,11 +59,12 @@ typedef struct epshare {
 	unsigned	es_threads_turn;
 } epshare_t;
 
-void
-ep_share_free(epshare_t *es)
+/* The share's hook (core/Phook.h): the holders go with it. */
+static void
+ep_share_free(void *arg)
 {
-	if (es == NULL)
-		return;
+	epshare_t *es = arg;
+
 	free(es->es_holds.h_v);
 	free(es->es_pids);
 	free(es->es_threads.h_v);
@@ -303,10 +304,15 @@ ep_share_holders(struct ps_prochandle *P, endpoints_t *en, uint64_t *want,
 	size_t before;
 	int err, stale;
 
-	if (sh->ps_ep == NULL && (sh->ps_ep = calloc(1, sizeof (epshare_t))) ==
-	    NULL)
-		return (ENOMEM);
-	es = sh->ps_ep;
+	if ((es = Phook_get(sh->ps_hooks, ep_share_free)) == NULL) {
+		if ((es = calloc(1, sizeof (*es))) == NULL)
+			return (ENOMEM);
+		if (Phook_set(sh->ps_hooks, ep_share_free, es,
+		    PHOOK_FIRST) != 0) {
+			free(es);
+			return (ENOMEM);
+		}
+	}
 	if (nwant == 0 && !es->es_built)
 		return (0);		/* nothing to look for, or to feed */
 	if (!es->es_built) {

@@ -11,6 +11,11 @@
 #include "sock/sockid.h"
 
 /*
+ * Let the source's per-handle state go (a new Psetsocksrc; Prelease, by
+ * the hook the source's choice registers).
+ */
+extern void Psockrelease(struct ps_prochandle *);
+/*
  * The facts of n sockets (socksrc.h: each its fd, the inode the walk saw,
  * and the facts known already), from the handle's source (socksrc.c),
  * chosen by Psetsocksrc or, at first use, by auto; several at once where

@@ -65,6 +65,13 @@ Psockrelease(struct ps_prochandle *P)
 	P->src = NULL;
 }
 
+/* Prelease's hook (core/Phook.h). */
+static void
+release_hook(void *P)
+{
+	Psockrelease(P);
+}
+
 /*
  * Probe one source.  0 when it serves (and is chosen); else -1 with
  * errno, and the handle's message "NAME: reason".
@@ -79,6 +86,7 @@ probe(struct ps_prochandle *P, const socksrc_ops_t *ops)
 	if ((err = ops->sc_probe(P)) == 0) {
 		P->src = ops;
 		P->src_state = SRC_CHOSEN;
+		(void) Phook_set(P->hooks, release_hook, P, PHOOK_FIRST);
 		PDEBUG(P, "socket facts: %s serves", ops->sc_name);
 		return (0);
 	}

@@ -78,11 +78,12 @@ struct bpf_run {
 	unsigned	br_holds_pass;	/* the pass that gave them */
 };
 
-void
-bpf_run_free(bpf_run_t *br)
+/* The share's hook (core/Phook.h): the run's state goes with it. */
+static void
+bpf_run_free(void *arg)
 {
-	if (br == NULL)
-		return;
+	bpf_run_t *br = arg;
+
 	if (br->br_cap > 0)
 		(void) munmap(br->br_arena, br->br_cap);
 	free(br->br_slots);
@@ -148,8 +149,8 @@ bpf_run_of(struct ps_prochandle *P)
 
 	if (sh == NULL)
 		return (NULL);
-	if (sh->ps_bpf != NULL)
-		return (sh->ps_bpf);
+	if ((br = Phook_get(sh->ps_hooks, bpf_run_free)) != NULL)
+		return (br);
 	if ((br = calloc(1, sizeof (*br))) == NULL ||
 	    (sh->ps_npids > 0 && (br->br_slots = calloc(sh->ps_npids,
 	    sizeof (br_slot_t))) == NULL)) {
@@ -164,7 +165,10 @@ bpf_run_of(struct ps_prochandle *P)
 	if (br->br_n > 1)
 		qsort(br->br_slots, br->br_n, sizeof (br_slot_t), slot_cmp);
 	br->br_bound = keep_bound();
-	sh->ps_bpf = br;
+	if (Phook_set(sh->ps_hooks, bpf_run_free, br, PHOOK_FIRST) != 0) {
+		bpf_run_free(br);
+		return (NULL);
+	}
 	return (br);
 }
 
