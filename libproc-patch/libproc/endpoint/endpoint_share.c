@@ -33,7 +33,7 @@
 
 #include "core/Pshare.h"
 #include "endpoint/endpoint_impl.h"
-#include "sock/psock.h"
+#include "sources/psock.h"
 
 /* How many socket fds of the index a process holds. */
 typedef struct pidn {

@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 
 #include "core/Pcontrol.h"
-#include "sock/psock.h"
+#include "sock/sockid.h"
 #include "sock/sockopts.h"
 
 /* sf_have: the facts that are known. */
@@ -72,6 +72,7 @@ typedef struct sockfacts {
  * none), its facts, and what sc_facts would return for it.
  */
 struct diag_table;
+struct fdwalk;
 struct dent;
 typedef struct sockask {
 	int		sa_fd;

@@ -9,7 +9,7 @@
  * and (but for sockets) one readlink of /proc/PID/fd/N and, unless the
  * caller asked for stat only, one open+read+close of /proc/PID/fdinfo/N;
  * the sockets of a chunk get their facts from the chosen source at once
- * (socksrc.c).  Nothing else of /proc is read per fd.  Where the
+ * (sources/registry.c).  Nothing else of /proc is read per fd.  Where the
  * endpoints were looked for, their pass over the table listed the fds
  * and made the stat of each socket (endpoint.h): the walk takes both from
  * there, and does not make them again.
@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "endpoint/endpoint.h"
-#include "sock/psock.h"
+#include "sources/psock.h"
 #include "sock/sock_ring.h"
 #include "sock/socksrc.h"
 #include "walk/fdwalk.h"

@@ -2,7 +2,7 @@
 /*
  * psock.h: what the walk (walk/) and the endpoints (endpoint/) ask of the
  * handle's source of socket facts, chosen by Psetsocksrc() or, at first
- * use, by auto (socksrc.c).  Not installed.
+ * use, by auto (registry.c).  Not installed.
  */
 #ifndef	_PSOCK_H
 #define	_PSOCK_H
@@ -17,7 +17,7 @@
 extern void Psockrelease(struct ps_prochandle *);
 /*
  * The facts of n sockets (socksrc.h: each its fd, the inode the walk saw,
- * and the facts known already), from the handle's source (socksrc.c),
+ * and the facts known already), from the handle's source (registry.c),
  * chosen by Psetsocksrc or, at first use, by auto; several at once where
  * the source can.  Each answer is in its sa_err: 0, ENOENT (closed since
  * the walk saw it), ESTALE (replaced since), ESRCH (the target is gone).

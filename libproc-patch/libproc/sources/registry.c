@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * socksrc.c: choosing where socket facts come from, and asking it.
+ * registry.c: the sources of socket facts, listed; choosing one, and
+ * asking it.  The one file that names the sources (src/ *): the
+ * interface they serve (sock/socksrc.h) knows none of them.
  *
  * bpf (a BPF task-file iterator: every fact of every fd in one kernel
  * pass; root or CAP_BPF and CAP_PERFMON, Linux 6.1 and later) is fastest
@@ -20,8 +22,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sock/psock.h"
 #include "sock/socksrc.h"
+#include "sources/psock.h"
 
 /*
  * Every source, by its psocksrc_t; auto tries them in this order, but bpf
