@@ -10,8 +10,9 @@
  * stopped nor read) is best otherwise; the agent (ptrace(2) and system
  * calls run in the target) serves kernels and sandboxes without
  * pidfd_getfd; diag (NETLINK_SOCK_DIAG) needs no permission on the
- * target but knows fewer facts.  auto tries them in that order (bpf only
- * for a process of BPF_AUTO_MIN_FDS fds or more).  Each source is probed
+ * target but knows fewer facts.  auto tries them in that order, each by
+ * the rules of its own probe (bpf only for a large process, the agent
+ * never under seccomp).  Each source is probed
  * once per grab, before any fd is walked, so that a source that cannot
  * work is known before anything is printed; why each refused is kept
  * (Psocksrc_why).
@@ -19,30 +20,49 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
+#include "sock/sockprov.h"
 #include "sock/socksrc.h"
 #include "sources/psock.h"
 
+/* The sources (src/ *), and the provider the bpf source has besides. */
+extern const socksrc_ops_t sock_bpf_ops, sock_pidfd_ops, sock_agent_ops,
+    sock_diag_ops;
+extern const sockprov_ops_t sock_bpf_prov;
+
 /*
- * Every source, by its psocksrc_t; auto tries them in this order, but bpf
- * only for a process with at least BPF_AUTO_MIN_FDS fds: below that, its
- * load (7-10 ms, once per run) costs more than the walk it saves
- * (pfiles.1 gives the figures).
+ * Every source, by its psocksrc_t, with its provider of the walk and the
+ * sockets (sock/sockprov.h) if it has one; auto tries them in this order,
+ * each by the rules of its probe.
  */
-static const socksrc_ops_t *const sources[] = {
-	&sock_bpf_ops, &sock_pidfd_ops, &sock_agent_ops, &sock_diag_ops
+static const struct {
+	const socksrc_ops_t *re_src;
+	const sockprov_ops_t *re_prov;
+} registry[] = {
+	{ &sock_bpf_ops, &sock_bpf_prov },
+	{ &sock_pidfd_ops, NULL },
+	{ &sock_agent_ops, NULL },
+	{ &sock_diag_ops, NULL },
 };
-#define	BPF_AUTO_MIN_FDS	500
-#define	NSOURCES	(sizeof (sources) / sizeof (sources[0]))
+#define	NSOURCES	(sizeof (registry) / sizeof (registry[0]))
 
 static const socksrc_ops_t *
 source_of(psocksrc_t src)
 {
 	for (size_t i = 0; i < NSOURCES; i++) {
-		if (sources[i]->sc_id == src)
-			return (sources[i]);
+		if (registry[i].re_src->sc_id == src)
+			return (registry[i].re_src);
+	}
+	return (NULL);
+}
+
+/* The chosen source's provider, or NULL. */
+static const sockprov_ops_t *
+provider(const struct ps_prochandle *P)
+{
+	for (size_t i = 0; P->src_state == SRC_CHOSEN && i < NSOURCES; i++) {
+		if (registry[i].re_src == P->src)
+			return (registry[i].re_prov);
 	}
 	return (NULL);
 }
@@ -75,17 +95,21 @@ release_hook(void *P)
 }
 
 /*
- * Probe one source.  0 when it serves (and is chosen); else -1 with
- * errno, and the handle's message "NAME: reason".
+ * Probe one source (how: SOCKSRC_ASKED or SOCKSRC_AUTO).  0 when it
+ * serves (and is chosen); 1 when auto passes it by (the handle's message
+ * says why, or is ""); else -1 with errno, and the handle's message
+ * "NAME: reason".
  */
 static int
-probe(struct ps_prochandle *P, const socksrc_ops_t *ops)
+probe(struct ps_prochandle *P, const socksrc_ops_t *ops, int how)
 {
 	char reason[PERRMSG_MAX];
 	int err;
 
 	P->errmsg[0] = '\0';
-	if ((err = ops->sc_probe(P)) == 0) {
+	if ((err = ops->sc_probe(P, how)) == SOCKSRC_PASS)
+		return (1);
+	if (err == 0) {
 		P->src = ops;
 		P->src_state = SRC_CHOSEN;
 		(void) Phook_set(P->hooks, release_hook, P, PHOOK_FIRST);
@@ -97,35 +121,6 @@ probe(struct ps_prochandle *P, const socksrc_ops_t *ops)
 	(void) memcpy(P->src_why[ops->sc_id], reason, sizeof (reason));
 	(void) Pseterr(P, err, "%s: %s", ops->sc_name, reason);
 	return (-1);
-}
-
-/*
- * Has the target at least n fds?  Counted from getdents64 of its fd
- * directory (a few calls for thousands), which the walk reads again.
- */
-static int
-has_fds(struct ps_prochandle *P, long n)
-{
-	char buf[32768];
-	long count = 0;
-	ssize_t got;
-
-	if (P->fddirfd < 0 || lseek(P->fddirfd, 0, SEEK_SET) != 0)
-		return (0);
-	while (count < n + 2 && (got = syscall(SYS_getdents64, P->fddirfd,
-	    buf, sizeof (buf))) > 0) {
-		for (ssize_t off = 0; off + 19 <= got; ) {
-			unsigned short reclen;
-
-			memcpy(&reclen, buf + off + 16, sizeof (reclen));
-			if (reclen == 0)
-				break;
-			count++;
-			off += reclen;
-		}
-	}
-	(void) lseek(P->fddirfd, 0, SEEK_SET);
-	return (count - 2 >= n);	/* "." and ".." */
 }
 
 /* Add one reason to those so far: "a; b", cut, never overrun. */
@@ -142,6 +137,18 @@ add_reason(char *why, size_t size, const char *reason)
 		n = size - 1 - len;
 	(void) memcpy(why + len, reason, n);
 	why[len + n] = '\0';
+}
+
+/* Auto passed a source by: its reason, if it gave one, with the others. */
+static void
+add_passed(char *why, size_t size, const char *name, const char *reason)
+{
+	char line[PERRMSG_MAX + 64];
+
+	if (reason[0] == '\0')
+		return;
+	(void) snprintf(line, sizeof (line), "%.32s: %s", name, reason);
+	add_reason(why, size, line);
 }
 
 /*
@@ -169,7 +176,7 @@ Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
 	for (int i = 0; i < PSOCK_NSRC; i++)
 		P->src_why[i][0] = '\0';
 	if (src != PSOCK_AUTO) {
-		if (probe(P, ops) == 0)
+		if (probe(P, ops, SOCKSRC_ASKED) == 0)
 			return (0);
 		P->src_state = SRC_NONE;	/* not auto's at a socket */
 		return (-1);
@@ -177,41 +184,18 @@ Psetsocksrc(struct ps_prochandle *P, psocksrc_t src)
 
 	why[0] = '\0';
 	for (size_t i = 0; i < NSOURCES; i++) {
-		/*
-		 * Not on its own does pfiles run system calls in a process
-		 * under seccomp: a call the filter forbids could kill it.
-		 * --via=agent asks for that by name.
-		 */
-		const procstatus_t *ps;
+		const socksrc_ops_t *o = registry[i].re_src;
+		int r;
 
-		if (sources[i] == &sock_bpf_ops &&
-		    !has_fds(P, BPF_AUTO_MIN_FDS)) {
-			PDEBUG(P, "socket facts: bpf not tried (fewer than %d "
-			    "fds)", BPF_AUTO_MIN_FDS);
-			continue;
-		}
-		/*
-		 * bpf holds fds of its own (program, maps, link, iterator)
-		 * and prints what pidfd prints: not where RLIMIT_NOFILE
-		 * leaves none to spare.
-		 */
-		if (sources[i] == &sock_bpf_ops && Pfd_room() == 0) {
-			PDEBUG(P, "socket facts: bpf not tried (no fd to "
-			    "spare)");
-			continue;
-		}
-		if (sources[i] == &sock_agent_ops &&
-		    (ps = Pstatus_facts(P)) != NULL && ps->pst_seccomp > 0) {
-			add_reason(why, sizeof (why), "agent: not used on a "
-			    "process under seccomp");
-			PDEBUG(P, "socket facts: agent not tried (seccomp)");
-			continue;
-		}
-		if (probe(P, sources[i]) == 0) {
+		if ((r = probe(P, o, SOCKSRC_AUTO)) == 0) {
 			/* Why the sources before it did not serve, if any. */
 			(void) snprintf(P->errmsg, sizeof (P->errmsg), "%s",
 			    why);
 			return (0);
+		}
+		if (r == 1) {
+			add_passed(why, sizeof (why), o->sc_name, P->errmsg);
+			continue;
 		}
 		err = errno;
 		PDEBUG(P, "socket facts: %s", P->errmsg);
@@ -245,46 +229,39 @@ Psocksrc(struct ps_prochandle *P)
 }
 
 int
-Psock_walk(struct ps_prochandle *P, int flags, const struct fdwalk *fw,
-    int *used)
+Psock_walk(struct ps_prochandle *P, const sockwalk_t *sw)
 {
-	*used = 0;
-	if ((flags & PFDI_STATONLY) || P->src_state != SRC_CHOSEN ||
-	    P->src->sc_walk == NULL)
-		return (0);
-	*used = 1;
-	return (P->src->sc_walk(P, flags, fw));
-}
-
-int
-Psock_inodes(struct ps_prochandle *P, psockid_f *cb,
-    void *arg)
-{
-	if (P->src_state != SRC_CHOSEN || P->src->sc_inodes == NULL)
-		return (ENOTSUP);
-	return (P->src->sc_inodes(P, cb, arg));
-}
-
-unsigned
-Psock_snapshot(struct ps_prochandle *P, int holders)
-{
-	if (P->src_state != SRC_CHOSEN || P->src->sc_snapshot == NULL)
-		return (0);
-	return (P->src->sc_snapshot(P, holders));
+	return (provider(P)->sp_walk(P, sw));
 }
 
 int
 Psock_walks(struct ps_prochandle *P)
 {
-	return (P->src_state == SRC_CHOSEN && P->src->sc_walk != NULL);
+	return (provider(P) != NULL);
+}
+
+int
+Psock_inodes(struct ps_prochandle *P, psockid_f *cb, void *arg)
+{
+	const sockprov_ops_t *sp = provider(P);
+
+	return (sp != NULL ? sp->sp_inodes(P, cb, arg) : ENOTSUP);
+}
+
+unsigned
+Psock_snapshot(struct ps_prochandle *P, int holders)
+{
+	const sockprov_ops_t *sp = provider(P);
+
+	return (sp != NULL ? sp->sp_snapshot(P, holders) : 0);
 }
 
 int
 Psock_holders(struct ps_prochandle *P, psockhold_f *cb, void *arg)
 {
-	if (P->src_state != SRC_CHOSEN || P->src->sc_holders == NULL)
-		return (ENOTSUP);
-	return (P->src->sc_holders(P, cb, arg));
+	const sockprov_ops_t *sp = provider(P);
+
+	return (sp != NULL ? sp->sp_holders(P, cb, arg) : ENOTSUP);
 }
 
 int
@@ -316,11 +293,5 @@ Psockfacts(struct ps_prochandle *P, sockask_t *asks, size_t n)
 		}
 		return;
 	}
-	if (P->src->sc_facts_many != NULL) {
-		P->src->sc_facts_many(P, asks, n);
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		asks[i].sa_err = P->src->sc_facts(P, asks[i].sa_fd,
-		    asks[i].sa_ino, &asks[i].sa_facts);
+	P->src->sc_facts(P, asks, n);
 }

@@ -716,6 +716,55 @@ walk_end(struct ps_prochandle *P, fdwalk_t *fw, int rv)
 	return (rv);
 }
 
+/* What a source's own walk is given (sock/sockprov.h's sockwalk_t). */
+typedef struct prov_walk {
+	const fdwalk_t	*pw_fw;
+	struct ps_prochandle *pw_P;
+	int		pw_flags;
+	fdscratch_t	*pw_fs;
+} prov_walk_t;
+
+static int
+prov_build(void *arg, fdrec_t *rec, int fd)
+{
+	prov_walk_t *pw = arg;
+
+	return (fdwalk_build(pw->pw_fw, pw->pw_P, pw->pw_flags, pw->pw_fs,
+	    rec, fd));
+}
+
+static int
+prov_emit(void *arg, fdrec_t *rec)
+{
+	return (fdwalk_emit(((prov_walk_t *)arg)->pw_fw, rec));
+}
+
+/*
+ * The walk of a source that finds every fact of every fd at once (bpf):
+ * *used says whether there was one; then it returns as
+ * Pfdinfo_iter_flags does.
+ */
+static int
+provider_walk(struct ps_prochandle *P, int flags, const fdwalk_t *fw,
+    int *used)
+{
+	prov_walk_t pw = { fw, P, flags, NULL };
+	sockwalk_t sw = { prov_build, prov_emit, &pw };
+	int rv;
+
+	*used = 0;
+	if ((flags & PFDI_STATONLY) || !Psock_walks(P))
+		return (0);
+	*used = 1;
+	if ((pw.pw_fs = calloc(1, sizeof (*pw.pw_fs))) == NULL) {
+		errno = ENOMEM;
+		return (-1);
+	}
+	rv = Psock_walk(P, &sw);
+	free(pw.pw_fs);
+	return (rv);
+}
+
 /*
  * A source that finds every fact of every fd at once (bpf) walks by
  * itself; else the walk is fd by fd.  Each hands its records over
@@ -735,7 +784,7 @@ Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
 		return (-1);
 	}
 	walk_begin(&fw, P, flags, func, cd);
-	rv = Psock_walk(P, flags, &fw, &used);
+	rv = provider_walk(P, flags, &fw, &used);
 	if (!used) {
 		/* The builders' threads find fdinfo's directory open. */
 		if (!(flags & PFDI_STATONLY))

@@ -2,7 +2,7 @@
 /*
  * fdwalk.h: building the record of one fd, and handing it to the walk's
  * caller (Pfdinfo.c), shared by the serial walk, the pipelined one
- * (fdpipe.c) and a source's own (sc_walk: the bpf source).  Not
+ * (fdpipe.c) and a source's own (sp_walk: the bpf source).  Not
  * installed.
  */
 #ifndef	_FDWALK_H
@@ -17,7 +17,7 @@
 #define	FDINFO_READSZ	4096
 /*
  * The fds whose records are built together: their sockets' facts are
- * asked of the source at once (sc_facts_many).
+ * asked of the source at once (sc_facts).
  */
 #define	FDWALK_CHUNK	32
 
@@ -54,7 +54,7 @@ extern void fdwalk_build_many(const struct fdwalk *, struct ps_prochandle *,
 
 /*
  * One walk, as Pfdinfo_iter_flags gives it to whichever walk builds the
- * records (the serial one, fdpipe.c's, a source's own: sc_walk): the
+ * records (the serial one, fdpipe.c's, a source's own: sp_walk): the
  * caller's function and argument, and what the hand-over adds.
  */
 typedef struct fdwalk {

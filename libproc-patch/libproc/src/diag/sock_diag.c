@@ -71,7 +71,7 @@ diag_release(struct ps_prochandle *P)
 }
 
 static int
-diag_probe(struct ps_prochandle *P)
+diag_probe(struct ps_prochandle *P, int how)
 {
 	diag_state_t *dg;
 
@@ -93,7 +93,7 @@ sock_diag_nets(struct ps_prochandle *P)
 {
 	diag_state_t *dg;
 
-	if (P->src_state != SRC_CHOSEN || P->src != &sock_diag_ops ||
+	if (P->src_state != SRC_CHOSEN || P->src->sc_id != PSOCK_DIAG ||
 	    (dg = P->src_data) == NULL)
 		return (NULL);
 	return (dg->dg_nets);
@@ -143,11 +143,17 @@ diag_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 	return (0);
 }
 
+static void
+diag_facts_each(struct ps_prochandle *P, sockask_t *asks, size_t n)
+{
+	sockask_each(P, asks, n, diag_facts);
+}
+
 const socksrc_ops_t sock_diag_ops = {
 	.sc_id = PSOCK_DIAG,
 	.sc_name = "diag",
 	.sc_probe = diag_probe,
-	.sc_facts = diag_facts,
+	.sc_facts = diag_facts_each,
 	.sc_release = diag_release,
 	.sc_parallel = 1,
 };
