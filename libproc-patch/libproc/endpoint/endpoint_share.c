@@ -9,7 +9,7 @@
  * (endpoint_scan.c): for pfiles /proc/ * that is (processes examined) x
  * (fds of the machine) links.  With one, the first handle whose sockets
  * have other ends here makes the index: from the source, when it lists
- * every socket fd of the machine without reading tables (sc_holders: the
+ * every socket fd of the machine without reading tables (sp_holders: the
  * bpf source's one pass over every task's files), else by one pass over
  * every other process's table, a readlink per fd, keeping every socket
  * fd (not only the other ends it wants); its own come from its own table
@@ -71,7 +71,7 @@ ep_share_free(void *arg)
 	free(es);
 }
 
-/* sc_holders' callback: one socket fd more. */
+/* sp_holders' callback: one socket fd more. */
 static int
 add_holder(void *arg, uint64_t ino, pid_t pid, int fd)
 {

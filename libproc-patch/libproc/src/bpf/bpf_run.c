@@ -7,7 +7,7 @@
  * pass over every task's files, with no filter: it keeps the records of
  * the run's processes not walked yet (Pshare_pids), as the kernel wrote
  * them, and every socket fd of the machine (inode, pid, fd) for the
- * endpoints' holders (sc_holders).  Each process's walk then takes its
+ * endpoints' holders (sp_holders).  Each process's walk then takes its
  * records from memory, parsed again, in the order the run gives
  * (pfiles' argument order), not the kernel's (by pid); the records of a
  * process walked are let go at once.
