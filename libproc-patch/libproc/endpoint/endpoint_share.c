@@ -295,6 +295,23 @@ own_size(const endpoints_t *en)
 	return (n);
 }
 
+/* The run's holders, attached to its share at first use; NULL: no memory. */
+static epshare_t *
+share_of(ps_share_t *sh)
+{
+	epshare_t *es;
+
+	if ((es = Phook_get(sh->ps_hooks, ep_share_free)) != NULL)
+		return (es);
+	if ((es = calloc(1, sizeof (*es))) == NULL)
+		return (NULL);
+	if (Phook_set(sh->ps_hooks, ep_share_free, es, PHOOK_FIRST) != 0) {
+		free(es);
+		return (NULL);
+	}
+	return (es);
+}
+
 int
 ep_share_holders(struct ps_prochandle *P, endpoints_t *en, uint64_t *want,
     size_t nwant, char *dents)
@@ -304,15 +321,8 @@ ep_share_holders(struct ps_prochandle *P, endpoints_t *en, uint64_t *want,
 	size_t before;
 	int err, stale;
 
-	if ((es = Phook_get(sh->ps_hooks, ep_share_free)) == NULL) {
-		if ((es = calloc(1, sizeof (*es))) == NULL)
-			return (ENOMEM);
-		if (Phook_set(sh->ps_hooks, ep_share_free, es,
-		    PHOOK_FIRST) != 0) {
-			free(es);
-			return (ENOMEM);
-		}
-	}
+	if ((es = share_of(sh)) == NULL)
+		return (ENOMEM);
 	if (nwant == 0 && !es->es_built)
 		return (0);		/* nothing to look for, or to feed */
 	if (!es->es_built) {
