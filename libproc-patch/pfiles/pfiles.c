@@ -12,7 +12,7 @@
  * where it may be loaded (every fact in one kernel pass), else from
  * pidfd_getfd(2) where it works (the target is neither stopped nor read),
  * else from the agent, else from the kernel's socket tables (libproc's
- * sock/socksrc.c chooses).
+ * sources/registry.c chooses).
  */
 #include <dirent.h>
 #include <errno.h>

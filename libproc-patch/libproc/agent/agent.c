@@ -542,10 +542,78 @@ traces_us(pid_t pid)
 	return (ps.pst_tracer == pid);
 }
 
+/* Prelease's hook (core/Phook.h): the agent goes after the source. */
+static void
+agent_release(void *P)
+{
+	Pdestroy_agent(P);
+}
+
+/* The handle has the agent ag; Prelease gives it back. */
+static void
+agent_attach(struct ps_prochandle *P, struct agent *ag)
+{
+	P->agent = ag;
+	(void) Phook_set(P->hooks, agent_release, P, PHOOK_LAST);
+}
+
+/*
+ * The thread of the target that Pcreate_agent may borrow, or 0 with the
+ * reason in the handle's message (errno set).
+ */
+static pid_t
+thread_to_borrow(struct ps_prochandle *P)
+{
+	const procstatus_t *ps;
+	pid_t tid;
+	int err;
+
+	if (P->pid == getpid()) {
+		(void) Pseterr(P, EINVAL, "cannot borrow a thread of itself");
+		return (0);
+	}
+	if (traces_us(P->pid)) {
+		/* It would wait on us while we wait on it: both stop for good. */
+		(void) Pseterr(P, EDEADLK, "the process is tracing this one");
+		return (0);
+	}
+	/* Fresh: a tracer may have come or gone since the grab. */
+	if ((ps = Prefresh_status(P)) == NULL) {
+		err = errno == ENOENT ? ESRCH : errno;
+		(void) Pseterr(P, err, "%s", err == ESRCH ? "no such process" :
+		    strerror(err));
+		return (0);
+	}
+	/*
+	 * Still ours after Pdestroy_agent: the thread we had seized was
+	 * leaving (an exec by another thread makes it exit) and could not be
+	 * let go; the kernel unlinks it once it is gone.  Not another tracer.
+	 */
+	if (ps->pst_tracer != 0 && ps->pst_tracer == getpid()) {
+		(void) Pseterr(P, ESRCH, "its thread is leaving (an exec?)");
+		return (0);
+	}
+	if (ps->pst_tracer != 0) {
+		(void) Pseterr(P, EBUSY, "process is already traced by pid %d",
+		    (int)ps->pst_tracer);
+		return (0);
+	}
+	if (exe_is_isa(P) == 0) {
+		(void) Pseterr(P, ENOEXEC, "not a " ISA_NAME " process");
+		return (0);
+	}
+	/* The thread Pgrab examines through, or a live one of a zombie. */
+	tid = P->tid != 0 ? P->tid : P->pid;
+	if (ps->pst_state == 'Z' && (tid = Plive_thread(P)) == 0) {
+		(void) Pseterr(P, ESRCH, "process is defunct");
+		return (0);
+	}
+	return (tid);
+}
+
 int
 Pcreate_agent(struct ps_prochandle *P)
 {
-	const procstatus_t *ps;
 	struct agent *ag;
 	pid_t tid;
 	int err;
@@ -556,46 +624,8 @@ Pcreate_agent(struct ps_prochandle *P)
 	}
 	if (P->agent != NULL)
 		return (0);
-	if (P->pid == getpid()) {
-		(void) Pseterr(P, EINVAL, "cannot borrow a thread of itself");
+	if ((tid = thread_to_borrow(P)) == 0)
 		return (-1);
-	}
-	if (traces_us(P->pid)) {
-		/* It would wait on us while we wait on it: both stop for good. */
-		(void) Pseterr(P, EDEADLK, "the process is tracing this one");
-		return (-1);
-	}
-	/* Fresh: a tracer may have come or gone since the grab. */
-	if ((ps = Prefresh_status(P)) == NULL) {
-		err = errno == ENOENT ? ESRCH : errno;
-		(void) Pseterr(P, err, "%s", err == ESRCH ? "no such process" :
-		    strerror(err));
-		return (-1);
-	}
-	/*
-	 * Still ours after Pdestroy_agent: the thread we had seized was
-	 * leaving (an exec by another thread makes it exit) and could not be
-	 * let go; the kernel unlinks it once it is gone.  Not another tracer.
-	 */
-	if (ps->pst_tracer != 0 && ps->pst_tracer == getpid()) {
-		(void) Pseterr(P, ESRCH, "its thread is leaving (an exec?)");
-		return (-1);
-	}
-	if (ps->pst_tracer != 0) {
-		(void) Pseterr(P, EBUSY, "process is already traced by pid %d",
-		    (int)ps->pst_tracer);
-		return (-1);
-	}
-	if (exe_is_isa(P) == 0) {
-		(void) Pseterr(P, ENOEXEC, "not a " ISA_NAME " process");
-		return (-1);
-	}
-	/* The thread Pgrab examines through, or a live one of a zombie. */
-	tid = P->tid != 0 ? P->tid : P->pid;
-	if (ps->pst_state == 'Z' && (tid = Plive_thread(P)) == 0) {
-		(void) Pseterr(P, ESRCH, "process is defunct");
-		return (-1);
-	}
 
 	if ((ag = calloc(1, sizeof (*ag))) == NULL)
 		return (-1);
@@ -613,7 +643,7 @@ Pcreate_agent(struct ps_prochandle *P)
 		 */
 		PDEBUG(P, "agent: thread %d seized, not stopped: kept",
 		    (int)tid);
-		P->agent = ag;
+		agent_attach(P, ag);
 		errno = err;
 		return (-1);
 	}
@@ -627,7 +657,7 @@ Pcreate_agent(struct ps_prochandle *P)
 	live_add(ag);
 	agent_restore_signals(&old);
 	PDEBUG(P, "agent: thread %d seized and parked", (int)tid);
-	P->agent = ag;
+	agent_attach(P, ag);
 	return (0);
 }
 

@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "libproc.h"
+#include "core/Phook.h"
 #include "core/procfs_parse.h"
 
 struct agent;			/* agent.h */
@@ -79,6 +80,7 @@ struct ps_prochandle {
 	char		ep_why[PERRMSG_MAX];
 	struct ps_share	*share;		/* the run's (Pshare), or NULL */
 	unsigned	share_turn;	/* this handle's turn in it */
+	phook_t		hooks[PHOOKS];	/* Prelease calls them (Phook.h) */
 	char		errmsg[PERRMSG_MAX];
 };
 
@@ -253,12 +255,5 @@ extern int Pexiting(struct ps_prochandle *);
  * Pgrab chose) live on this instant: not a zombie, not dead, not exiting?
  */
 extern int Plives_on(struct ps_prochandle *);
-
-/*
- * Let the source's per-handle state go (Prelease, a new Psetsocksrc):
- * the handle's one call into sock/, where the rest of what is asked of
- * its source is declared (sock/psock.h).
- */
-extern void Psockrelease(struct ps_prochandle *);
 
 #endif	/* _PCONTROL_H */

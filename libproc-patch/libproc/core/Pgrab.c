@@ -531,10 +531,8 @@ Prelease(struct ps_prochandle *P, int flags)
 	(void) flags;
 	if (P == NULL)
 		return;
-	/* The source first: the agent's may still hold our sockets. */
-	Psockrelease(P);
-	if (P->agent != NULL)
-		Pdestroy_agent(P);
+	/* What the modules attached: the source first, then the agent. */
+	Phook_run(P->hooks);
 	PDEBUG(P, "released");
 	Pfree(P);
 }

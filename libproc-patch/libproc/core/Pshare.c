@@ -9,7 +9,6 @@
 
 #include "core/Pcontrol.h"
 #include "core/Pshare.h"
-#include "netdiag/diag_table.h"
 
 ps_share_t *
 Pshare_create(void)
@@ -54,10 +53,7 @@ Pshare_destroy(ps_share_t *sh)
 {
 	if (sh == NULL)
 		return;
-	for (size_t i = 0; i < sh->ps_ntabs; i++)
-		diag_table_free(sh->ps_tabs[i]);
-	ep_share_free(sh->ps_ep);
-	bpf_run_free(sh->ps_bpf);
+	Phook_run(sh->ps_hooks);
 	free(sh->ps_pids);
 	free(sh);
 }

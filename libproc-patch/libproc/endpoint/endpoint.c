@@ -52,6 +52,7 @@
 
 #include "core/Pshare.h"
 #include "endpoint/endpoint_impl.h"
+#include "sources/psock.h"
 
 const char *
 Pendpoints_why(struct ps_prochandle *P)
@@ -331,7 +332,7 @@ endpoints_resolve(struct ps_prochandle *P, fdtab_t *tab)
 	}
 	en->en_tab = tab;
 	/* The diag source's table when it serves: no dump made twice. */
-	if ((rs.rs_dn = sock_diag_nets(P)) == NULL &&
+	if ((rs.rs_dn = Psock_tables(P)) == NULL &&
 	    (rs.rs_dn = rs.rs_mine = diag_nets_new(P)) == NULL)
 		rs.rs_dnerr = errno;	/* said below, if it matters */
 	/* No socket: nothing to say, not even in the trace. */

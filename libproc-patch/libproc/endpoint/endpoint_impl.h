@@ -193,7 +193,7 @@ extern int ep_sees_every_process(void);
  * The holders of the nwant sorted inodes of want (the other ends) that
  * are not the target's, into en_other, from the run's index of every
  * process's socket fds, which the first handle that needs it makes (the
- * source's sc_holders, else one pass over every fd table), and which
+ * source's sp_holders, else one pass over every fd table), and which
  * the target's own table then brings up to date for the handles after.
  * Then, for an other end no process holds, the threads' own tables, the
  * same way.  0 or an errno.

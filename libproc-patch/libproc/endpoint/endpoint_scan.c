@@ -32,7 +32,7 @@
 #include "kconst.h"
 #include "fdtab/fdtab.h"
 #include "endpoint/endpoint_impl.h"
-#include "sock/psock.h"
+#include "sources/psock.h"
 
 #define	EP_LINK		64		/* "socket:[INO]" and more */
 #define	PF_KTHREAD_BIT	0x00200000	/* /proc/PID/stat flags: kthread */

@@ -9,7 +9,7 @@
  * (endpoint_scan.c): for pfiles /proc/ * that is (processes examined) x
  * (fds of the machine) links.  With one, the first handle whose sockets
  * have other ends here makes the index: from the source, when it lists
- * every socket fd of the machine without reading tables (sc_holders: the
+ * every socket fd of the machine without reading tables (sp_holders: the
  * bpf source's one pass over every task's files), else by one pass over
  * every other process's table, a readlink per fd, keeping every socket
  * fd (not only the other ends it wants); its own come from its own table
@@ -33,7 +33,7 @@
 
 #include "core/Pshare.h"
 #include "endpoint/endpoint_impl.h"
-#include "sock/psock.h"
+#include "sources/psock.h"
 
 /* How many socket fds of the index a process holds. */
 typedef struct pidn {
@@ -59,18 +59,19 @@ typedef struct epshare {
 	unsigned	es_threads_turn;
 } epshare_t;
 
-void
-ep_share_free(epshare_t *es)
+/* The share's hook (core/Phook.h): the holders go with it. */
+static void
+ep_share_free(void *arg)
 {
-	if (es == NULL)
-		return;
+	epshare_t *es = arg;
+
 	free(es->es_holds.h_v);
 	free(es->es_pids);
 	free(es->es_threads.h_v);
 	free(es);
 }
 
-/* sc_holders' callback: one socket fd more. */
+/* sp_holders' callback: one socket fd more. */
 static int
 add_holder(void *arg, uint64_t ino, pid_t pid, int fd)
 {
@@ -294,6 +295,23 @@ own_size(const endpoints_t *en)
 	return (n);
 }
 
+/* The run's holders, attached to its share at first use; NULL: no memory. */
+static epshare_t *
+share_of(ps_share_t *sh)
+{
+	epshare_t *es;
+
+	if ((es = Phook_get(sh->ps_hooks, ep_share_free)) != NULL)
+		return (es);
+	if ((es = calloc(1, sizeof (*es))) == NULL)
+		return (NULL);
+	if (Phook_set(sh->ps_hooks, ep_share_free, es, PHOOK_FIRST) != 0) {
+		free(es);
+		return (NULL);
+	}
+	return (es);
+}
+
 int
 ep_share_holders(struct ps_prochandle *P, endpoints_t *en, uint64_t *want,
     size_t nwant, epbuf_t *buf)
@@ -303,10 +321,8 @@ ep_share_holders(struct ps_prochandle *P, endpoints_t *en, uint64_t *want,
 	size_t before;
 	int err, stale;
 
-	if (sh->ps_ep == NULL && (sh->ps_ep = calloc(1, sizeof (epshare_t))) ==
-	    NULL)
+	if ((es = share_of(sh)) == NULL)
 		return (ENOMEM);
-	es = sh->ps_ep;
 	if (nwant == 0 && !es->es_built)
 		return (0);		/* nothing to look for, or to feed */
 	if (!es->es_built) {

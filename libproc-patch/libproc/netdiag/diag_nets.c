@@ -28,16 +28,38 @@
 #include "core/Pshare.h"
 #include "netdiag/diag_nets.h"
 
+#define	SHARED_TABS	64	/* network namespaces' tables a run keeps */
+
+/* The tables a run keeps, by network namespace: the share's part. */
+typedef struct shared_tabs {
+	diag_table_t	*st_tab[SHARED_TABS];
+	size_t		st_n;
+} shared_tabs_t;
+
+/* The share's hook (core/Phook.h): the tables go with it. */
+static void
+shared_tabs_free(void *arg)
+{
+	shared_tabs_t *sts = arg;
+
+	for (size_t i = 0; i < sts->st_n; i++)
+		diag_table_free(sts->st_tab[i]);
+	free(sts);
+}
+
 /* The run's table of the namespace st names, or NULL. */
 static diag_table_t *
 shared_table(const struct ps_prochandle *P, const struct stat *st)
 {
-	const ps_share_t *sh = P->share;
+	const shared_tabs_t *sts;
 
-	for (size_t i = 0; sh != NULL && i < sh->ps_ntabs; i++)
-		if (sh->ps_tabs[i]->dt_nsdev == st->st_dev &&
-		    sh->ps_tabs[i]->dt_nsino == st->st_ino)
-			return (sh->ps_tabs[i]);
+	if (P->share == NULL || (sts = Phook_get(P->share->ps_hooks,
+	    shared_tabs_free)) == NULL)
+		return (NULL);
+	for (size_t i = 0; i < sts->st_n; i++)
+		if (sts->st_tab[i]->dt_nsdev == st->st_dev &&
+		    sts->st_tab[i]->dt_nsino == st->st_ino)
+			return (sts->st_tab[i]);
 	return (NULL);
 }
 
@@ -49,10 +71,22 @@ static int
 share_table(struct ps_prochandle *P, diag_table_t *dt)
 {
 	ps_share_t *sh = P->share;
+	shared_tabs_t *sts;
 
-	if (sh == NULL || sh->ps_ntabs == PS_TABS)
+	if (sh == NULL)
 		return (0);
-	sh->ps_tabs[sh->ps_ntabs++] = dt;
+	if ((sts = Phook_get(sh->ps_hooks, shared_tabs_free)) == NULL) {
+		if ((sts = calloc(1, sizeof (*sts))) == NULL)
+			return (0);
+		if (Phook_set(sh->ps_hooks, shared_tabs_free, sts,
+		    PHOOK_FIRST) != 0) {
+			free(sts);
+			return (0);
+		}
+	}
+	if (sts->st_n == SHARED_TABS)
+		return (0);
+	sts->st_tab[sts->st_n++] = dt;
 	return (1);
 }
 

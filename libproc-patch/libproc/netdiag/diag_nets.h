@@ -11,7 +11,7 @@
  * sent sockets over SCM_RIGHTS, holds sockets of the namespaces they were
  * made in.  The diag source (sock_diag.c) and the endpoints (endpoint/)
  * look a socket up through this module, and share one set where the
- * diag source serves (sock_diag_nets()).
+ * diag source serves (Psock_tables()).
  *
  * In a run whose handles share what they learn (Pshare), a namespace's
  * table is the run's: made by the first handle that needs it, its dumps
@@ -64,12 +64,5 @@ extern void diag_nets_quiet(diag_nets_t *);
  */
 extern const dent_t *diag_nets_find(struct ps_prochandle *, diag_nets_t *,
     int, uint64_t, diag_table_t **);
-
-/*
- * The set of the diag source, when it serves the handle (sock_diag.c),
- * else NULL: one who reads it while the walk's threads may run holds no
- * lock of the source's, so only before they start.
- */
-extern diag_nets_t *sock_diag_nets(struct ps_prochandle *);
 
 #endif	/* _DIAG_NETS_H */

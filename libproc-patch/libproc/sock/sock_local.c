@@ -154,22 +154,32 @@ typedef struct batch {
 	int		*b_who;
 	int		*b_what;	/* a row of the table, or Q_* */
 	size_t		b_n;
+	/* the socket the requests added next ask (batch_for) */
+	int		b_fd, b_family, b_whose;
 } batch_t;
 
+/* The requests added next ask socket s, of family, the who'th socket. */
 static void
-add_req(batch_t *b, int s, int family, int who, int what, int level,
-    int name, socklen_t len)
+batch_for(batch_t *b, int s, int family, int who)
+{
+	b->b_fd = s;
+	b->b_family = family;
+	b->b_whose = who;
+}
+
+static void
+add_req(batch_t *b, int what, int level, int name, socklen_t len)
 {
 	sockopt_req_t *q = &b->b_req[b->b_n];
 
 	memset(&b->b_val[b->b_n], 0, sizeof (b->b_val[0]));
-	q->sr_fd = s;
-	q->sr_family = family;
+	q->sr_fd = b->b_fd;
+	q->sr_family = b->b_family;
 	q->sr_level = level;
 	q->sr_name = name;
 	q->sr_val = &b->b_val[b->b_n];
 	q->sr_len = len;
-	b->b_who[b->b_n] = who;
+	b->b_who[b->b_n] = b->b_whose;
 	b->b_what[b->b_n] = what;
 	b->b_n++;
 }
@@ -215,12 +225,11 @@ round_options(batch_t *b, int who, int s, const sockfacts_t *sf)
 	const sockopt_t *opts = sockopt_table();
 	int dom = sf->sf_domain;
 
+	batch_for(b, s, dom, who);
 	if (sf->sf_cookie != 0)
-		add_req(b, s, dom, who, Q_COOKIE, SOL_SOCKET, SO_COOKIE,
-		    sizeof (uint64_t));
+		add_req(b, Q_COOKIE, SOL_SOCKET, SO_COOKIE, sizeof (uint64_t));
 	if (dom == AF_NETLINK && !(sf->sf_have & SF_PROTOCOL))
-		add_req(b, s, dom, who, Q_PROTOCOL, SOL_SOCKET, SO_PROTOCOL,
-		    sizeof (int));
+		add_req(b, Q_PROTOCOL, SOL_SOCKET, SO_PROTOCOL, sizeof (int));
 	for (int row = 0; row < SOCKOPT_N; row++) {
 		const sockopt_t *o = &opts[row];
 		uint_t known = o->so_kind == SOK_BOOL ?
@@ -232,11 +241,11 @@ round_options(batch_t *b, int who, int s, const sockfacts_t *sf)
 		if (known || !sockopt_applies(o, dom, sf->sf_type) ||
 		    sock_family_refuses(dom, row))
 			continue;
-		add_req(b, s, dom, who, row, o->so_level, o->so_optname,
+		add_req(b, row, o->so_level, o->so_optname,
 		    (socklen_t)sockopt_size(o));
 	}
 	if (dom == AF_UNIX && !(sf->sf_have & SF_CRED))
-		add_req(b, s, dom, who, Q_PEERCRED, SOL_SOCKET, SO_PEERCRED,
+		add_req(b, Q_PEERCRED, SOL_SOCKET, SO_PEERCRED,
 		    sizeof (struct ucred));
 }
 
@@ -339,12 +348,15 @@ sock_local_facts_many(const int *s, const uint64_t *ino,
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] < 0 || err[i] != 0)
 			continue;
-		if (!(sf[i]->sf_have & SF_DOMAIN))
-			add_req(&b, s[i], -1, (int)i, Q_DOMAIN, SOL_SOCKET,
-			    SO_DOMAIN, sizeof (int));
-		if (!(sf[i]->sf_have & SF_TYPE))
-			add_req(&b, s[i], sf[i]->sf_domain, (int)i, Q_TYPE,
-			    SOL_SOCKET, SO_TYPE, sizeof (int));
+		if (!(sf[i]->sf_have & SF_DOMAIN)) {
+			batch_for(&b, s[i], -1, (int)i);
+			add_req(&b, Q_DOMAIN, SOL_SOCKET, SO_DOMAIN,
+			    sizeof (int));
+		}
+		if (!(sf[i]->sf_have & SF_TYPE)) {
+			batch_for(&b, s[i], sf[i]->sf_domain, (int)i);
+			add_req(&b, Q_TYPE, SOL_SOCKET, SO_TYPE, sizeof (int));
+		}
 	}
 	run_round(&b, s, ino, sf, err);
 	for (size_t i = 0; i < n; i++) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sockid.h: one of the target's sockets as a source lists them before
- * the walk (socksrc_ops_t.sc_inodes, Psock_inodes()), for the endpoints
+ * the walk (sockprov.h: sp_inodes, Psock_inodes()), for the endpoints
  * (endpoint/): its fd and inode, and what the source knows of where its
  * other end is.  Facts only: endpoint_settle.c alone decides what they
  * mean.
@@ -43,7 +43,7 @@ typedef struct psockid {
 /* Called with each: non-zero stops the listing, which returns it. */
 typedef int psockid_f(void *, const psockid_t *);
 
-/* A socket fd of some process (sc_holders): non-zero stops the listing. */
+/* A socket fd of some process (sp_holders): non-zero stops the listing. */
 typedef int psockhold_f(void *, uint64_t ino, pid_t pid, int fd);
 
 #endif	/* _SOCKID_H */

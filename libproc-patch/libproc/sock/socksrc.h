@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 
 #include "core/Pcontrol.h"
-#include "sock/psock.h"
+#include "sock/sockid.h"
 #include "sock/sockopts.h"
 
 /* sf_have: the facts that are known. */
@@ -66,10 +66,10 @@ typedef struct sockfacts {
 } sockfacts_t;
 
 /*
- * One socket the walk asks about, among others (sc_facts_many): the
+ * One socket the walk asks about, among others (sc_facts): the
  * target's fd, its inode as the walk saw it, its record in the socket
  * tables the walk holds (NULL when it holds none, or the socket is in
- * none), its facts, and what sc_facts would return for it.
+ * none: netdiag, below this layer), its facts, and its answer.
  */
 struct diag_table;
 struct dent;
@@ -83,73 +83,70 @@ typedef struct sockask {
 } sockask_t;
 
 /*
- * A source: its ops table.  Every function of it returns an errno: 0, or
- * a positive errno value (Pcontrol.h), but sc_walk, which returns as
- * Pfdinfo_iter_flags does (it is the walk).
+ * A source: its ops table, the same for every source.  Its functions
+ * return an errno: 0, or a positive errno value (Pcontrol.h), but where
+ * said.
  *  sc_id	which source (psocksrc_t); sc_name, its name in messages
- *  sc_probe	can it serve this target?  0, or an errno with the reason
- *		in the handle's message (Pseterr), without the source's name.
+ *  sc_probe	can it serve this target?  how is SOCKSRC_ASKED (chosen by
+ *		name) or SOCKSRC_AUTO (auto tries it: its own rules for auto
+ *		apply too).  0, or an errno with the reason in the handle's
+ *		message (Pseterr), without the source's name; or, under
+ *		auto only, SOCKSRC_PASS (socksrc_pass()): auto passes it by
+ *		without asking it, for the reason in the handle's message
+ *		("": none worth saying).
  *  sc_batch	(optional) the fds the walk is about to ask about, in
  *		increasing order: a source may fetch ahead.  Returns nothing.
- *  sc_facts	the facts of fd, whose inode the walk saw as ino: 0 (the
- *		facts found, and in sf_err why any are missing), ENOENT
- *		(closed since), ESTALE (replaced since), ESRCH (target gone).
- *  sc_facts_many (instead of sc_facts) the same for several sockets at
- *		once, each answer in its sa_err: a source that asks many in
- *		one go.
- *		It may take what the socket tables hold exactly from each
- *		socket's record (sa_dent: sockfacts_from_table()) and ask
- *		only the rest.  A source has one of the two: without
- *		sc_facts_many, sc_facts is called for each socket.
+ *  sc_facts	the facts of n sockets at once, each answer in its sa_err:
+ *		0 (the facts found, and in sf_err why any are missing),
+ *		ENOENT (closed since), ESTALE (replaced since), ESRCH
+ *		(target gone).  It may take what the socket tables hold
+ *		exactly from each socket's record (sa_dent:
+ *		sockfacts_from_table()) and ask only the rest; a source that
+ *		asks one socket at a time goes through sockask_each().
  *  sc_release	(optional) let go of P->src_data.  Returns nothing.
- *  sc_walk	(optional) the whole walk instead of the fd-by-fd one: a
- *		source that finds every fact of every fd at once (bpf).
- *		Called with the walk's flags (never PFDI_STATONLY) and the
- *		walk (walk/fdwalk.h), to which it hands each record it
- *		finishes (fdwalk_emit()); returns as Pfdinfo_iter_flags
- *		does.  It builds records with fdwalk_build() where it
- *		cannot stand behind its own facts.
- *  sc_inodes	(optional) the target's sockets, a psockid_t each
- *		(sockid.h: the fd, the inode, and what it knows of the
- *		other end) to cb, more cheaply than a readlink of every
- *		fd (bpf): for the endpoints (endpoint.c), before the walk.
- *		0, or an errno (the sockets given so far are not all).
- *  sc_holders	(optional) every socket fd of every process of the
- *		machine, (inode, pid, fd) each to cb, without reading
- *		each process's fd table (bpf: one pass over every task's
- *		files): for the endpoints' holders of the other ends,
- *		once per run (endpoint_share.c).  0, or an errno.
- *  sc_snapshot	(optional) the pass of the run (1, 2, ...) whose records
- *		the handle's walk shows and whose socket fds sc_holders
- *		gave (bpf), or 0: holders of the same pass as the records
- *		are not checked again (endpoint_share.c).
  *  sc_parallel	sc_facts may be called from several threads at once.
+ * A source that also finds every fact of every fd at once (bpf) provides
+ * the walk and the sockets besides (sockprov.h), registered beside it.
  */
+#define	SOCKSRC_ASKED	0
+#define	SOCKSRC_AUTO	1
+#define	SOCKSRC_PASS	(-1)
+
 typedef struct socksrc_ops {
 	psocksrc_t	sc_id;
 	const char	*sc_name;
-	int		(*sc_probe)(struct ps_prochandle *);
+	int		(*sc_probe)(struct ps_prochandle *, int);
 	void		(*sc_batch)(struct ps_prochandle *, const int *,
 			    size_t);
-	int		(*sc_facts)(struct ps_prochandle *, int, uint64_t,
-			    sockfacts_t *);
-	void		(*sc_facts_many)(struct ps_prochandle *, sockask_t *,
+	void		(*sc_facts)(struct ps_prochandle *, sockask_t *,
 			    size_t);
 	void		(*sc_release)(struct ps_prochandle *);
-	int		(*sc_walk)(struct ps_prochandle *, int,
-			    const struct fdwalk *);
-	int		(*sc_inodes)(struct ps_prochandle *, psockid_f *,
-			    void *);
-	int		(*sc_holders)(struct ps_prochandle *, psockhold_f *,
-			    void *);
-	unsigned	(*sc_snapshot)(struct ps_prochandle *, int);
 	int		sc_parallel;
 } socksrc_ops_t;
 
-extern const socksrc_ops_t sock_pidfd_ops;
-extern const socksrc_ops_t sock_agent_ops;
-extern const socksrc_ops_t sock_diag_ops;
-extern const socksrc_ops_t sock_bpf_ops;
+/*
+ * sc_probe's SOCKSRC_PASS, with why (a static string, or "" to pass by
+ * in silence) as the handle's message (socksrc.c).
+ */
+extern int socksrc_pass(struct ps_prochandle *, const char *);
+/*
+ * sc_facts for a source that asks one socket at a time: one(P, fd, ino,
+ * facts) for each, its errno in sa_err (socksrc.c).
+ */
+typedef int sockfacts_one_f(struct ps_prochandle *, int, uint64_t,
+    sockfacts_t *);
+extern void sockask_each(struct ps_prochandle *, sockask_t *, size_t,
+    sockfacts_one_f *);
+/*
+ * The facts of n sockets of the target through pidfd_getfd(2): each
+ * duplicated here, asked (sock_local_facts_many) and closed, batched to
+ * the fds this process may spare (sock_getfd.c).  For the pidfd source,
+ * and for a source that asks pidfd_getfd what it cannot tell (bpf).
+ * sock_getfd: pidfd_getfd of fd, asked again while an exec hands the
+ * process over; the fd, or -1 with errno.
+ */
+extern void sock_getfd_facts(struct ps_prochandle *, sockask_t *, size_t);
+extern int sock_getfd(struct ps_prochandle *, int);
 
 /*
  * The facts of a socket open in this process, which must be the one

@@ -9,7 +9,7 @@
  * and (but for sockets) one readlink of /proc/PID/fd/N and, unless the
  * caller asked for stat only, one open+read+close of /proc/PID/fdinfo/N;
  * the sockets of a chunk get their facts from the chosen source at once
- * (socksrc.c).  Nothing else of /proc is read per fd.  Where the
+ * (sources/registry.c).  Nothing else of /proc is read per fd.  Where the
  * endpoints were looked for, the table was read once for them, its fds
  * listed and each socket's stat made (fdtab_read()): the walk takes both
  * from there, and does not make them again.
@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "endpoint/endpoint.h"
-#include "sock/psock.h"
+#include "sources/psock.h"
 #include "sock/sock_ring.h"
 #include "sock/socksrc.h"
 #include "walk/fdwalk.h"
@@ -721,6 +721,52 @@ walk_end(fdwalk_t *fw, int rv)
 	return (rv);
 }
 
+/* What a source's own walk is given (sock/sockprov.h's sockwalk_t). */
+typedef struct prov_walk {
+	const fdwalk_t	*pw_fw;
+	fdscratch_t	*pw_fs;
+} prov_walk_t;
+
+static int
+prov_build(void *arg, fdrec_t *rec, int fd)
+{
+	prov_walk_t *pw = arg;
+
+	return (fdwalk_build(pw->pw_fw, pw->pw_fs, rec, fd));
+}
+
+static int
+prov_emit(void *arg, fdrec_t *rec)
+{
+	return (fdwalk_emit(((prov_walk_t *)arg)->pw_fw, rec));
+}
+
+/*
+ * The walk of a source that finds every fact of every fd at once (bpf):
+ * *used says whether there was one; then it returns as
+ * Pfdinfo_iter_flags does.
+ */
+static int
+provider_walk(const fdwalk_t *fw, int *used)
+{
+	struct ps_prochandle *P = fw->fw_P;
+	prov_walk_t pw = { fw, NULL };
+	sockwalk_t sw = { prov_build, prov_emit, &pw };
+	int rv;
+
+	*used = 0;
+	if ((fw->fw_flags & PFDI_STATONLY) || !Psock_walks(P))
+		return (0);
+	*used = 1;
+	if ((pw.pw_fs = calloc(1, sizeof (*pw.pw_fs))) == NULL) {
+		errno = ENOMEM;
+		return (-1);
+	}
+	rv = Psock_walk(P, &sw);
+	free(pw.pw_fs);
+	return (rv);
+}
+
 /*
  * A source that finds every fact of every fd at once (bpf) walks by
  * itself; else the walk is fd by fd.  Each hands its records over
@@ -740,7 +786,7 @@ Pfdinfo_iter_flags(struct ps_prochandle *P, int flags, proc_fdinfo_f *func,
 		return (-1);
 	}
 	walk_begin(&fw, P, flags, func, cd);
-	rv = Psock_walk(P, flags, &fw, &used);
+	rv = provider_walk(&fw, &used);
 	if (!used) {
 		/* The builders' threads find fdinfo's directory open. */
 		if (!(flags & PFDI_STATONLY))

@@ -2,7 +2,7 @@
 /*
  * fdwalk.h: building the record of one fd, and handing it to the walk's
  * caller (Pfdinfo.c), shared by the serial walk, the pipelined one
- * (fdpipe.c) and a source's own (sc_walk: the bpf source).  Not
+ * (fdpipe.c) and a source's own (sp_walk: the bpf source).  Not
  * installed.
  */
 #ifndef	_FDWALK_H
@@ -18,7 +18,7 @@
 #define	FDINFO_READSZ	4096
 /*
  * The fds whose records are built together: their sockets' facts are
- * asked of the source at once (sc_facts_many).
+ * asked of the source at once (sc_facts).
  */
 #define	FDWALK_CHUNK	32
 
@@ -36,7 +36,7 @@ typedef struct fdscratch {
 
 /*
  * One walk, as Pfdinfo_iter_flags gives it to whichever walk builds the
- * records (the serial one, fdpipe.c's, a source's own: sc_walk): the
+ * records (the serial one, fdpipe.c's, a source's own: sp_walk): the
  * handle and the walk's flags, the caller's function and argument, what
  * the hand-over adds, and the table read for the endpoints.  Shared by
  * every builder, read only once the walk has begun.

@@ -372,10 +372,21 @@ agent_settle(struct ps_prochandle *P, int err)
 }
 
 static int
-agent_probe(struct ps_prochandle *P)
+agent_probe(struct ps_prochandle *P, int how)
 {
+	const procstatus_t *ps;
 	int err;
 
+	/*
+	 * Not on its own does pfiles run system calls in a process under
+	 * seccomp: a call the filter forbids could kill it.  --via=agent
+	 * asks for that by name.
+	 */
+	if (how == SOCKSRC_AUTO && (ps = Pstatus_facts(P)) != NULL &&
+	    ps->pst_seccomp > 0) {
+		PDEBUG(P, "socket facts: agent not tried (seccomp)");
+		return (socksrc_pass(P, "not used on a process under seccomp"));
+	}
 	if (P->agent != NULL || Pcreate_agent(P) == 0)
 		return (0);
 	err = agent_settle(P, errno);		/* Pcreate_agent said why */
@@ -443,11 +454,17 @@ agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 	return (0);
 }
 
+static void
+agent_facts_each(struct ps_prochandle *P, sockask_t *asks, size_t n)
+{
+	sockask_each(P, asks, n, agent_facts);
+}
+
 const socksrc_ops_t sock_agent_ops = {
 	.sc_id = PSOCK_AGENT,
 	.sc_name = "agent",
 	.sc_probe = agent_probe,
 	.sc_batch = sock_pass_batch,
-	.sc_facts = agent_facts,
+	.sc_facts = agent_facts_each,
 	.sc_release = sock_pass_release,
 };

@@ -93,15 +93,15 @@ pass_msg_wanted(pid_t want, pid_t from, ssize_t len, uint64_t payload,
 }
 
 /*
- * Receive from slot ps the message with payload seq from pid: the
- * duplicates of the first *np of the n fds sent (fewer when our fd limit
- * cut it short).  Any other message is discarded, its fds closed.  0, or
+ * Receive from slot ps the message with its payload (ps_seq) from pid:
+ * the duplicates of the first *np of the n fds sent (fewer when our fd
+ * limit cut it short).  Any other message is discarded, its fds closed.  0, or
  * ENOMSG when the message is not there.  With pid 0 (draining), nothing
  * is wanted, and every message is discarded.
  */
 static int
-receive(const pass_slot_t *ps, pid_t pid, uint64_t seq, int *got,
-    size_t n, size_t *np, int *shortp)
+receive(const pass_slot_t *ps, pid_t pid, int *got, size_t n, size_t *np,
+    int *shortp)
 {
 	union {
 		struct cmsghdr	align;
@@ -131,7 +131,7 @@ receive(const pass_slot_t *ps, pid_t pid, uint64_t seq, int *got,
 		if (len < 0)
 			return (errno == EAGAIN ? ENOMSG : errno);
 		k = take_control(&mh, got, n, &from);
-		if (!pass_msg_wanted(pid, from, len, payload, seq,
+		if (!pass_msg_wanted(pid, from, len, payload, ps->ps_seq,
 		    mh.msg_flags)) {
 			close_all(got, k);	/* not the one we wait for */
 			continue;
@@ -151,7 +151,7 @@ drain_slot(pass_slot_t *ps)
 	size_t k;
 
 	if (ps->ps_waiting && ps->ps_sock >= 0)
-		(void) receive(ps, 0, 0, got, PASS_MAX_FDS, &k, &sh);
+		(void) receive(ps, 0, got, PASS_MAX_FDS, &k, &sh);
 	ps->ps_waiting = 0;
 }
 
@@ -333,7 +333,7 @@ take_message(struct ps_prochandle *P, sock_pass_t *sp, int j,
 	size_t k = 0;
 
 	ps->ps_waiting = 0;
-	if ((err = receive(ps, P->pid, ps->ps_seq, got, n, &k, &sh)) != 0)
+	if ((err = receive(ps, P->pid, got, n, &k, &sh)) != 0)
 		return (err);
 	if (k == 0)
 		return (EMFILE);	/* we could receive none */

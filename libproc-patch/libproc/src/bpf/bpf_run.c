@@ -7,7 +7,7 @@
  * pass over every task's files, with no filter: it keeps the records of
  * the run's processes not walked yet (Pshare_pids), as the kernel wrote
  * them, and every socket fd of the machine (inode, pid, fd) for the
- * endpoints' holders (sc_holders).  Each process's walk then takes its
+ * endpoints' holders (sp_holders).  Each process's walk then takes its
  * records from memory, parsed again, in the order the run gives
  * (pfiles' argument order), not the kernel's (by pid); the records of a
  * process walked are let go at once.
@@ -76,13 +76,15 @@ struct bpf_run {
 	size_t		br_nholds, br_capholds;
 	int		br_have_holds;
 	unsigned	br_holds_pass;	/* the pass that gave them */
+	bpf_pfiles_t	*br_prog;	/* the program the passes run */
 };
 
-void
-bpf_run_free(bpf_run_t *br)
+/* The share's hook (core/Phook.h): the run's state goes with it. */
+static void
+bpf_run_free(void *arg)
 {
-	if (br == NULL)
-		return;
+	bpf_run_t *br = arg;
+
 	if (br->br_cap > 0)
 		(void) munmap(br->br_arena, br->br_cap);
 	free(br->br_slots);
@@ -141,15 +143,15 @@ keep_bound(void)
 }
 
 bpf_run_t *
-bpf_run_of(struct ps_prochandle *P)
+bpf_run_of(struct ps_prochandle *P, bpf_pfiles_t *prog)
 {
 	ps_share_t *sh = P->share;
 	bpf_run_t *br;
 
 	if (sh == NULL)
 		return (NULL);
-	if (sh->ps_bpf != NULL)
-		return (sh->ps_bpf);
+	if ((br = Phook_get(sh->ps_hooks, bpf_run_free)) != NULL)
+		return (br);
 	if ((br = calloc(1, sizeof (*br))) == NULL ||
 	    (sh->ps_npids > 0 && (br->br_slots = calloc(sh->ps_npids,
 	    sizeof (br_slot_t))) == NULL)) {
@@ -164,7 +166,11 @@ bpf_run_of(struct ps_prochandle *P)
 	if (br->br_n > 1)
 		qsort(br->br_slots, br->br_n, sizeof (br_slot_t), slot_cmp);
 	br->br_bound = keep_bound();
-	sh->ps_bpf = br;
+	br->br_prog = prog;
+	if (Phook_set(sh->ps_hooks, bpf_run_free, br, PHOOK_FIRST) != 0) {
+		bpf_run_free(br);
+		return (NULL);
+	}
 	return (br);
 }
 
@@ -264,8 +270,8 @@ keep_rec(void *arg, const bpfrec_t *rec, const void *raw, size_t rawlen)
 }
 
 int
-bpf_run_pass(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_t *prog,
-    size_t from, char *why, size_t whysz)
+bpf_run_pass(struct ps_prochandle *P, bpf_run_t *br, size_t from, char *why,
+    size_t whysz)
 {
 	br_pass_t pp = { br, !br->br_have_holds, 0 };
 	int r;
@@ -281,7 +287,8 @@ bpf_run_pass(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_t *prog,
 	br->br_limit = SIZE_MAX;
 	br->br_kept = 0;
 	br->br_passes++;
-	if ((r = bpf_pfiles_iter_all(prog, keep_rec, &pp, why, whysz)) != 0) {
+	if ((r = bpf_pfiles_iter_all(br->br_prog, keep_rec, &pp, why,
+	    whysz)) != 0) {
 		int err = pp.bp_err != 0 ? pp.bp_err : errno;
 
 		drop_from(br, 0);
@@ -318,8 +325,8 @@ bpf_run_pass(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_t *prog,
  * bound), or NULL with *errp 0 (none kept), or an errno.
  */
 static br_slot_t *
-ready(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_t *prog,
-    char *why, size_t whysz, int *errp)
+ready(struct ps_prochandle *P, bpf_run_t *br, char *why, size_t whysz,
+    int *errp)
 {
 	br_slot_t *s = slot_of(br, P->pid);
 
@@ -328,7 +335,7 @@ ready(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_t *prog,
 		return (NULL);
 	if (s->bs_state == BS_WAITING && (br->br_passes == 0 ||
 	    br->br_from != s->bs_order) &&
-	    bpf_run_pass(P, br, prog, s->bs_order, why, whysz) != 0) {
+	    bpf_run_pass(P, br, s->bs_order, why, whysz) != 0) {
 		*errp = errno != 0 ? errno : EIO;
 		return (NULL);
 	}
@@ -336,13 +343,13 @@ ready(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_t *prog,
 }
 
 int
-bpf_run_walk(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_t *prog,
-    bpf_pfiles_rec_f *cb, void *arg, char *why, size_t whysz)
+bpf_run_walk(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_rec_f *cb,
+    void *arg, char *why, size_t whysz)
 {
 	br_slot_t *s;
 	int r, err;
 
-	if ((s = ready(P, br, prog, why, whysz, &err)) == NULL) {
+	if ((s = ready(P, br, why, whysz, &err)) == NULL) {
 		errno = err;
 		return (err != 0 ? -1 : BPF_RUN_NONE);
 	}
@@ -400,13 +407,13 @@ bpf_run_snapshot(struct ps_prochandle *P, bpf_run_t *br, int holders)
 }
 
 int
-bpf_run_sockets(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_t *prog,
-    bpf_pfiles_rec_f *cb, void *arg, char *why, size_t whysz)
+bpf_run_sockets(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_rec_f *cb,
+    void *arg, char *why, size_t whysz)
 {
 	br_slot_t *s;
 	int err;
 
-	if ((s = ready(P, br, prog, why, whysz, &err)) == NULL) {
+	if ((s = ready(P, br, why, whysz, &err)) == NULL) {
 		errno = err;
 		return (err != 0 ? -1 : BPF_RUN_NONE);
 	}
@@ -415,16 +422,16 @@ bpf_run_sockets(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_t *prog,
 }
 
 int
-bpf_run_holders(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_t *prog,
-    psockhold_f *cb, void *arg, char *why, size_t whysz)
+bpf_run_holders(struct ps_prochandle *P, bpf_run_t *br, psockhold_f *cb,
+    void *arg, char *why, size_t whysz)
 {
 	br_slot_t *s;
 	int r;
 
 	if (!br->br_have_holds) {
 		s = slot_of(br, P->pid);
-		if (bpf_run_pass(P, br, prog, s != NULL ? s->bs_order : 0,
-		    why, whysz) != 0)
+		if (bpf_run_pass(P, br, s != NULL ? s->bs_order : 0, why,
+		    whysz) != 0)
 			return (errno != 0 ? errno : EIO);
 	}
 	for (size_t i = 0; i < br->br_nholds; i++) {

@@ -15,22 +15,25 @@ typedef struct bpf_run bpf_run_t;
 /* The walk has no records kept: the caller makes its own pass. */
 #define	BPF_RUN_NONE	(-2)
 
-/* The run's (made at first use), or NULL without a share or memory. */
-extern bpf_run_t *bpf_run_of(struct ps_prochandle *);
+/*
+ * The run's (made at first use, its passes by the program prog), or NULL
+ * without a share or memory.
+ */
+extern bpf_run_t *bpf_run_of(struct ps_prochandle *, bpf_pfiles_t *);
 /*
  * One pass over every task's files: the records of the run's processes
  * from order from on (up to the bound), and at the first pass every
  * socket fd.  0, or -1 with errno and why.
  */
-extern int bpf_run_pass(struct ps_prochandle *, bpf_run_t *, bpf_pfiles_t *,
-    size_t, char *, size_t);
+extern int bpf_run_pass(struct ps_prochandle *, bpf_run_t *, size_t, char *,
+    size_t);
 /*
  * The records of the handle's process to cb, from the pass (made when
  * they are not kept), then let go: as bpf_pfiles_iter, or BPF_RUN_NONE
  * when the run keeps none for it (not one of its pids, or alone past
  * the bound).
  */
-extern int bpf_run_walk(struct ps_prochandle *, bpf_run_t *, bpf_pfiles_t *,
+extern int bpf_run_walk(struct ps_prochandle *, bpf_run_t *,
     bpf_pfiles_rec_f *, void *, char *, size_t);
 /*
  * The socket fds of the machine from elsewhere (an inode pass): one more
@@ -43,7 +46,7 @@ extern void bpf_run_held(bpf_run_t *, int);
 extern int bpf_run_has_holds(const bpf_run_t *);
 /* The same records, kept for the walk after: BPF_RUN_NONE when none. */
 extern int bpf_run_sockets(struct ps_prochandle *, bpf_run_t *,
-    bpf_pfiles_t *, bpf_pfiles_rec_f *, void *, char *, size_t);
+    bpf_pfiles_rec_f *, void *, char *, size_t);
 /*
  * The pass whose records the handle's walk takes (holders 0: 0 when its
  * records are not kept, or have been taken), or whose socket fds
@@ -52,6 +55,6 @@ extern int bpf_run_sockets(struct ps_prochandle *, bpf_run_t *,
 extern unsigned bpf_run_snapshot(struct ps_prochandle *, bpf_run_t *, int);
 /* Every socket fd of the machine (the first pass's) to cb: 0 or an errno. */
 extern int bpf_run_holders(struct ps_prochandle *, bpf_run_t *,
-    bpf_pfiles_t *, psockhold_f *, void *, char *, size_t);
+    psockhold_f *, void *, char *, size_t);
 
 #endif	/* _BPF_RUN_H */

@@ -5,16 +5,16 @@
  * fixed record per fd, read in large reads.  The program is loaded once
  * per process (a pfiles run), for all the pids it examines.
  *
- * This source replaces the walk (sc_walk), not only the socket facts: the
- * iterator lists the target's fds in order, and each record becomes the
- * fd's libproc record -- its socket facts through the same builder as
- * every source's (sockrec.c).  The kernel's in-memory view of a file is
- * what fstat(2) shows only where the filesystem computes no attributes
- * of its own: so the records of sockets, pipes and anonymous inodes
- * (sockfs, pipefs, anon_inodefs) are taken as the iterator gives them,
- * and every other fd -- a file on btrfs, overlayfs, NFS, FUSE, an
- * id-mapped mount -- is built the way the other sources build it
- * (fdwalk_build), from the stat of the fd.  A socket of a family whose
+ * This source provides the walk (sp_walk: sock/sockprov.h), not only the
+ * socket facts: the iterator lists the target's fds in order, and each
+ * record becomes the fd's libproc record -- its socket facts through the
+ * same builder as every source's (sockrec.c).  The kernel's in-memory
+ * view of a file is what fstat(2) shows only where the filesystem
+ * computes no attributes of its own: so the records of sockets, pipes and
+ * anonymous inodes (sockfs, pipefs, anon_inodefs) are taken as the
+ * iterator gives them, and every other fd -- a file on btrfs, overlayfs,
+ * NFS, FUSE, an id-mapped mount -- is built the way the other sources
+ * build it (the walk's sw_build), from the stat of the fd.  A socket of a family whose
  * names the program does not compute is asked through pidfd_getfd.
  *
  * The kernel makes no ptrace access check for this iterator: the walk
@@ -28,11 +28,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "src/bpf/bpf_load.h"
 #include "core/Pshare.h"
+#include "fdtab/fdtab.h"
+#include "sock/sockprov.h"
 #include "src/bpf/bpf_run.h"
-#include "walk/fdwalk.h"
 #include "src/bpf/sock_bpf.h"
 
 /* The program, loaded at most once per process; why it could not be. */
@@ -42,12 +45,41 @@ static int bpf_tried;
 static int bpf_errno;
 static char bpf_why[PERRMSG_MAX];
 
+/*
+ * Auto tries bpf only for a process with at least BPF_AUTO_MIN_FDS fds:
+ * below that, its load (7-10 ms, once per run) costs more than the walk
+ * it saves (pfiles.1 gives the figures).
+ */
+#define	BPF_AUTO_MIN_FDS	500
+
+/*
+ * Auto's rules for bpf: a process of BPF_AUTO_MIN_FDS fds or more; and
+ * bpf holds fds of its own (program, maps, link, iterator) and prints
+ * what pidfd prints: not where RLIMIT_NOFILE leaves none to spare.
+ */
 static int
-bpf_probe(struct ps_prochandle *P)
+auto_passes(struct ps_prochandle *P)
+{
+	if (!fdtab_has(P->fddirfd, BPF_AUTO_MIN_FDS)) {
+		PDEBUG(P, "socket facts: bpf not tried (fewer than %d fds)",
+		    BPF_AUTO_MIN_FDS);
+		return (1);
+	}
+	if (Pfd_room() == 0) {
+		PDEBUG(P, "socket facts: bpf not tried (no fd to spare)");
+		return (1);
+	}
+	return (0);
+}
+
+static int
+bpf_probe(struct ps_prochandle *P, int how)
 {
 	unsigned int n;
 	int err;
 
+	if (how == SOCKSRC_AUTO && auto_passes(P))
+		return (socksrc_pass(P, ""));
 	/* The permission to read its fd table is pfiles' own. */
 	if (P->fddirfd < 0)
 		return (Pseterr(P, EACCES, "permission denied"));
@@ -81,10 +113,8 @@ bpf_probe(struct ps_prochandle *P)
 /* What one walk carries from record to record. */
 typedef struct bpf_walk {
 	struct ps_prochandle *bw_P;
-	int		bw_flags;
-	const fdwalk_t	*bw_walk;	/* whose records these are */
+	const sockwalk_t *bw_walk;	/* whose records these are */
 	fdrec_t		bw_rec;
-	fdscratch_t	*bw_fs;
 	unsigned	bw_hz;
 	int		bw_lastfd;	/* of the last record, or -1 */
 	int		bw_rv;		/* the caller's, or -1 */
@@ -259,7 +289,7 @@ one_fd(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 	if (bpf_taken_as_is(br))
 		err = bpf_record(br, bw->bw_hz, &bw->bw_rec);
 	else
-		err = fdwalk_build(bw->bw_walk, bw->bw_fs, &bw->bw_rec,
+		err = bw->bw_walk->sw_build(bw->bw_walk->sw_arg, &bw->bw_rec,
 		    br->br_fd);
 	if (err == ENOENT)
 		return (0);		/* closed since: skip it */
@@ -267,13 +297,14 @@ one_fd(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 		bw->bw_err = err;
 		return (-1);
 	}
-	if ((bw->bw_rv = fdwalk_emit(bw->bw_walk, &bw->bw_rec)) != 0)
+	if ((bw->bw_rv = bw->bw_walk->sw_emit(bw->bw_walk->sw_arg,
+	    &bw->bw_rec)) != 0)
 		return (1);
 	return (0);
 }
 
 static int
-bpf_walk(struct ps_prochandle *P, int flags, const fdwalk_t *fw)
+bpf_walk(struct ps_prochandle *P, const sockwalk_t *sw)
 {
 	char why[PERRMSG_MAX];
 	bpf_run_t *run;
@@ -282,22 +313,16 @@ bpf_walk(struct ps_prochandle *P, int flags, const fdwalk_t *fw)
 
 	memset(&bw, 0, sizeof (bw));
 	bw.bw_P = P;
-	bw.bw_flags = flags;
-	bw.bw_walk = fw;
+	bw.bw_walk = sw;
 	bw.bw_hz = bpf_pfiles_hz(bpf_prog);
 	bw.bw_lastfd = -1;
-	if ((bw.bw_fs = calloc(1, sizeof (*bw.bw_fs))) == NULL) {
-		errno = ENOMEM;
-		return (-1);
-	}
 	/* The run's one pass, when it keeps this process's records. */
-	if ((run = bpf_run_of(P)) == NULL || !ps_many(P) ||
-	    (r = bpf_run_walk(P, run, bpf_prog, one_fd, &bw, why,
-	    sizeof (why))) == BPF_RUN_NONE)
+	if ((run = bpf_run_of(P, bpf_prog)) == NULL || !ps_many(P) ||
+	    (r = bpf_run_walk(P, run, one_fd, &bw, why, sizeof (why))) ==
+	    BPF_RUN_NONE)
 		r = bpf_pfiles_iter(bpf_prog, P->pid, one_fd, &bw, why,
 		    sizeof (why));
 	fdrec_free(&bw.bw_rec);
-	free(bw.bw_fs);
 	if (bw.bw_rv != 0)
 		return (bw.bw_rv);		/* the caller stopped it */
 	if (r < 0 || bw.bw_err != 0) {
@@ -311,17 +336,7 @@ bpf_walk(struct ps_prochandle *P, int flags, const fdwalk_t *fw)
 	return (0);
 }
 
-/*
- * A socket the walk builds the other way (an fd on which the record
- * could not be taken as it is): asked through pidfd_getfd.
- */
-static void
-bpf_facts_many(struct ps_prochandle *P, sockask_t *asks, size_t n)
-{
-	sock_pidfd_ops.sc_facts_many(P, asks, n);
-}
-
-/* A socket of the run's records, for the endpoints (as sc_inodes). */
+/* A socket of the run's records, for the endpoints (as sp_inodes). */
 typedef struct run_sock {
 	psockid_f	*rs_cb;
 	void		*rs_arg;
@@ -401,11 +416,11 @@ bpf_inodes(struct ps_prochandle *P, psockid_f *cb,
 	 * message), the others' are the holders.  Without a share, over
 	 * the target alone.
 	 */
-	if ((run = bpf_run_of(P)) == NULL)
+	if ((run = bpf_run_of(P, bpf_prog)) == NULL)
 		r = bpf_pfiles_sock_inodes(bpf_prog, P->pid, cb, arg, why,
 		    sizeof (why));
-	else if (!ps_many(P) || (r = bpf_run_sockets(P, run,
-	    bpf_prog, run_socket, &rs, why, sizeof (why))) == BPF_RUN_NONE)
+	else if (!ps_many(P) || (r = bpf_run_sockets(P, run, run_socket,
+	    &rs, why, sizeof (why))) == BPF_RUN_NONE)
 		r = inode_pass(P, run, cb, arg, why, sizeof (why));
 	/* The callback's stop is its errno; else the iterator's failure. */
 	if (r < 0) {
@@ -423,7 +438,7 @@ bpf_holders(struct ps_prochandle *P, psockhold_f *cb, void *arg)
 	bpf_run_t *run;
 	int r;
 
-	if ((run = bpf_run_of(P)) == NULL)
+	if ((run = bpf_run_of(P, bpf_prog)) == NULL)
 		return (ENOTSUP);
 	/* One pid: the inode pass, if the walk's own did not give them. */
 	if (!bpf_run_has_holds(run) && !ps_many(P) &&
@@ -431,8 +446,7 @@ bpf_holders(struct ps_prochandle *P, psockhold_f *cb, void *arg)
 		PDEBUG(P, "bpf: every socket fd: %s", why);
 		return (r < 0 ? EIO : r);
 	}
-	if ((r = bpf_run_holders(P, run, bpf_prog, cb, arg, why,
-	    sizeof (why))) != 0)
+	if ((r = bpf_run_holders(P, run, cb, arg, why, sizeof (why))) != 0)
 		PDEBUG(P, "bpf: every socket fd: %s", why);
 	return (r);
 }
@@ -440,19 +454,26 @@ bpf_holders(struct ps_prochandle *P, psockhold_f *cb, void *arg)
 static unsigned
 bpf_snapshot(struct ps_prochandle *P, int holders)
 {
-	bpf_run_t *run = bpf_run_of(P);
+	bpf_run_t *run = bpf_run_of(P, bpf_prog);
 
 	return (run != NULL ? bpf_run_snapshot(P, run, holders) : 0);
 }
 
+/*
+ * A socket the walk builds the other way (an fd on which the record
+ * could not be taken as it is) is asked through pidfd_getfd.
+ */
 const socksrc_ops_t sock_bpf_ops = {
 	.sc_id = PSOCK_BPF,
 	.sc_name = "bpf",
 	.sc_probe = bpf_probe,
-	.sc_facts_many = bpf_facts_many,
-	.sc_walk = bpf_walk,
-	.sc_inodes = bpf_inodes,
-	.sc_holders = bpf_holders,
-	.sc_snapshot = bpf_snapshot,
+	.sc_facts = sock_getfd_facts,
 	.sc_parallel = 1,
+};
+
+const sockprov_ops_t sock_bpf_prov = {
+	.sp_walk = bpf_walk,
+	.sp_inodes = bpf_inodes,
+	.sp_holders = bpf_holders,
+	.sp_snapshot = bpf_snapshot,
 };

@@ -28,7 +28,7 @@
  * diag_table.c's, kept per network namespace by diag_nets.c (a socket
  * need not be in its holder's namespace), which the resolver of
  * endpoints (endpoint.c) shares when this source serves the handle
- * (sock_diag_nets()).
+ * (its provider's sp_tables).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -38,6 +38,7 @@
 #include "netdiag/diag_kind.h"
 #include "netdiag/diag_parse.h"
 #include "netdiag/diag_nets.h"
+#include "sock/sockprov.h"
 #include "sock/socksrc.h"
 
 /* Why a record lacks the facts the tables do not hold. */
@@ -71,7 +72,7 @@ diag_release(struct ps_prochandle *P)
 }
 
 static int
-diag_probe(struct ps_prochandle *P)
+diag_probe(struct ps_prochandle *P, int how)
 {
 	diag_state_t *dg;
 
@@ -88,12 +89,13 @@ diag_probe(struct ps_prochandle *P)
 	return (0);
 }
 
-diag_nets_t *
-sock_diag_nets(struct ps_prochandle *P)
+/* The provider's sp_tables (sock/sockprov.h). */
+static diag_nets_t *
+diag_tables(struct ps_prochandle *P)
 {
 	diag_state_t *dg;
 
-	if (P->src_state != SRC_CHOSEN || P->src != &sock_diag_ops ||
+	if (P->src_state != SRC_CHOSEN || P->src->sc_id != PSOCK_DIAG ||
 	    (dg = P->src_data) == NULL)
 		return (NULL);
 	return (dg->dg_nets);
@@ -143,11 +145,21 @@ diag_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 	return (0);
 }
 
+static void
+diag_facts_each(struct ps_prochandle *P, sockask_t *asks, size_t n)
+{
+	sockask_each(P, asks, n, diag_facts);
+}
+
 const socksrc_ops_t sock_diag_ops = {
 	.sc_id = PSOCK_DIAG,
 	.sc_name = "diag",
 	.sc_probe = diag_probe,
-	.sc_facts = diag_facts,
+	.sc_facts = diag_facts_each,
 	.sc_release = diag_release,
 	.sc_parallel = 1,
+};
+
+const sockprov_ops_t sock_diag_prov = {
+	.sp_tables = diag_tables,
 };
