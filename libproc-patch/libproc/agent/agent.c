@@ -542,35 +542,32 @@ traces_us(pid_t pid)
 	return (ps.pst_tracer == pid);
 }
 
-int
-Pcreate_agent(struct ps_prochandle *P)
+/*
+ * The thread to borrow: the one Pgrab examines through, or a live one of
+ * a zombie.  0 when none may be (errno and the message set).
+ */
+static pid_t
+thread_to_borrow(struct ps_prochandle *P)
 {
 	const procstatus_t *ps;
-	struct agent *ag;
 	pid_t tid;
 	int err;
 
-	if (P == NULL) {
-		errno = EINVAL;
-		return (-1);
-	}
-	if (P->agent != NULL)
-		return (0);
 	if (P->pid == getpid()) {
 		(void) Pseterr(P, EINVAL, "cannot borrow a thread of itself");
-		return (-1);
+		return (0);
 	}
+	/* It would wait on us while we wait on it: both stop for good. */
 	if (traces_us(P->pid)) {
-		/* It would wait on us while we wait on it: both stop for good. */
 		(void) Pseterr(P, EDEADLK, "the process is tracing this one");
-		return (-1);
+		return (0);
 	}
 	/* Fresh: a tracer may have come or gone since the grab. */
 	if ((ps = Prefresh_status(P)) == NULL) {
 		err = errno == ENOENT ? ESRCH : errno;
 		(void) Pseterr(P, err, "%s", err == ESRCH ? "no such process" :
 		    strerror(err));
-		return (-1);
+		return (0);
 	}
 	/*
 	 * Still ours after Pdestroy_agent: the thread we had seized was
@@ -579,23 +576,32 @@ Pcreate_agent(struct ps_prochandle *P)
 	 */
 	if (ps->pst_tracer != 0 && ps->pst_tracer == getpid()) {
 		(void) Pseterr(P, ESRCH, "its thread is leaving (an exec?)");
-		return (-1);
+		return (0);
 	}
 	if (ps->pst_tracer != 0) {
 		(void) Pseterr(P, EBUSY, "process is already traced by pid %d",
 		    (int)ps->pst_tracer);
-		return (-1);
+		return (0);
 	}
 	if (exe_is_isa(P) == 0) {
 		(void) Pseterr(P, ENOEXEC, "not a " ISA_NAME " process");
-		return (-1);
+		return (0);
 	}
-	/* The thread Pgrab examines through, or a live one of a zombie. */
 	tid = P->tid != 0 ? P->tid : P->pid;
 	if (ps->pst_state == 'Z' && (tid = Plive_thread(P)) == 0) {
 		(void) Pseterr(P, ESRCH, "process is defunct");
-		return (-1);
+		return (0);
 	}
+	return (tid);
+}
+
+/* Seize and examine thread tid, and make it P's agent: 0 or -1 (errno). */
+static int
+seize_agent(struct ps_prochandle *P, pid_t tid)
+{
+	struct agent *ag;
+	sigset_t old;
+	int err;
 
 	if ((ag = calloc(1, sizeof (*ag))) == NULL)
 		return (-1);
@@ -622,13 +628,28 @@ Pcreate_agent(struct ps_prochandle *P)
 		errno = err;
 		return (-1);
 	}
-	sigset_t old;
 	agent_block_signals(&old);
 	live_add(ag);
 	agent_restore_signals(&old);
 	PDEBUG(P, "agent: thread %d seized and parked", (int)tid);
 	P->agent = ag;
 	return (0);
+}
+
+int
+Pcreate_agent(struct ps_prochandle *P)
+{
+	pid_t tid;
+
+	if (P == NULL) {
+		errno = EINVAL;
+		return (-1);
+	}
+	if (P->agent != NULL)
+		return (0);
+	if ((tid = thread_to_borrow(P)) == 0)
+		return (-1);
+	return (seize_agent(P, tid));
 }
 
 int
