@@ -87,8 +87,8 @@ live_dump(const diag_req_t *req)
 		    (struct sockaddr *)&from, &fromlen);
 		ATF_REQUIRE(n > 0);
 		ATF_REQUIRE_EQ(fromlen, sizeof (from));
-		rc = diag_parse(buf, (size_t)n, from.nl_pid, SEQ, req, live_cb,
-		    NULL, &err);
+		rc = diag_parse(buf, (size_t)n, from.nl_pid,
+		    &(diag_dump_t){ req, SEQ, live_cb, NULL }, &err);
 	} while (rc == DIAG_MORE);
 	(void) close(s);
 	if (rc == DIAG_ERROR)

@@ -145,8 +145,8 @@ parse_req(const diag_req_t *req, uint32_t pid, uint32_t seq, int *errp)
 	(void) memcpy(copy + 1, mb.mb_buf, mb.mb_len);
 	nrecs = 0;
 	*errp = 0;
-	rc = diag_parse(copy + 1, mb.mb_len, pid, seq, req, collect, NULL,
-	    errp);
+	rc = diag_parse(copy + 1, mb.mb_len, pid, &(diag_dump_t){ req, seq,
+	    collect, NULL }, errp);
 	free(copy);
 	return (rc);
 }
@@ -748,14 +748,14 @@ ATF_TC_BODY(malformed, tc)
 	good_record(2);
 	good_record(3);
 	n = 0;
-	ATF_CHECK_EQ(diag_parse(mb.mb_buf, mb.mb_len, 0, SEQ, &tcp4,
-	    stop_second, &n, &err), DIAG_ERROR);
+	ATF_CHECK_EQ(diag_parse(mb.mb_buf, mb.mb_len, 0,
+	    &(diag_dump_t){ &tcp4, SEQ, stop_second, &n }, &err), DIAG_ERROR);
 	ATF_CHECK_EQ(err, ESRCH);
 	ATF_CHECK_EQ(n, 2);
 
 	/* Nothing at all: the dump goes on. */
-	ATF_CHECK_EQ(diag_parse(NULL, 0, 0, SEQ, &tcp4, collect, NULL, &err),
-	    DIAG_MORE);
+	ATF_CHECK_EQ(diag_parse(NULL, 0, 0,
+	    &(diag_dump_t){ &tcp4, SEQ, collect, NULL }, &err), DIAG_MORE);
 }
 
 ATF_TP_ADD_TCS(tp)

@@ -385,6 +385,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static uint64_t model_ino[MAXRECS];
 	fuzz_in_t in;
 	const diag_req_t *req;
+	diag_dump_t dd;
 	uint32_t seq, pid;
 	uint8_t ctl, *space, *dgram;
 	size_t len, nmodel, shift;
@@ -412,7 +413,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cur_req = req;
 	ngot = 0;
 	have_prev_unix = 0;
-	rc = diag_parse(dgram, len, pid, seq, req, on_sock, NULL, &err);
+	dd.dd_req = req;
+	dd.dd_seq = seq;
+	dd.dd_cb = on_sock;
+	dd.dd_arg = NULL;
+	rc = diag_parse(dgram, len, pid, &dd, &err);
 	FUZZ_CHECK(rc == DIAG_MORE || rc == DIAG_DONE || rc == DIAG_ERROR);
 	if (rc == DIAG_ERROR)
 		FUZZ_CHECK(err > 0);
@@ -430,8 +435,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (stop_at == 0) {
 		int err2 = 0;
 
-		FUZZ_CHECK(diag_parse(dgram, len, pid, seq, req, NULL, NULL,
-		    &err2) == rc);
+		dd.dd_cb = NULL;
+		FUZZ_CHECK(diag_parse(dgram, len, pid, &dd, &err2) == rc);
 		FUZZ_CHECK(rc != DIAG_ERROR || err2 == err);
 	}
 	free(space);

@@ -50,6 +50,9 @@ typedef struct dump {
 	unsigned long	d_lockcut;
 	unsigned long	d_lockglobal;
 	pf_comm_cache_t	d_comm;
+	long		d_iters;	/* walks to make (-i) */
+	double		d_last_ms;	/* the last walk's time */
+	double		d_best_ms;	/* the best walk's */
 } dump_t;
 
 static double
@@ -85,7 +88,7 @@ one_rec(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 	return (pf_file(&d->d_ctx, fdrec_info(&d->d_rec)) < 0 ? -1 : 0);
 }
 
-static void
+static _Noreturn void
 usage(void)
 {
 	(void) fprintf(stderr, "usage:\tbpfdump [-q] [-v] [-i COUNT] "
@@ -93,36 +96,30 @@ usage(void)
 	exit(2);
 }
 
-int
-main(int argc, char **argv)
+/* The options into d; the pid, or -1 when the raw file cannot be made. */
+static pid_t
+parse_args(int argc, char **argv, dump_t *d)
 {
-	bpf_pfiles_times_t bt;
-	bpf_pfiles_t *bp;
-	double t0, t = 0, best = 0, tcheck;
-	unsigned int nchecked = 0;
-	char why[256];
-	long iters = 1;
-	dump_t d;
 	pid_t pid;
-	int c, r = 0;
+	int c;
 
-	(void) memset(&d, 0, sizeof (d));
+	d->d_iters = 1;
 	while ((c = getopt(argc, argv, "qvi:r:")) != -1) {
 		switch (c) {
 		case 'q':
-			d.d_quiet = 1;
+			d->d_quiet = 1;
 			break;
 		case 'v':
 			bpf_pfiles_verbose = 1;
 			break;
 		case 'i':
-			if ((iters = strtol(optarg, NULL, 10)) < 1)
+			if ((d->d_iters = strtol(optarg, NULL, 10)) < 1)
 				usage();
 			break;
 		case 'r':
-			if ((d.d_raw = fopen(optarg, "we")) == NULL) {
+			if ((d->d_raw = fopen(optarg, "we")) == NULL) {
 				perror(optarg);
-				return (1);
+				return (-1);
 			}
 			break;
 		default:
@@ -132,7 +129,66 @@ main(int argc, char **argv)
 	if (optind != argc - 1 || (pid = (pid_t)strtol(argv[optind], NULL,
 	    10)) <= 0)
 		usage();
+	return (pid);
+}
 
+/* The walks of pid, timed; the raw stream is of the first only. */
+static int
+walk(bpf_pfiles_t *bp, pid_t pid, dump_t *d, char *why, size_t whysz)
+{
+	double t0;
+	int r = 0;
+
+	for (long i = 0; i < d->d_iters && r == 0; i++) {
+		d->d_nrec = 0;
+		t0 = now_ms();
+		r = bpf_pfiles_iter(bp, pid, one_rec, d, why, whysz);
+		d->d_last_ms = now_ms() - t0;
+		if (i == 0 || d->d_last_ms < d->d_best_ms)
+			d->d_best_ms = d->d_last_ms;
+		if (d->d_raw != NULL) {
+			(void) fclose(d->d_raw);
+			d->d_raw = NULL;
+		}
+	}
+	return (r);
+}
+
+/* What the walk could not do or tell, on stderr. */
+static void
+report(pid_t pid, const dump_t *d, int r, const char *why)
+{
+	if (r != 0) {
+		(void) fprintf(stderr, "bpfdump: %d: %s\n", (int)pid, why);
+		return;
+	}
+	if (d->d_nrec == 0 && kill(pid, 0) != 0 && errno == ESRCH)
+		(void) fprintf(stderr, "bpfdump: %d: no such process\n",
+		    (int)pid);
+	if (d->d_notcomputed > 0)
+		(void) fprintf(stderr, "bpfdump: %d: names of %lu sockets not "
+		    "computed (family)\n", (int)pid, d->d_notcomputed);
+	if (d->d_lockcut > 0 || d->d_lockglobal > 0)
+		(void) fprintf(stderr, "bpfdump: %d: locks cut short on %lu "
+		    "fds, lock pids not translated on %lu\n", (int)pid,
+		    d->d_lockcut, d->d_lockglobal);
+}
+
+int
+main(int argc, char **argv)
+{
+	bpf_pfiles_times_t bt;
+	bpf_pfiles_t *bp;
+	double t0, tcheck;
+	unsigned int nchecked = 0;
+	char why[256];
+	dump_t d;
+	pid_t pid;
+	int r;
+
+	(void) memset(&d, 0, sizeof (d));
+	if ((pid = parse_args(argc, argv, &d)) < 0)
+		return (1);
 	if ((bp = bpf_pfiles_open(why, sizeof (why))) == NULL) {
 		(void) fprintf(stderr, "bpfdump: %s\n", why);
 		return (1);
@@ -151,38 +207,14 @@ main(int argc, char **argv)
 	d.d_ctx.pf_comm = pf_comm_of;
 	d.d_ctx.pf_comm_arg = &d.d_comm;
 
-	for (long i = 0; i < iters && r == 0; i++) {
-		d.d_nrec = 0;
-		t0 = now_ms();
-		r = bpf_pfiles_iter(bp, pid, one_rec, &d, why, sizeof (why));
-		t = now_ms() - t0;
-		if (i == 0 || t < best)
-			best = t;
-		if (d.d_raw != NULL) {
-			(void) fclose(d.d_raw);
-			d.d_raw = NULL;
-		}
-	}
+	r = walk(bp, pid, &d, why, sizeof (why));
 	(void) fflush(stdout);
-	if (r != 0) {
-		(void) fprintf(stderr, "bpfdump: %d: %s\n", (int)pid, why);
-	} else {
-		if (d.d_nrec == 0 && kill(pid, 0) != 0 && errno == ESRCH)
-			(void) fprintf(stderr, "bpfdump: %d: no such process\n",
-			    (int)pid);
-		if (d.d_notcomputed > 0)
-			(void) fprintf(stderr, "bpfdump: %d: names of %lu "
-			    "sockets not computed (family)\n", (int)pid,
-			    d.d_notcomputed);
-		if (d.d_lockcut > 0 || d.d_lockglobal > 0)
-			(void) fprintf(stderr, "bpfdump: %d: locks cut short "
-			    "on %lu fds, lock pids not translated on %lu\n",
-			    (int)pid, d.d_lockcut, d.d_lockglobal);
-	}
+	report(pid, &d, r, why);
 	(void) fprintf(stderr, "bpfdump: load+verify %.2f ms, self-test "
 	    "%.2f ms (HZ %u), check %.2f ms (%u files), walk %.2f ms (best "
 	    "of %ld: %.2f ms), %lu fds\n", bt.bt_load_ms, bt.bt_probe_ms,
-	    d.d_hz, tcheck, nchecked, t, iters, best, d.d_nrec);
+	    d.d_hz, tcheck, nchecked, d.d_last_ms, d.d_iters, d.d_best_ms,
+	    d.d_nrec);
 	fdrec_free(&d.d_rec);
 	bpf_pfiles_close(bp);
 	return (r != 0);

@@ -226,22 +226,22 @@ run_calls(struct agent *ag, const marshal_t *m, psyscall_t *calls,
 }
 
 /*
- * The borrowed part of a batch: the calls run (each with the thread's
- * mask blocked, run_call), the outputs read, the thread parked again.  0 or an errno; the agent's
- * state says whether the thread is parked again.
+ * The borrowed part of a batch: the block written in a private mapping of
+ * mlen bytes unless (mlen 0) it is on the stack already, the calls run
+ * (each with the thread's mask blocked, run_call), the outputs read, the
+ * thread parked again.  0 or an errno; the agent's state says whether the
+ * thread is parked again.
  */
 static int
-borrow(struct ps_prochandle *P, struct agent *ag, marshal_t *m,
-    int on_stack, size_t size, psyscall_t *calls, uint_t n)
+borrow(struct ps_prochandle *P, struct agent *ag, marshal_t *m, size_t mlen,
+    psyscall_t *calls, uint_t n)
 {
 	uint64_t maddr = 0;
-	size_t mlen = 0;
 	int err, err2;
 
-	if (!on_stack) {
+	if (mlen != 0) {
 		marshal_area_t area;
 
-		mlen = (size + MARSHAL_SP_ALIGN + 4095) & ~(size_t)4095;
 		if ((err = map_scratch(ag, &ag->ag_regs, mlen, &maddr)) != 0) {
 			maddr = 0;
 			goto out;
@@ -278,9 +278,9 @@ run_parked(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
 {
 	marshal_t *m;
 	uint64_t rip;
-	size_t size;
+	size_t size, mlen;
 	sigset_t old;
-	int err, on_stack;
+	int err;
 
 	if ((m = malloc(sizeof (*m))) == NULL)
 		return (ENOMEM);
@@ -302,15 +302,19 @@ run_parked(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
 		return (err);
 	}
 
-	/* The block's one pwrite, before anything of the thread changes. */
+	/*
+	 * The block's one pwrite, before anything of the thread changes;
+	 * where the stack has no room, a mapping of whole pages (with room to
+	 * align the block) is to hold it.
+	 */
 	err = stack_plan(P, ag, m, isa_sp(&ag->ag_regs), calls, n);
-	on_stack = err == 0;
 	if (err != 0 && err != ENOSPC)
 		goto done;
+	mlen = err == 0 ? 0 : (size + MARSHAL_SP_ALIGN + 4095) & ~(size_t)4095;
 
 	agent_block_signals(&old);
 	agent_live_set_parked(ag, 0);
-	err = borrow(P, ag, m, on_stack, size, calls, n);
+	err = borrow(P, ag, m, mlen, calls, n);
 	agent_live_set_parked(ag, ag->ag_state == AG_PARKED);
 	agent_restore_signals(&old);
 

@@ -611,21 +611,13 @@ thread_to_borrow(struct ps_prochandle *P)
 	return (tid);
 }
 
-int
-Pcreate_agent(struct ps_prochandle *P)
+/* Seize and examine thread tid, and make it P's agent: 0 or -1 (errno). */
+static int
+seize_agent(struct ps_prochandle *P, pid_t tid)
 {
 	struct agent *ag;
-	pid_t tid;
+	sigset_t old;
 	int err;
-
-	if (P == NULL) {
-		errno = EINVAL;
-		return (-1);
-	}
-	if (P->agent != NULL)
-		return (0);
-	if ((tid = thread_to_borrow(P)) == 0)
-		return (-1);
 
 	if ((ag = calloc(1, sizeof (*ag))) == NULL)
 		return (-1);
@@ -652,13 +644,28 @@ Pcreate_agent(struct ps_prochandle *P)
 		errno = err;
 		return (-1);
 	}
-	sigset_t old;
 	agent_block_signals(&old);
 	live_add(ag);
 	agent_restore_signals(&old);
 	PDEBUG(P, "agent: thread %d seized and parked", (int)tid);
 	agent_attach(P, ag);
 	return (0);
+}
+
+int
+Pcreate_agent(struct ps_prochandle *P)
+{
+	pid_t tid;
+
+	if (P == NULL) {
+		errno = EINVAL;
+		return (-1);
+	}
+	if (P->agent != NULL)
+		return (0);
+	if ((tid = thread_to_borrow(P)) == 0)
+		return (-1);
+	return (seize_agent(P, tid));
 }
 
 int

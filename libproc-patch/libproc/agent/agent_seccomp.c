@@ -369,21 +369,29 @@ unreadable(const struct agent_seccomp *as, char *msg, size_t len)
 /* ------------------------------------------------------------------ */
 /* Proving. */
 
+/* A call the agent is about to make, as the filters will see it. */
+typedef struct planned_call {
+	int		pc_nr;
+	const uint64_t	*pc_args;	/* its six argument registers */
+	unsigned	pc_known;	/* bit i: pc_args[i] is known */
+	int		pc_errno_ok;	/* may the filter make it fail */
+} planned_call_t;
+
 /*
- * Is call nr with args (bit i of known: args[i] is known) allowed?  1;
- * else 0 and msg says why.  With errno_ok 0, ERRNO is refused as well.
+ * Is call c, made by the system call instruction at insn, allowed?  1;
+ * else 0 and msg says why.  Without pc_errno_ok, ERRNO is refused too.
  */
 static int
-proven(const struct agent_seccomp *as, int nr, const uint64_t args[6],
-    unsigned known, uint64_t ip, int errno_ok, char *msg, size_t len)
+proven(const struct agent_seccomp *as, const planned_call_t *c,
+    uint64_t insn, char *msg, size_t len)
 {
 	char nbuf[32];
-	const char *name = call_name(nr, nbuf, sizeof (nbuf)), *what;
+	const char *name = call_name(c->pc_nr, nbuf, sizeof (nbuf)), *what;
+	int nr = c->pc_nr, code;
 	uint32_t ret;
 	sc_input_t in;
 	sc_fault_t f;
 	size_t which;
-	int code;
 
 	if (as->as_mode == AS_NONE)
 		return (1);
@@ -395,9 +403,10 @@ proven(const struct agent_seccomp *as, int nr, const uint64_t args[6],
 		    "process's seccomp strict mode", name);
 		return (0);
 	}
-	sc_input_make(&in, nr, ISA_AUDIT_ARCH, ip, args, known);
+	sc_input_make(&in, nr, ISA_AUDIT_ARCH, insn + ISA_SYSCALL_LEN,
+	    c->pc_args, c->pc_known);
 	code = sc_judge(as->as_prog, as->as_n, &in, &ret, &f, &which);
-	if (code == SC_OK && sc_permits(ret, errno_ok))
+	if (code == SC_OK && sc_permits(ret, c->pc_errno_ok))
 		return (1);
 	if (code == SC_UNKNOWN) {
 		(void) snprintf(msg, len, "%s cannot be proven allowed by the "
@@ -466,15 +475,14 @@ agent_seccomp_allows(struct ps_prochandle *P, struct agent *ag,
 		return (0);
 	}
 	for (uint_t i = 0; i < n; i++) {
-		unsigned known = 0;
+		planned_call_t c = { calls[i].ps_sysindex, m->m_regs[i], 0, 1 };
 
 		for (uint_t j = 0; j < MARSHAL_NREGS; j++) {
 			if (j >= calls[i].ps_nargs ||
 			    calls[i].ps_argp[j].arg_type == AT_BYVAL)
-				known |= 1U << j;
+				c.pc_known |= 1U << j;
 		}
-		if (!proven(as, calls[i].ps_sysindex, m->m_regs[i], known,
-		    syscall_insn + 2, 1, msg, sizeof (msg))) {
+		if (!proven(as, &c, syscall_insn, msg, sizeof (msg))) {
 			free(m);
 			PDEBUG(P, "agent: batch refused: %s", msg);
 			return (Pseterr(P, EPERM, "%s", msg));
@@ -507,15 +515,17 @@ agent_seccomp_scratch(struct agent *ag, uint64_t len)
 	const uint64_t margs[6] = { 0, len, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1, 0 };
 	const uint64_t uargs[6] = { 0, len, 0, 0, 0, 0 };
+	const planned_call_t mmap_call = { SYS_mmap, margs, AS_ALLARGS, 1 };
+	/* The munmap's address is the mmap's result: not known yet. */
+	const planned_call_t munmap_call = { SYS_munmap, uargs,
+	    AS_ALLARGS & ~1U, 0 };
 	struct agent_seccomp *as;
 
 	if ((as = usable(ag)) == NULL)
 		return (EPERM);
-	/* The munmap's address is the mmap's result: not known yet. */
-	if (!proven(as, SYS_mmap, margs, AS_ALLARGS, ag->ag_syscall + 2, 1,
-	    as->as_why, sizeof (as->as_why)) ||
-	    !proven(as, SYS_munmap, uargs, AS_ALLARGS & ~1U,
-	    ag->ag_syscall + 2, 0, as->as_why, sizeof (as->as_why)))
+	if (!proven(as, &mmap_call, ag->ag_syscall, as->as_why,
+	    sizeof (as->as_why)) || !proven(as, &munmap_call, ag->ag_syscall,
+	    as->as_why, sizeof (as->as_why)))
 		return (EPERM);
 	return (0);
 }
@@ -523,12 +533,12 @@ agent_seccomp_scratch(struct agent *ag, uint64_t len)
 int
 agent_seccomp_gate(struct agent *ag, int nr, const uint64_t args[6])
 {
+	const planned_call_t c = { nr, args, AS_ALLARGS, 1 };
 	struct agent_seccomp *as;
 
 	if ((as = usable(ag)) == NULL)
 		return (EPERM);
-	if (!proven(as, nr, args, AS_ALLARGS, ag->ag_syscall + 2, 1,
-	    as->as_why, sizeof (as->as_why)))
+	if (!proven(as, &c, ag->ag_syscall, as->as_why, sizeof (as->as_why)))
 		return (EPERM);
 	return (0);
 }

@@ -346,17 +346,132 @@ taken(uint16_t code, uint32_t a, uint32_t v)
 	}
 }
 
+/* A run's state: the program, its registers and scratch memory. */
+typedef struct sc_vm {
+	const struct sock_filter *vm_prog;
+	size_t		vm_n;		/* instructions in vm_prog */
+	const sc_input_t *vm_in;
+	uint32_t	vm_a, vm_x;
+	uint32_t	vm_mem[SC_MEMWORDS];
+	uint16_t	vm_written;	/* the words of vm_mem stored to */
+	size_t		vm_next;	/* the pc after this instruction */
+	int		vm_end;		/* the program has ended */
+	uint32_t	vm_ret;		/* with this value */
+} sc_vm_t;
+
+/* A load from or store to the scratch memory: SC_OK or SC_EMEM. */
+static int
+mem_op(sc_vm_t *vm, const struct sock_filter *ins)
+{
+	if (ins->k >= SC_MEMWORDS)
+		return (SC_EMEM);
+	switch (ins->code) {
+	case OP_LD_MEM:
+	case OP_LDX_MEM:
+		if (!(vm->vm_written & (1U << ins->k)))
+			return (SC_EMEM);
+		if (ins->code == OP_LD_MEM)
+			vm->vm_a = vm->vm_mem[ins->k];
+		else
+			vm->vm_x = vm->vm_mem[ins->k];
+		break;
+	default:	/* OP_ST, OP_STX */
+		vm->vm_mem[ins->k] = ins->code == OP_ST ? vm->vm_a : vm->vm_x;
+		vm->vm_written |= (uint16_t)(1U << ins->k);
+		break;
+	}
+	return (SC_OK);
+}
+
+/* An instruction neither ALU nor conditional jump, at pc. */
+static int
+other_op(sc_vm_t *vm, size_t pc, const struct sock_filter *ins)
+{
+	switch (ins->code) {
+	case OP_LD_W_ABS:
+	case OP_LD_H_ABS:
+	case OP_LD_B_ABS:
+		return (load(vm->vm_in, ins->k,
+		    BPF_SIZE(ins->code) == BPF_W ? 4 :
+		    BPF_SIZE(ins->code) == BPF_H ? 2 : 1, &vm->vm_a));
+	case OP_LD_W_LEN:
+		vm->vm_a = SC_DATALEN;
+		break;
+	case OP_LDX_W_LEN:
+		vm->vm_x = SC_DATALEN;
+		break;
+	case OP_LD_IMM:
+		vm->vm_a = ins->k;
+		break;
+	case OP_LDX_IMM:
+		vm->vm_x = ins->k;
+		break;
+	case OP_LD_MEM:
+	case OP_LDX_MEM:
+	case OP_ST:
+	case OP_STX:
+		return (mem_op(vm, ins));
+	case OP_TAX:
+		vm->vm_x = vm->vm_a;
+		break;
+	case OP_TXA:
+		vm->vm_a = vm->vm_x;
+		break;
+	case OP_NEG:
+		vm->vm_a = 0U - vm->vm_a;
+		break;
+	case OP_JA:
+		if ((uint64_t)ins->k >= (uint64_t)(vm->vm_n - pc - 1))
+			return (SC_EJUMP);
+		vm->vm_next = pc + 1 + ins->k;
+		break;
+	case OP_RET_K:
+	case OP_RET_A:
+		vm->vm_ret = ins->code == OP_RET_K ? ins->k : vm->vm_a;
+		vm->vm_end = 1;
+		break;
+	default:
+		return (SC_EINSN);
+	}
+	return (SC_OK);
+}
+
+/* The instruction at pc: SC_OK (vm_end set when it ended the run). */
+static int
+step(sc_vm_t *vm, size_t pc)
+{
+	const struct sock_filter *ins = &vm->vm_prog[pc];
+	uint32_t v = BPF_SRC(ins->code) == BPF_X ? vm->vm_x : ins->k;
+	size_t off;
+
+	vm->vm_next = pc + 1;
+	if (is_alu2(ins->code)) {
+		/* A division by an X of 0 ends the run, with 0. */
+		return (alu(ins->code, &vm->vm_a, v, &vm->vm_end));
+	}
+	if (is_jcond(ins->code)) {
+		off = taken(ins->code, vm->vm_a, v) ? ins->jt : ins->jf;
+		if (off >= vm->vm_n - pc - 1)
+			return (SC_EJUMP);
+		vm->vm_next = pc + 1 + off;
+		return (SC_OK);
+	}
+	return (other_op(vm, pc, ins));
+}
+
 int
 sc_run(const struct sock_filter *prog, size_t n, const sc_input_t *in,
     uint32_t *retp, sc_fault_t *f)
 {
-	uint32_t a = 0, x = 0, mem[SC_MEMWORDS];
-	uint16_t written = 0;
+	sc_vm_t vm;
 	size_t pc = 0, steps = 0;
 	int err;
 
 	*retp = 0;
-	memset(mem, 0, sizeof (mem));
+	memset(&vm, 0, sizeof (vm));
+	vm.vm_prog = prog;
+	vm.vm_n = n;
+	vm.vm_in = in;
 	if (prog == NULL || n == 0 || n > SC_MAXINSNS)
 		return (stop(f, SC_ELEN, 0, 0));
 	/*
@@ -364,95 +479,17 @@ sc_run(const struct sock_filter *prog, size_t n, const sc_input_t *in,
 	 * runs at most n times; steps only proves it.
 	 */
 	for (;;) {
-		const struct sock_filter *ins;
-		size_t next = pc + 1;
-		uint32_t v;
-		int end = 0;
-
 		if (pc >= n)
 			return (stop(f, SC_ENORET, n - 1, steps));
 		if (++steps > n)
 			return (stop(f, SC_ESTEPS, pc, steps));
-		ins = &prog[pc];
-		v = BPF_SRC(ins->code) == BPF_X ? x : ins->k;
-
-		if (is_alu2(ins->code)) {
-			if ((err = alu(ins->code, &a, v, &end)) != SC_OK)
-				return (stop(f, err, pc, steps));
-			if (end)	/* the return value is 0 */
-				return (stop(f, SC_OK, pc, steps));
-		} else if (is_jcond(ins->code)) {
-			size_t off = taken(ins->code, a, v) ? ins->jt :
-			    ins->jf;
-
-			if (off >= n - pc - 1)
-				return (stop(f, SC_EJUMP, pc, steps));
-			next = pc + 1 + off;
-		} else {
-			switch (ins->code) {
-			case OP_LD_W_ABS:
-			case OP_LD_H_ABS:
-			case OP_LD_B_ABS:
-				err = load(in, ins->k,
-				    BPF_SIZE(ins->code) == BPF_W ? 4 :
-				    BPF_SIZE(ins->code) == BPF_H ? 2 : 1, &a);
-				if (err != SC_OK)
-					return (stop(f, err, pc, steps));
-				break;
-			case OP_LD_W_LEN:
-				a = SC_DATALEN;
-				break;
-			case OP_LDX_W_LEN:
-				x = SC_DATALEN;
-				break;
-			case OP_LD_IMM:
-				a = ins->k;
-				break;
-			case OP_LDX_IMM:
-				x = ins->k;
-				break;
-			case OP_LD_MEM:
-			case OP_LDX_MEM:
-				if (ins->k >= SC_MEMWORDS ||
-				    !(written & (1U << ins->k)))
-					return (stop(f, SC_EMEM, pc, steps));
-				if (ins->code == OP_LD_MEM)
-					a = mem[ins->k];
-				else
-					x = mem[ins->k];
-				break;
-			case OP_ST:
-			case OP_STX:
-				if (ins->k >= SC_MEMWORDS)
-					return (stop(f, SC_EMEM, pc, steps));
-				mem[ins->k] = ins->code == OP_ST ? a : x;
-				written |= (uint16_t)(1U << ins->k);
-				break;
-			case OP_TAX:
-				x = a;
-				break;
-			case OP_TXA:
-				a = x;
-				break;
-			case OP_NEG:
-				a = 0U - a;
-				break;
-			case OP_JA:
-				if ((uint64_t)ins->k >= (uint64_t)(n - pc - 1))
-					return (stop(f, SC_EJUMP, pc, steps));
-				next = pc + 1 + ins->k;
-				break;
-			case OP_RET_K:
-				*retp = ins->k;
-				return (stop(f, SC_OK, pc, steps));
-			case OP_RET_A:
-				*retp = a;
-				return (stop(f, SC_OK, pc, steps));
-			default:
-				return (stop(f, SC_EINSN, pc, steps));
-			}
+		if ((err = step(&vm, pc)) != SC_OK)
+			return (stop(f, err, pc, steps));
+		if (vm.vm_end) {
+			*retp = vm.vm_ret;
+			return (stop(f, SC_OK, pc, steps));
 		}
-		pc = next;
+		pc = vm.vm_next;
 	}
 }
 

@@ -80,6 +80,84 @@ diag_req_valid(const diag_req_t *req)
 /* ------------------------------------------------------------------ */
 /* The requests. */
 
+/*
+ * The body of each family's request, written at body (DIAG_REQ_MAX less
+ * the header, zeroed): its length, aligned.
+ */
+static size_t
+inet_req(const diag_req_t *req, uint8_t *body)
+{
+	struct inet_diag_req_v2 r;
+	size_t len;
+
+	(void) memset(&r, 0, sizeof (r));
+	r.sdiag_family = (uint8_t)req->dr_family;
+	/*
+	 * MPTCP (262) does not fit in the byte: the kernel then takes the
+	 * protocol from an INET_DIAG_REQ_PROTOCOL attribute.
+	 */
+	r.sdiag_protocol = req->dr_protocol == IPPROTO_MPTCP ?
+	    IPPROTO_TCP : (uint8_t)req->dr_protocol;
+	r.idiag_ext = 1U << (INET_DIAG_SKMEMINFO - 1);
+	/* pad is sdiag_raw_protocol for raw: 0, a dump ignores it. */
+	r.pad = 0;
+	r.idiag_states = DIAG_INET_STATES;
+	r.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+	r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	(void) memcpy(body, &r, sizeof (r));
+	len = ALIGN4(sizeof (r));
+	if (req->dr_protocol == IPPROTO_MPTCP) {
+		struct nlattr na;
+		uint32_t proto = IPPROTO_MPTCP;
+
+		na.nla_len = (uint16_t)(ATTRLEN + sizeof (proto));
+		na.nla_type = INET_DIAG_REQ_PROTOCOL;
+		(void) memcpy(body + len, &na, sizeof (na));
+		(void) memcpy(body + len + ATTRLEN, &proto, sizeof (proto));
+		len += ALIGN4(na.nla_len);
+	}
+	return (len);
+}
+
+static size_t
+unix_req(uint8_t *body)
+{
+	struct unix_diag_req r;
+
+	(void) memset(&r, 0, sizeof (r));
+	r.sdiag_family = AF_UNIX;
+	r.udiag_states = ~0U;
+	r.udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_VFS | UDIAG_SHOW_PEER |
+	    UDIAG_SHOW_RQLEN | UDIAG_SHOW_MEMINFO | UDIAG_SHOW_UID;
+	(void) memcpy(body, &r, sizeof (r));
+	return (ALIGN4(sizeof (r)));
+}
+
+static size_t
+netlink_req(uint8_t *body)
+{
+	struct netlink_diag_req r;
+
+	(void) memset(&r, 0, sizeof (r));
+	r.sdiag_family = AF_NETLINK;
+	r.sdiag_protocol = NDIAG_PROTO_ALL;
+	r.ndiag_show = NDIAG_SHOW_GROUPS | NDIAG_SHOW_MEMINFO;
+	(void) memcpy(body, &r, sizeof (r));
+	return (ALIGN4(sizeof (r)));
+}
+
+static size_t
+packet_req(uint8_t *body)
+{
+	struct packet_diag_req r;
+
+	(void) memset(&r, 0, sizeof (r));
+	r.sdiag_family = AF_PACKET;
+	r.pdiag_show = PACKET_SHOW_INFO | PACKET_SHOW_MEMINFO;
+	(void) memcpy(body, &r, sizeof (r));
+	return (ALIGN4(sizeof (r)));
+}
+
 size_t
 diag_build_req(const diag_req_t *req, uint32_t seq, void *buf, size_t cap)
 {
@@ -90,75 +168,20 @@ diag_build_req(const diag_req_t *req, uint32_t seq, void *buf, size_t cap)
 	if (!diag_req_valid(req))
 		return (0);
 	(void) memset(msg, 0, sizeof (msg));
-
 	switch (req->dr_family) {
 	case AF_INET:
-	case AF_INET6: {
-		struct inet_diag_req_v2 r;
-
-		(void) memset(&r, 0, sizeof (r));
-		r.sdiag_family = (uint8_t)req->dr_family;
-		/*
-		 * MPTCP (262) does not fit in the byte: the kernel then takes
-		 * the protocol from an INET_DIAG_REQ_PROTOCOL attribute.
-		 */
-		r.sdiag_protocol = req->dr_protocol == IPPROTO_MPTCP ?
-		    IPPROTO_TCP : (uint8_t)req->dr_protocol;
-		r.idiag_ext = 1U << (INET_DIAG_SKMEMINFO - 1);
-		/* pad is sdiag_raw_protocol for raw: 0, a dump ignores it. */
-		r.pad = 0;
-		r.idiag_states = DIAG_INET_STATES;
-		r.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
-		r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
-		(void) memcpy(msg + len, &r, sizeof (r));
-		len += ALIGN4(sizeof (r));
-		if (req->dr_protocol == IPPROTO_MPTCP) {
-			struct nlattr na;
-			uint32_t proto = IPPROTO_MPTCP;
-
-			na.nla_len = (uint16_t)(ATTRLEN + sizeof (proto));
-			na.nla_type = INET_DIAG_REQ_PROTOCOL;
-			(void) memcpy(msg + len, &na, sizeof (na));
-			(void) memcpy(msg + len + ATTRLEN, &proto,
-			    sizeof (proto));
-			len += ALIGN4(na.nla_len);
-		}
+	case AF_INET6:
+		len += inet_req(req, msg + len);
 		break;
-	}
-	case AF_UNIX: {
-		struct unix_diag_req r;
-
-		(void) memset(&r, 0, sizeof (r));
-		r.sdiag_family = AF_UNIX;
-		r.udiag_states = ~0U;
-		r.udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_VFS |
-		    UDIAG_SHOW_PEER | UDIAG_SHOW_RQLEN | UDIAG_SHOW_MEMINFO |
-		    UDIAG_SHOW_UID;
-		(void) memcpy(msg + len, &r, sizeof (r));
-		len += ALIGN4(sizeof (r));
+	case AF_UNIX:
+		len += unix_req(msg + len);
 		break;
-	}
-	case AF_NETLINK: {
-		struct netlink_diag_req r;
-
-		(void) memset(&r, 0, sizeof (r));
-		r.sdiag_family = AF_NETLINK;
-		r.sdiag_protocol = NDIAG_PROTO_ALL;
-		r.ndiag_show = NDIAG_SHOW_GROUPS | NDIAG_SHOW_MEMINFO;
-		(void) memcpy(msg + len, &r, sizeof (r));
-		len += ALIGN4(sizeof (r));
+	case AF_NETLINK:
+		len += netlink_req(msg + len);
 		break;
-	}
-	default: {	/* AF_PACKET: diag_req_valid() allows no other */
-		struct packet_diag_req r;
-
-		(void) memset(&r, 0, sizeof (r));
-		r.sdiag_family = AF_PACKET;
-		r.pdiag_show = PACKET_SHOW_INFO | PACKET_SHOW_MEMINFO;
-		(void) memcpy(msg + len, &r, sizeof (r));
-		len += ALIGN4(sizeof (r));
+	default:	/* AF_PACKET: diag_req_valid() allows no other */
+		len += packet_req(msg + len);
 		break;
-	}
 	}
 
 	if (buf == NULL || cap < len)
@@ -292,6 +315,79 @@ family_only(int family, struct sockaddr_storage *ss, socklen_t *lenp)
 	*lenp = (socklen_t)sizeof (sa_family_t);
 }
 
+/* The socket type of an inet dump's protocol. */
+static int
+inet_type(int protocol)
+{
+	switch (protocol) {
+	case IPPROTO_TCP:
+	case IPPROTO_MPTCP:
+		return (SOCK_STREAM);
+	case IPPROTO_RAW:
+		return (SOCK_RAW);
+	default:
+		return (SOCK_DGRAM);
+	}
+}
+
+/* One attribute of an inet record: 0, or EBADMSG when it is too short. */
+static int
+inet_attr(uint16_t type, const uint8_t *data, size_t dlen,
+    const diag_req_t *req, diag_sock_t *ds)
+{
+	switch (type) {
+	case INET_DIAG_SHUTDOWN:
+		if (dlen < 1)
+			return (EBADMSG);
+		ds->ds_shutdown = data[0];
+		ds->ds_have |= DS_SHUTDOWN;
+		break;
+	case INET_DIAG_SKMEMINFO:
+		if (dlen < MEMINFO_MINLEN)
+			return (EBADMSG);
+		take_meminfo(ds, data);
+		break;
+	case INET_DIAG_SOCKOPT:
+		if (dlen < 2)
+			return (EBADMSG);
+		ds->ds_inet_sockopt = (uint16_t)(data[0] | data[1] << 8);
+		ds->ds_have |= DS_SOCKOPT;
+		break;
+	case INET_DIAG_PROTOCOL:
+		if (dlen < 1)
+			return (EBADMSG);
+		if (req->dr_protocol == IPPROTO_RAW)
+			ds->ds_protocol = data[0];
+		break;
+	case INET_DIAG_SKV6ONLY:
+		if (dlen < 1)
+			return (EBADMSG);
+		if (ds->ds_family == AF_INET6) {
+			ds->ds_v6only = data[0] != 0;
+			ds->ds_have |= DS_V6ONLY;
+		}
+		break;
+	default:
+		break;
+	}
+	return (0);
+}
+
+/* The socket's name, and its peer's by inet_getname()'s rule. */
+static void
+inet_ends(const struct inet_diag_msg *m, diag_sock_t *ds)
+{
+	inet_addr(m->idiag_family, m->id.idiag_sport, m->id.idiag_src,
+	    m->id.idiag_if, &ds->ds_name, &ds->ds_namelen);
+	ds->ds_have |= DS_NAME;
+	if (m->id.idiag_dport != 0 && m->idiag_state != TCP_CLOSE &&
+	    m->idiag_state != TCP_SYN_SENT) {
+		inet_addr(m->idiag_family, m->id.idiag_dport, m->id.idiag_dst,
+		    m->id.idiag_if, &ds->ds_peer, &ds->ds_peerlen);
+		ds->ds_have |= DS_PEER;
+	}
+}
+
 static int
 parse_inet(const uint8_t *p, size_t len, const diag_req_t *req,
     diag_sock_t *ds)
@@ -301,7 +397,7 @@ parse_inet(const uint8_t *p, size_t len, const diag_req_t *req,
 	const uint8_t *data;
 	size_t dlen;
 	uint16_t type;
-	int r;
+	int r, err;
 
 	if (len < sizeof (m))
 		return (EBADMSG);
@@ -310,18 +406,7 @@ parse_inet(const uint8_t *p, size_t len, const diag_req_t *req,
 		return (EPROTO);
 
 	ds->ds_family = m.idiag_family;
-	switch (req->dr_protocol) {
-	case IPPROTO_TCP:
-	case IPPROTO_MPTCP:
-		ds->ds_type = SOCK_STREAM;
-		break;
-	case IPPROTO_RAW:
-		ds->ds_type = SOCK_RAW;
-		break;
-	default:
-		ds->ds_type = SOCK_DGRAM;
-		break;
-	}
+	ds->ds_type = inet_type(req->dr_protocol);
 	ds->ds_protocol = req->dr_protocol;
 	ds->ds_state = m.idiag_state;
 	ds->ds_ino = m.idiag_inode;
@@ -335,55 +420,75 @@ parse_inet(const uint8_t *p, size_t len, const diag_req_t *req,
 	ai.ai_p = p + ALIGN4(sizeof (m));
 	ai.ai_left = len - ALIGN4(sizeof (m));
 	while ((r = attr_next(&ai, &type, &data, &dlen)) == 1) {
-		switch (type) {
-		case INET_DIAG_SHUTDOWN:
-			if (dlen < 1)
-				return (EBADMSG);
-			ds->ds_shutdown = data[0];
-			ds->ds_have |= DS_SHUTDOWN;
-			break;
-		case INET_DIAG_SKMEMINFO:
-			if (dlen < MEMINFO_MINLEN)
-				return (EBADMSG);
-			take_meminfo(ds, data);
-			break;
-		case INET_DIAG_SOCKOPT:
-			if (dlen < 2)
-				return (EBADMSG);
-			ds->ds_inet_sockopt = (uint16_t)(data[0] |
-			    data[1] << 8);
-			ds->ds_have |= DS_SOCKOPT;
-			break;
-		case INET_DIAG_PROTOCOL:
-			if (dlen < 1)
-				return (EBADMSG);
-			if (req->dr_protocol == IPPROTO_RAW)
-				ds->ds_protocol = data[0];
-			break;
-		case INET_DIAG_SKV6ONLY:
-			if (dlen < 1)
-				return (EBADMSG);
-			if (m.idiag_family == AF_INET6) {
-				ds->ds_v6only = data[0] != 0;
-				ds->ds_have |= DS_V6ONLY;
-			}
-			break;
-		default:
-			break;
-		}
+		if ((err = inet_attr(type, data, dlen, req, ds)) != 0)
+			return (err);
 	}
 	if (r < 0)
 		return (EBADMSG);
+	inet_ends(&m, ds);
+	return (0);
+}
 
-	inet_addr(m.idiag_family, m.id.idiag_sport, m.id.idiag_src,
-	    m.id.idiag_if, &ds->ds_name, &ds->ds_namelen);
-	ds->ds_have |= DS_NAME;
-	/* inet_getname()'s rule for the peer. */
-	if (m.id.idiag_dport != 0 && m.idiag_state != TCP_CLOSE &&
-	    m.idiag_state != TCP_SYN_SENT) {
-		inet_addr(m.idiag_family, m.id.idiag_dport, m.id.idiag_dst,
-		    m.id.idiag_if, &ds->ds_peer, &ds->ds_peerlen);
-		ds->ds_have |= DS_PEER;
+/* One attribute of a unix record: 0, or EBADMSG when it is too short. */
+static int
+unix_attr(uint16_t type, const uint8_t *data, size_t dlen, diag_sock_t *ds)
+{
+	size_t off = offsetof(struct sockaddr_un, sun_path);
+
+	switch (type) {
+	case UNIX_DIAG_NAME:
+		if (dlen > sizeof (ds->ds_name) - off)
+			return (EBADMSG);
+		(void) memcpy((uint8_t *)&ds->ds_name + off, data, dlen);
+		ds->ds_namelen = (socklen_t)(off + dlen);
+		break;
+	case UNIX_DIAG_VFS: {
+		struct unix_diag_vfs v;
+
+		if (dlen < sizeof (v))
+			return (EBADMSG);
+		(void) memcpy(&v, data, sizeof (v));
+		ds->ds_vfs_ino = v.udiag_vfs_ino;
+		ds->ds_vfs_dev = v.udiag_vfs_dev;
+		ds->ds_have |= DS_VFS;
+		break;
+	}
+	case UNIX_DIAG_PEER:
+		if (dlen < sizeof (uint32_t))
+			return (EBADMSG);
+		ds->ds_peer_ino = rd_u32(data);
+		ds->ds_have |= DS_PEER_INO;
+		break;
+	case UNIX_DIAG_RQLEN: {
+		struct unix_diag_rqlen q;
+
+		if (dlen < sizeof (q))
+			return (EBADMSG);
+		(void) memcpy(&q, data, sizeof (q));
+		ds->ds_rqlen = q.udiag_rqueue;
+		ds->ds_wqlen = q.udiag_wqueue;
+		ds->ds_have |= DS_RQLEN;
+		break;
+	}
+	case UNIX_DIAG_MEMINFO:
+		if (dlen < MEMINFO_MINLEN)
+			return (EBADMSG);
+		take_meminfo(ds, data);
+		break;
+	case UNIX_DIAG_SHUTDOWN:
+		if (dlen < 1)
+			return (EBADMSG);
+		ds->ds_shutdown = data[0];
+		ds->ds_have |= DS_SHUTDOWN;
+		break;
+	case UNIX_DIAG_UID:
+		if (dlen < sizeof (uint32_t))
+			return (EBADMSG);
+		ds->ds_uid = rd_u32(data);
+		ds->ds_have |= DS_UID;
+		break;
+	default:
+		break;
 	}
 	return (0);
 }
@@ -394,9 +499,9 @@ parse_unix(const uint8_t *p, size_t len, diag_sock_t *ds)
 	struct unix_diag_msg m;
 	attr_iter_t ai;
 	const uint8_t *data;
-	size_t dlen, off = offsetof(struct sockaddr_un, sun_path);
+	size_t dlen;
 	uint16_t type;
-	int r;
+	int r, err;
 
 	if (len < sizeof (m))
 		return (EBADMSG);
@@ -416,62 +521,8 @@ parse_unix(const uint8_t *p, size_t len, diag_sock_t *ds)
 	ai.ai_p = p + ALIGN4(sizeof (m));
 	ai.ai_left = len - ALIGN4(sizeof (m));
 	while ((r = attr_next(&ai, &type, &data, &dlen)) == 1) {
-		switch (type) {
-		case UNIX_DIAG_NAME:
-			if (dlen > sizeof (ds->ds_name) - off)
-				return (EBADMSG);
-			(void) memcpy((uint8_t *)&ds->ds_name + off, data,
-			    dlen);
-			ds->ds_namelen = (socklen_t)(off + dlen);
-			break;
-		case UNIX_DIAG_VFS: {
-			struct unix_diag_vfs v;
-
-			if (dlen < sizeof (v))
-				return (EBADMSG);
-			(void) memcpy(&v, data, sizeof (v));
-			ds->ds_vfs_ino = v.udiag_vfs_ino;
-			ds->ds_vfs_dev = v.udiag_vfs_dev;
-			ds->ds_have |= DS_VFS;
-			break;
-		}
-		case UNIX_DIAG_PEER:
-			if (dlen < sizeof (uint32_t))
-				return (EBADMSG);
-			ds->ds_peer_ino = rd_u32(data);
-			ds->ds_have |= DS_PEER_INO;
-			break;
-		case UNIX_DIAG_RQLEN: {
-			struct unix_diag_rqlen q;
-
-			if (dlen < sizeof (q))
-				return (EBADMSG);
-			(void) memcpy(&q, data, sizeof (q));
-			ds->ds_rqlen = q.udiag_rqueue;
-			ds->ds_wqlen = q.udiag_wqueue;
-			ds->ds_have |= DS_RQLEN;
-			break;
-		}
-		case UNIX_DIAG_MEMINFO:
-			if (dlen < MEMINFO_MINLEN)
-				return (EBADMSG);
-			take_meminfo(ds, data);
-			break;
-		case UNIX_DIAG_SHUTDOWN:
-			if (dlen < 1)
-				return (EBADMSG);
-			ds->ds_shutdown = data[0];
-			ds->ds_have |= DS_SHUTDOWN;
-			break;
-		case UNIX_DIAG_UID:
-			if (dlen < sizeof (uint32_t))
-				return (EBADMSG);
-			ds->ds_uid = rd_u32(data);
-			ds->ds_have |= DS_UID;
-			break;
-		default:
-			break;
-		}
+		if ((err = unix_attr(type, data, dlen, ds)) != 0)
+			return (err);
 	}
 	return (r < 0 ? EBADMSG : 0);
 }
@@ -624,93 +675,93 @@ kernel_errno(int32_t e)
 	return (-e);
 }
 
-int
-diag_parse(const void *buf, size_t len, uint32_t from_pid, uint32_t seq,
-    const diag_req_t *req, diag_sock_cb_t *cb, void *arg, int *errp)
+static int
+parse_error(int *errp, int err)
 {
-	const uint8_t *p = buf;
-	size_t off = 0, left, step, plen;
-	struct nlmsghdr nh;
+	*errp = err;
+	return (DIAG_ERROR);
+}
+
+/* The errno of a callback's nonzero return. */
+static int
+cb_errno(int err)
+{
+	return (err > 0 ? err : (err == INT_MIN ? ECANCELED : -err));
+}
+
+/*
+ * One message, its header nh checked, its payload plen bytes at pl; last:
+ * it ends the datagram.  DIAG_MORE to go on to the next message, else
+ * DIAG_DONE or DIAG_ERROR.
+ */
+static int
+parse_message(const struct nlmsghdr *nh, const uint8_t *pl, int last,
+    const diag_dump_t *dd, int *errp)
+{
+	size_t plen = nh->nlmsg_len - HDRLEN;
 	diag_sock_t ds;
 	int32_t e;
 	int err;
 
-	if (!diag_req_valid(req)) {
-		*errp = EINVAL;
-		return (DIAG_ERROR);
+	switch (nh->nlmsg_type) {
+	case NLMSG_ERROR:
+		if (plen < sizeof (e))
+			return (parse_error(errp, EBADMSG));
+		(void) memcpy(&e, pl, sizeof (e));
+		return (parse_error(errp, kernel_errno(e)));
+	case NLMSG_DONE:
+		/* A payload, when there is one, is the error. */
+		if (plen >= sizeof (e)) {
+			(void) memcpy(&e, pl, sizeof (e));
+			if (e < 0)
+				return (parse_error(errp, kernel_errno(e)));
+		}
+		return (last ? DIAG_DONE : parse_error(errp, EBADMSG));
+	case SOCK_DIAG_BY_FAMILY:
+		if ((err = parse_record(pl, plen, dd->dd_req, &ds)) != 0)
+			return (parse_error(errp, err));
+		if (dd->dd_cb != NULL && (err = dd->dd_cb(&ds, dd->dd_arg)) != 0)
+			return (parse_error(errp, cb_errno(err)));
+		return (DIAG_MORE);
+	default:
+		return (parse_error(errp, EPROTO));
 	}
-	if (from_pid != 0) {
-		*errp = EPROTO;
-		return (DIAG_ERROR);
-	}
-	if (len > 0 && p == NULL) {
-		*errp = EINVAL;
-		return (DIAG_ERROR);
-	}
+}
+
+int
+diag_parse(const void *buf, size_t len, uint32_t from_pid,
+    const diag_dump_t *dd, int *errp)
+{
+	const uint8_t *p = buf;
+	size_t off = 0, left, step;
+	struct nlmsghdr nh;
+	int rc;
+
+	if (dd == NULL || !diag_req_valid(dd->dd_req))
+		return (parse_error(errp, EINVAL));
+	if (from_pid != 0)
+		return (parse_error(errp, EPROTO));
+	if (len > 0 && p == NULL)
+		return (parse_error(errp, EINVAL));
 
 	while (off < len) {
 		left = len - off;
-		if (left < HDRLEN) {
-			*errp = EBADMSG;
-			return (DIAG_ERROR);
-		}
+		if (left < HDRLEN)
+			return (parse_error(errp, EBADMSG));
 		(void) memcpy(&nh, p + off, sizeof (nh));
-		if (nh.nlmsg_len < HDRLEN || nh.nlmsg_len > left) {
-			*errp = EBADMSG;
-			return (DIAG_ERROR);
-		}
-		if (nh.nlmsg_seq != seq) {
-			*errp = EPROTO;
-			return (DIAG_ERROR);
-		}
-		if (nh.nlmsg_flags & NLM_F_DUMP_INTR) {
-			*errp = EINTR;
-			return (DIAG_ERROR);
-		}
-		plen = nh.nlmsg_len - HDRLEN;
+		if (nh.nlmsg_len < HDRLEN || nh.nlmsg_len > left)
+			return (parse_error(errp, EBADMSG));
+		if (nh.nlmsg_seq != dd->dd_seq)
+			return (parse_error(errp, EPROTO));
+		if (nh.nlmsg_flags & NLM_F_DUMP_INTR)
+			return (parse_error(errp, EINTR));
 		step = ALIGN4(nh.nlmsg_len);
 		if (step > left)
 			step = left;
-
-		switch (nh.nlmsg_type) {
-		case NLMSG_ERROR:
-			if (plen < sizeof (e)) {
-				*errp = EBADMSG;
-				return (DIAG_ERROR);
-			}
-			(void) memcpy(&e, p + off + HDRLEN, sizeof (e));
-			*errp = kernel_errno(e);
-			return (DIAG_ERROR);
-		case NLMSG_DONE:
-			/* A payload, when there is one, is the error. */
-			if (plen >= sizeof (e)) {
-				(void) memcpy(&e, p + off + HDRLEN, sizeof (e));
-				if (e < 0) {
-					*errp = kernel_errno(e);
-					return (DIAG_ERROR);
-				}
-			}
-			if (off + step != len) {
-				*errp = EBADMSG;
-				return (DIAG_ERROR);
-			}
-			return (DIAG_DONE);
-		case SOCK_DIAG_BY_FAMILY:
-			if ((err = parse_record(p + off + HDRLEN, plen, req,
-			    &ds)) != 0) {
-				*errp = err;
-				return (DIAG_ERROR);
-			}
-			if (cb != NULL && (err = cb(&ds, arg)) != 0) {
-				*errp = err > 0 ? err : (err == INT_MIN ?
-				    ECANCELED : -err);
-				return (DIAG_ERROR);
-			}
-			break;
-		default:
-			*errp = EPROTO;
-			return (DIAG_ERROR);
-		}
+		rc = parse_message(&nh, p + off + HDRLEN, off + step == len, dd,
+		    errp);
+		if (rc != DIAG_MORE)
+			return (rc);
 		off += step;
 	}
 	return (DIAG_MORE);

@@ -240,18 +240,26 @@ extern size_t diag_build_req(const diag_req_t *req, uint32_t seq, void *buf,
 /* Called once per socket; nonzero stops the walk with that errno. */
 typedef int diag_sock_cb_t(const diag_sock_t *, void *);
 
+/* The dump a datagram answers, the same for every datagram of it. */
+typedef struct diag_dump {
+	const diag_req_t *dd_req;	/* what the request was built from */
+	uint32_t	dd_seq;		/* the request's sequence number */
+	diag_sock_cb_t	*dd_cb;		/* called once per socket, or NULL */
+	void		*dd_arg;	/* dd_cb's second argument */
+} diag_dump_t;
+
 /*
  * Parse one datagram as received from the NETLINK_SOCK_DIAG socket.
  *
  * from_pid is nl_pid of the sender's sockaddr_nl (recvfrom's address): it
- * must be 0, the kernel.  seq is the request's sequence number, which
- * every message must carry.  req says which dump the datagram answers; it
- * must be one diag_build_req() built the request from (the parser counts
- * on the attributes that request asks for: a unix socket with no
+ * must be 0, the kernel.  dd_seq is the request's sequence number, which
+ * every message must carry.  dd_req says which dump the datagram answers;
+ * it must be one diag_build_req() built the request from (the parser
+ * counts on the attributes that request asks for: a unix socket with no
  * UNIX_DIAG_NAME is unnamed).
  *
  * The datagram holds whole netlink messages, each at an NLMSG_ALIGN'd
- * offset: SOCK_DIAG_BY_FAMILY records, each delivered to cb as it is
+ * offset: SOCK_DIAG_BY_FAMILY records, each delivered to dd_cb as it is
  * parsed, then possibly NLMSG_DONE.  Returns
  *  DIAG_MORE	all the messages were records: the dump goes on;
  *  DIAG_DONE	NLMSG_DONE ended the datagram (with no error in it);
@@ -271,17 +279,17 @@ typedef int diag_sock_cb_t(const diag_sock_t *, void *);
  *		  stray bytes after the last attribute or message (anything
  *		  after NLMSG_DONE included), an attribute too short for
  *		  what it must hold, a unix name too long for a sockaddr;
- *		- EINVAL when req is not valid, or buf is NULL with len > 0;
+ *		- EINVAL when dd is NULL or dd_req not valid, or buf is
+ *		  NULL with len > 0;
  *		- the callback's nonzero return, which stops the walk.
  * On DIAG_ERROR no further callback is made for this datagram, but the
  * records before the bad message may have been delivered already: the
  * caller then discards the whole dump, every datagram of it included.
- * Nothing is kept between calls; the record handed to cb lives only for
+ * Nothing is kept between calls; the record handed to dd_cb lives only for
  * the call.
  */
 extern int diag_parse(const void *buf, size_t len, uint32_t from_pid,
-    uint32_t seq, const diag_req_t *req, diag_sock_cb_t *cb, void *arg,
-    int *errp);
+    const diag_dump_t *dd, int *errp);
 
 /*
  * Give the unix socket ds its peer name, from peer_rec, the record of the

@@ -207,10 +207,11 @@ dump_once(diag_table_t *dt, const diag_req_t *req)
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	uint8_t msg[DIAG_REQ_MAX];
 	size_t nent = dt->dt_nent, narena = dt->dt_narena, len;
-	uint32_t seq = ++dt->dt_seq;
+	diag_dump_t dd = { .dd_req = req, .dd_seq = ++dt->dt_seq,
+	    .dd_cb = take_record, .dd_arg = dt };
 	int r = DIAG_MORE, err = 0;
 
-	if ((len = diag_build_req(req, seq, msg, sizeof (msg))) == 0)
+	if ((len = diag_build_req(req, dd.dd_seq, msg, sizeof (msg))) == 0)
 		return (EINVAL);
 	if (sendto(dt->dt_sock, msg, len, 0, (struct sockaddr *)&kernel,
 	    sizeof (kernel)) != (ssize_t)len)
@@ -236,8 +237,7 @@ dump_once(diag_table_t *dt, const diag_req_t *req)
 			break;
 		}
 		dt->dt_err = 0;
-		r = diag_parse(dt->dt_buf, (size_t)n, from.nl_pid, seq, req,
-		    take_record, dt, &err);
+		r = diag_parse(dt->dt_buf, (size_t)n, from.nl_pid, &dd, &err);
 	}
 	if (r == DIAG_DONE && (err = commit(dt)) == 0)
 		return (0);

@@ -124,8 +124,8 @@ iter_keep(iter_reader_t *ir, const uint8_t *p, size_t n)
  * len holds less than one record; or returns -1 with errno and why set
  * (a bad record), or with *stopp set to the callback's non-zero value.
  */
-typedef ssize_t iter_take_f(void *, const uint8_t *, size_t, int *, char *,
-    size_t);
+typedef ssize_t iter_take_f(const void *, const uint8_t *, size_t, int *,
+    char *, size_t);
 
 /*
  * The records of the stream fd, each to take in turn; fd is closed.
@@ -135,7 +135,7 @@ typedef ssize_t iter_take_f(void *, const uint8_t *, size_t, int *, char *,
  * read's bytes.
  */
 static int
-iter_walk(iter_reader_t *ir, int fd, iter_take_f *take, void *arg,
+iter_walk(iter_reader_t *ir, int fd, iter_take_f *take, const void *arg,
     char *why, size_t whysz)
 {
 	size_t held, off;
@@ -173,18 +173,11 @@ iter_walk(iter_reader_t *ir, int fd, iter_take_f *take, void *arg,
 	return (0);
 }
 
-/* A walk of the main program's records: to whom, of which process. */
-typedef struct rec_walk {
-	pid_t			rw_pid;
-	bpf_pfiles_rec_f	*rw_cb;
-	void			*rw_arg;
-} rec_walk_t;
-
 static ssize_t
-take_rec(void *arg, const uint8_t *p, size_t len, int *stopp, char *why,
-    size_t whysz)
+take_rec(const void *arg, const uint8_t *p, size_t len, int *stopp,
+    char *why, size_t whysz)
 {
-	rec_walk_t *rw = arg;
+	const bpf_pfiles_walk_t *rw = arg;
 	bpfrec_t br;
 	ssize_t used;
 
@@ -196,25 +189,23 @@ take_rec(void *arg, const uint8_t *p, size_t len, int *stopp, char *why,
 		}
 		return (used);
 	}
-	if (rw->rw_pid != 0 && br.br_tgid != rw->rw_pid) {
+	if (rw->bw_pid != 0 && br.br_tgid != rw->bw_pid) {
 		(void) snprintf(why, whysz, "the kernel's task-file iterator "
 		    "gave process %d's fds (no pid filter: 6.1 and later)",
 		    (int)br.br_tgid);
 		errno = ENOTSUP;
 		return (-1);
 	}
-	*stopp = rw->rw_cb(rw->rw_arg, &br, p, (size_t)used);
+	*stopp = rw->bw_cb(rw->bw_arg, &br, p, (size_t)used);
 	return (used);
 }
 
 /* The main program's records of the stream fd (bpf_load.h). */
 static int
-iter_records(iter_reader_t *ir, int fd, pid_t pid, bpf_pfiles_rec_f *cb,
-    void *arg, char *why, size_t whysz)
+iter_records(iter_reader_t *ir, int fd, const bpf_pfiles_walk_t *w,
+    char *why, size_t whysz)
 {
-	rec_walk_t rw = { pid, cb, arg };
-
-	return (iter_walk(ir, fd, take_rec, &rw, why, whysz));
+	return (iter_walk(ir, fd, take_rec, w, why, whysz));
 }
 
 int
@@ -231,7 +222,8 @@ bpf_pfiles_read(int fd, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 		errno = e;
 		return (-1);
 	}
-	r = iter_records(ir, fd, pid, cb, arg, why, whysz);
+	r = iter_records(ir, fd, &(bpf_pfiles_walk_t){ pid, cb, arg }, why,
+	    whysz);
 	e = errno;
 	free(ir);
 	errno = e;
@@ -276,8 +268,8 @@ bpf_pfiles_iter_all(bpf_pfiles_t *bp, bpf_pfiles_rec_f *cb, void *arg,
 }
 
 int
-bpf_pfiles_replay(const void *buf, size_t len, pid_t pid,
-    bpf_pfiles_rec_f *cb, void *arg, char *why, size_t whysz)
+bpf_pfiles_replay(const void *buf, size_t len, const bpf_pfiles_walk_t *w,
+    char *why, size_t whysz)
 {
 	(void) snprintf(why, whysz, "pfiles was built without BPF support");
 	errno = ENOTSUP;
@@ -454,7 +446,8 @@ bpf_pfiles_iter(bpf_pfiles_t *bp, pid_t pid, bpf_pfiles_rec_f *cb, void *arg,
 
 	if ((fd = iter_fd(bp->bp_prog_fd, pid, why, whysz)) < 0)
 		return (-1);
-	return (iter_records(&bp->bp_reader, fd, pid, cb, arg, why, whysz));
+	return (iter_records(&bp->bp_reader, fd,
+	    &(bpf_pfiles_walk_t){ pid, cb, arg }, why, whysz));
 }
 
 int
@@ -465,21 +458,21 @@ bpf_pfiles_iter_all(bpf_pfiles_t *bp, bpf_pfiles_rec_f *cb, void *arg,
 
 	if ((fd = iter_fd(bp->bp_prog_fd, 0, why, whysz)) < 0)
 		return (-1);
-	return (iter_records(&bp->bp_reader, fd, 0, cb, arg, why, whysz));
+	return (iter_records(&bp->bp_reader, fd,
+	    &(bpf_pfiles_walk_t){ 0, cb, arg }, why, whysz));
 }
 
 int
-bpf_pfiles_replay(const void *buf, size_t len, pid_t pid,
-    bpf_pfiles_rec_f *cb, void *arg, char *why, size_t whysz)
+bpf_pfiles_replay(const void *buf, size_t len, const bpf_pfiles_walk_t *w,
+    char *why, size_t whysz)
 {
-	rec_walk_t rw = { pid, cb, arg };
 	const uint8_t *p = buf;
 	size_t off = 0;
 	ssize_t used;
 	int stop = 0;
 
 	while (off < len) {
-		if ((used = take_rec(&rw, p + off, len - off, &stop, why,
+		if ((used = take_rec(w, p + off, len - off, &stop, why,
 		    whysz)) < 0)
 			return (-1);
 		if (stop != 0)
@@ -501,10 +494,10 @@ typedef struct ino_walk {
 } ino_walk_t;
 
 static ssize_t
-take_ino(void *arg, const uint8_t *p, size_t len, int *stopp, char *why,
-    size_t whysz)
+take_ino(const void *arg, const uint8_t *p, size_t len, int *stopp,
+    char *why, size_t whysz)
 {
-	ino_walk_t *iw = arg;
+	const ino_walk_t *iw = arg;
 	const char *bad;
 	psockid_t si;
 

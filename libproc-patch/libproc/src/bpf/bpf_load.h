@@ -63,13 +63,19 @@ extern int bpf_pfiles_sock_inodes(bpf_pfiles_t *, pid_t, bpf_pfiles_ino_f *,
  */
 extern int bpf_pfiles_iter_all(bpf_pfiles_t *, bpf_pfiles_rec_f *, void *,
     char *, size_t);
+/* Whose records a walk takes (0: every process's), and to whom. */
+typedef struct bpf_pfiles_walk {
+	pid_t			bw_pid;
+	bpf_pfiles_rec_f	*bw_cb;
+	void			*bw_arg;
+} bpf_pfiles_walk_t;
 /*
- * The records of process pid kept from such a pass (len bytes at buf, as
- * the kernel wrote them) to cb, each parsed again (nothing is trusted
- * because it was parsed once): as bpf_pfiles_iter.
+ * The records of process bw_pid kept from such a pass (len bytes at buf,
+ * as the kernel wrote them) to bw_cb, each parsed again (nothing is
+ * trusted because it was parsed once): as bpf_pfiles_iter.
  */
-extern int bpf_pfiles_replay(const void *, size_t, pid_t, bpf_pfiles_rec_f *,
-    void *, char *, size_t);
+extern int bpf_pfiles_replay(const void *, size_t, const bpf_pfiles_walk_t *,
+    char *, size_t);
 extern unsigned int bpf_pfiles_hz(const bpf_pfiles_t *);
 extern void bpf_pfiles_times(const bpf_pfiles_t *, bpf_pfiles_times_t *);
 extern void bpf_pfiles_close(bpf_pfiles_t *);

@@ -353,8 +353,8 @@ bpf_run_walk(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_rec_f *cb,
 		errno = err;
 		return (err != 0 ? -1 : BPF_RUN_NONE);
 	}
-	r = bpf_pfiles_replay(br->br_arena + s->bs_off, s->bs_len, P->pid, cb,
-	    arg, why, whysz);
+	r = bpf_pfiles_replay(br->br_arena + s->bs_off, s->bs_len,
+	    &(bpf_pfiles_walk_t){ P->pid, cb, arg }, why, whysz);
 	s->bs_len = 0;
 	s->bs_state = BS_WALKED;
 	return (r);
@@ -417,8 +417,8 @@ bpf_run_sockets(struct ps_prochandle *P, bpf_run_t *br, bpf_pfiles_rec_f *cb,
 		errno = err;
 		return (err != 0 ? -1 : BPF_RUN_NONE);
 	}
-	return (bpf_pfiles_replay(br->br_arena + s->bs_off, s->bs_len, P->pid,
-	    cb, arg, why, whysz));
+	return (bpf_pfiles_replay(br->br_arena + s->bs_off, s->bs_len,
+	    &(bpf_pfiles_walk_t){ P->pid, cb, arg }, why, whysz));
 }
 
 int

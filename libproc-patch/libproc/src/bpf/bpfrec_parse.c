@@ -106,7 +106,7 @@ sockfs_path(uint64_t ino, char *buf)
 	return (len);
 }
 
-static ssize_t
+static int
 fail(bpfrec_t *br, const char *why)
 {
 	br->br_err = why;
@@ -192,7 +192,7 @@ decode_addr(const uint8_t *rec, size_t off, int family, bpfrec_addr_t *ba)
 	return (0);
 }
 
-static ssize_t
+static int
 decode_sock(const uint8_t *rec, bpfrec_t *br)
 {
 	__u32 have, proto, bools, known, lon, pino;
@@ -256,19 +256,17 @@ decode_sock(const uint8_t *rec, bpfrec_t *br)
 	return (0);
 }
 
-ssize_t
-bpfrec_parse(const void *buf, size_t len, bpfrec_t *br)
+/*
+ * The header: magic, version and record size, each said wrong as soon as
+ * the bytes that hold it are in.  1 when the whole record is in (its size
+ * in *recsizep), 0 when more bytes are needed, -1 when it is wrong.
+ */
+static int
+parse_header(const uint8_t *rec, size_t len, bpfrec_t *br, __u16 *recsizep)
 {
-	const uint8_t *rec = buf;
-	__u32 magic, have, pad, nlocks, more, plen, u32;
+	__u32 magic;
 	__u16 version, recsize = 0;
-	size_t room;
-	__s32 fd, tgid, perr, mnt;
-	__s64 size;
-	const char *path;
 
-	memset(br, 0, sizeof (*br));
-	/* A wrong header is said as soon as it is seen. */
 	if (len >= sizeof (magic)) {
 		FIELD(rec, r_magic, magic);
 		if (magic != PFB_MAGIC)
@@ -285,6 +283,16 @@ bpfrec_parse(const void *buf, size_t len, bpfrec_t *br)
 	}
 	if (len < offsetof(struct pfb_rec, r_have) || len < recsize)
 		return (0);
+	*recsizep = recsize;
+	return (1);
+}
+
+/* The flags, the fd and the pid. */
+static int
+decode_ids(const uint8_t *rec, bpfrec_t *br)
+{
+	__u32 have, pad;
+	__s32 fd, tgid;
 
 	FIELD(rec, r_have, have);
 	FIELD(rec, r_fd, fd);
@@ -297,52 +305,79 @@ bpfrec_parse(const void *buf, size_t len, bpfrec_t *br)
 	br->br_have = have;
 	br->br_fd = fd;
 	br->br_tgid = tgid;
+	return (0);
+}
 
-	/* The stat fields. */
-	if (have & PFB_H_STAT) {
-		FIELD(rec, r_mode, br->br_mode);
-		FIELD(rec, r_nlink, br->br_nlink);
-		FIELD(rec, r_uid, br->br_uid);
-		FIELD(rec, r_gid, br->br_gid);
-		FIELD(rec, r_dev_major, br->br_major);
-		FIELD(rec, r_dev_minor, br->br_minor);
-		FIELD(rec, r_rdev_major, br->br_rmajor);
-		FIELD(rec, r_rdev_minor, br->br_rminor);
-		FIELD(rec, r_ino, br->br_ino);
-		FIELD(rec, r_size, size);
-		/* The kernel's dev_t: 12 bits of major, 20 of minor. */
-		if (br->br_major >= 1U << 12 || br->br_rmajor >= 1U << 12 ||
-		    br->br_minor >= 1U << 20 || br->br_rminor >= 1U << 20)
-			return (fail(br, "device number out of range"));
-		if ((br->br_mode & ~(__u32)0177777) != 0 || size < 0)
-			return (fail(br, "mode or size out of range"));
-		br->br_size = size;
-	} else if (!zero_span(rec, offsetof(struct pfb_rec, r_mode),
-	    offsetof(struct pfb_rec, r_fflags))) {
-		return (fail(br, "stat fields without the stat flag"));
-	}
+/* A part whose flag is not set: its bytes, f to t, must all be zero. */
+static int
+unflagged(const uint8_t *rec, bpfrec_t *br, size_t f, size_t t, const char *why)
+{
+	return (zero_span(rec, f, t) ? 0 : fail(br, why));
+}
 
-	/* The open file. */
+/* The stat fields, or zeros without PFB_H_STAT. */
+static int
+decode_stat(const uint8_t *rec, bpfrec_t *br)
+{
+	__s64 size;
+
+	if (!(br->br_have & PFB_H_STAT))
+		return (unflagged(rec, br, offsetof(struct pfb_rec, r_mode),
+		    offsetof(struct pfb_rec, r_fflags),
+		    "stat fields without the stat flag"));
+	FIELD(rec, r_mode, br->br_mode);
+	FIELD(rec, r_nlink, br->br_nlink);
+	FIELD(rec, r_uid, br->br_uid);
+	FIELD(rec, r_gid, br->br_gid);
+	FIELD(rec, r_dev_major, br->br_major);
+	FIELD(rec, r_dev_minor, br->br_minor);
+	FIELD(rec, r_rdev_major, br->br_rmajor);
+	FIELD(rec, r_rdev_minor, br->br_rminor);
+	FIELD(rec, r_ino, br->br_ino);
+	FIELD(rec, r_size, size);
+	/* The kernel's dev_t: 12 bits of major, 20 of minor. */
+	if (br->br_major >= 1U << 12 || br->br_rmajor >= 1U << 12 ||
+	    br->br_minor >= 1U << 20 || br->br_rminor >= 1U << 20)
+		return (fail(br, "device number out of range"));
+	if ((br->br_mode & ~(__u32)0177777) != 0 || size < 0)
+		return (fail(br, "mode or size out of range"));
+	br->br_size = size;
+	return (0);
+}
+
+/* The open file's flags, position and mount, or zeros without PFB_H_FILE. */
+static int
+decode_file(const uint8_t *rec, bpfrec_t *br)
+{
+	__s32 mnt;
+
 	FIELD(rec, r_mnt_id, mnt);
-	if (have & PFB_H_FILE) {
-		FIELD(rec, r_fflags, br->br_fflags);
-		FIELD(rec, r_pos, br->br_pos);
-		if (mnt < -1)
-			return (fail(br, "mount id out of range"));
-		br->br_mnt_id = mnt;
-	} else if (!zero_span(rec, offsetof(struct pfb_rec, r_fflags),
-	    offsetof(struct pfb_rec, r_path_err))) {
-		return (fail(br, "file fields without the file flag"));
-	}
+	if (!(br->br_have & PFB_H_FILE))
+		return (unflagged(rec, br, offsetof(struct pfb_rec, r_fflags),
+		    offsetof(struct pfb_rec, r_path_err),
+		    "file fields without the file flag"));
+	FIELD(rec, r_fflags, br->br_fflags);
+	FIELD(rec, r_pos, br->br_pos);
+	if (mnt < -1)
+		return (fail(br, "mount id out of range"));
+	br->br_mnt_id = mnt;
+	return (0);
+}
 
-	/*
-	 * The path: d_path's bytes, or none for an error; then its NUL and
-	 * zeros to the end of the record.
-	 */
+/*
+ * The path: d_path's bytes, or none for an error; then its NUL and zeros
+ * to the end of the record.  A socket's sockfs name is made here.
+ */
+static int
+decode_path(const uint8_t *rec, size_t recsize, bpfrec_t *br)
+{
+	__u32 have = br->br_have, plen;
+	__s32 perr;
+	const char *path = (const char *)rec + offsetof(struct pfb_rec, r_path);
+	size_t room = recsize - offsetof(struct pfb_rec, r_path);
+
 	FIELD(rec, r_path_err, perr);
 	FIELD(rec, r_path_len, plen);
-	path = (const char *)rec + offsetof(struct pfb_rec, r_path);
-	room = (size_t)recsize - offsetof(struct pfb_rec, r_path);
 	if (plen >= PFB_PATH_MAX || plen + 1 > room)
 		return (fail(br, "path length"));
 	if (path[plen] != '\0' || !zero_span(rec,
@@ -371,46 +406,72 @@ bpfrec_parse(const void *buf, size_t len, bpfrec_t *br)
 			br->br_anon_len = plen - (sizeof (anon_pfx) - 1);
 		}
 	}
+	return (0);
+}
 
-	/* The locks. */
+/* The locks: nlocks decoded, the slots past them zero. */
+static int
+decode_locks(const uint8_t *rec, bpfrec_t *br)
+{
+	__u32 have = br->br_have, nlocks, more, u32;
+
 	FIELD(rec, r_nlocks, nlocks);
 	FIELD(rec, r_locks_more, more);
 	if (!(have & PFB_H_LOCKS)) {
-		if ((have & (PFB_H_LOCKS_CUT | PFB_H_LOCKPID_GLOBAL)) != 0 ||
-		    !zero_span(rec, offsetof(struct pfb_rec, r_nlocks),
-		    offsetof(struct pfb_rec, r_sock_have)))
+		if ((have & (PFB_H_LOCKS_CUT | PFB_H_LOCKPID_GLOBAL)) != 0)
 			return (fail(br, "locks without the locks flag"));
-	} else {
-		if (nlocks > PFB_MAXLOCKS ||
-		    (more != 0 && nlocks != PFB_MAXLOCKS) ||
-		    ((have & PFB_H_LOCKS_CUT) && nlocks != PFB_MAXLOCKS))
-			return (fail(br, "lock count"));
-		for (u32 = 0; u32 < PFB_MAXLOCKS; u32++) {
-			const uint8_t *lp = rec +
-			    offsetof(struct pfb_rec, r_locks) +
-			    u32 * sizeof (struct pfb_lock);
+		return (unflagged(rec, br, offsetof(struct pfb_rec, r_nlocks),
+		    offsetof(struct pfb_rec, r_sock_have),
+		    "locks without the locks flag"));
+	}
+	if (nlocks > PFB_MAXLOCKS || (more != 0 && nlocks != PFB_MAXLOCKS) ||
+	    ((have & PFB_H_LOCKS_CUT) && nlocks != PFB_MAXLOCKS))
+		return (fail(br, "lock count"));
+	for (u32 = 0; u32 < PFB_MAXLOCKS; u32++) {
+		const uint8_t *lp = rec + offsetof(struct pfb_rec, r_locks) +
+		    u32 * sizeof (struct pfb_lock);
 
-			if (u32 >= nlocks) {
-				if (!all_zero(lp, sizeof (struct pfb_lock)))
-					return (fail(br, "unused lock slot"));
-			} else if (decode_lock(lp, &br->br_locks[u32]) != 0) {
-				return (fail(br, "bad lock"));
-			}
+		if (u32 >= nlocks) {
+			if (!all_zero(lp, sizeof (struct pfb_lock)))
+				return (fail(br, "unused lock slot"));
+		} else if (decode_lock(lp, &br->br_locks[u32]) != 0) {
+			return (fail(br, "bad lock"));
 		}
-		br->br_nlocks = nlocks;
-		br->br_locks_more = more;
 	}
+	br->br_nlocks = nlocks;
+	br->br_locks_more = more;
+	return (0);
+}
 
-	/* The socket. */
-	if (have & PFB_H_SOCK) {
-		if ((br->br_mode & S_IFMT) != S_IFSOCK)
-			return (fail(br, "socket facts of a non-socket"));
-		if (decode_sock(rec, br) != 0)
-			return (-1);
-	} else if (!zero_span(rec, offsetof(struct pfb_rec, r_sock_have),
-	    offsetof(struct pfb_rec, r_path))) {
-		return (fail(br, "socket facts without the socket flag"));
-	}
+/* The socket's facts, only of a socket and only with PFB_H_SOCK. */
+static int
+decode_sock_part(const uint8_t *rec, bpfrec_t *br)
+{
+	if (!(br->br_have & PFB_H_SOCK))
+		return (unflagged(rec, br,
+		    offsetof(struct pfb_rec, r_sock_have),
+		    offsetof(struct pfb_rec, r_path),
+		    "socket facts without the socket flag"));
+	if ((br->br_mode & S_IFMT) != S_IFSOCK)
+		return (fail(br, "socket facts of a non-socket"));
+	return (decode_sock(rec, br));
+}
+
+ssize_t
+bpfrec_parse(const void *buf, size_t len, bpfrec_t *br)
+{
+	const uint8_t *rec = buf;
+	__u16 recsize = 0;
+	int whole;
+
+	memset(br, 0, sizeof (*br));
+	whole = parse_header(rec, len, br, &recsize);
+	if (whole <= 0)
+		return (whole);
+	if (decode_ids(rec, br) != 0 || decode_stat(rec, br) != 0 ||
+	    decode_file(rec, br) != 0 || decode_path(rec, recsize, br) != 0 ||
+	    decode_locks(rec, br) != 0 || decode_sock_part(rec, br) != 0)
+		return (-1);
 	return ((ssize_t)recsize);
 }
 

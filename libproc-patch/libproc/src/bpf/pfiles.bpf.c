@@ -263,11 +263,108 @@ end_path(struct pfb_rec *r, __u32 plen)
 	*w &= (1ULL << (8 * keep)) - 1;
 }
 
+/*
+ * The pass's cache (NULL when the map has none), forgotten when a pass
+ * starts.
+ */
+static __always_inline struct passcache *
+pass_cache(struct bpf_iter_meta *meta)
+{
+	struct passcache *pc;
+	__u32 zero = 0;
+
+	if ((pc = bpf_map_lookup_elem(&pfb_pass, &zero)) != NULL &&
+	    meta->seq_num == 0)
+		__builtin_memset(pc, 0, sizeof (*pc));
+	return (pc);
+}
+
+/*
+ * The reader's pid namespace: the pass's, or read and kept (with pc); a
+ * new reader's tgids are numbers of another namespace, read again.
+ */
+static __always_inline void
+pass_reader_ns(struct passcache *pc, struct reader_ns *rn)
+{
+	__u64 cur = (__u64)bpf_get_current_task_btf();
+
+	if (pc != NULL && pc->pc_reader == cur) {
+		rn->ns = (struct pid_namespace *)pc->pc_rn_ns;
+		rn->level = pc->pc_rn_level;
+		return;
+	}
+	reader_ns_get(rn);
+	if (pc != NULL) {
+		pc->pc_reader = cur;
+		pc->pc_rn_ns = (__u64)rn->ns;
+		pc->pc_rn_level = rn->level;
+		pc->pc_task = 0;
+	}
+}
+
+/*
+ * Which table the task's is (TBL_*), and its tgid into *tgidp: once per
+ * task, kept in pc.
+ */
+static __always_inline __u32
+pass_task(struct passcache *pc, struct task_struct *task,
+    const struct reader_ns *rn, __s32 *tgidp)
+{
+	__u32 table;
+
+	if (pc != NULL && pc->pc_task == (__u64)task) {
+		*tgidp = pc->pc_tgid;
+		return (pc->pc_table);
+	}
+	table = task_table(task);
+	*tgidp = pid_nr_in(BPF_CORE_READ(task, group_leader, thread_pid), rn);
+	if (pc != NULL) {
+		pc->pc_task = (__u64)task;
+		pc->pc_tgid = *tgidp;
+		pc->pc_table = table;
+	}
+	return (table);
+}
+
+/*
+ * The path, its length and its end (end_path); so is a socket of sockfs
+ * or NULL.  bpf_d_path() is d_path(), what proc_fd_link() and readlink of
+ * /proc/PID/fd/N use, d_dname() ("socket:[N]", "anon_inode:[x]") and
+ * " (deleted)" included, relative to the reader's root.  It returns the
+ * length with the NUL (at least 1) or -errno.  A socket of sockfs
+ * (bpf_sock_from_file(): its f_op is socket_file_ops) is named by
+ * sockfs_dname(), "socket:[" its inode "]": that name is left to the
+ * reader (PFB_H_SOCKFS), not made and copied per socket.
+ */
+static __always_inline __u32
+fill_path(struct pfb_rec *r, struct file *f, struct socket *so)
+{
+	__u32 plen;
+	long n;
+
+	if (so != NULL) {
+		r->r_have |= PFB_H_SOCKFS;
+		n = 1;
+	} else {
+		n = bpf_d_path((struct path *)&f->f_path, r->r_path,
+		    sizeof (r->r_path));
+	}
+	if (n <= 0) {
+		r->r_path_err = n < 0 ? (__s32)n : 0;
+		plen = 0;
+	} else {
+		/* n <= PFB_PATH_MAX: the mask only tells the verifier. */
+		plen = (__u32)(n - 1) & (PFB_PATH_MAX - 1);
+	}
+	r->r_path_len = plen;
+	end_path(r, plen);
+	return (plen);
+}
+
 SEC("iter/task_file")
 int
 pfiles_task_file(struct bpf_iter__task_file *ctx)
 {
-	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *task = ctx->task;
 	struct file *f = ctx->file;
 	struct passcache *pc;
@@ -276,51 +373,22 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	struct inode *ino;
 	struct socket *so;
 	__u32 zero = 0, plen, size, table;
-	__u64 cur;
-	long n;
 
-	if ((pc = bpf_map_lookup_elem(&pfb_pass, &zero)) != NULL &&
-	    ctx->meta->seq_num == 0)
-		__builtin_memset(pc, 0, sizeof (*pc));
+	pc = pass_cache(ctx->meta);
 	if (task == NULL || f == NULL)
 		return (0);
 	if ((r = bpf_map_lookup_elem(&pfb_scratch, &zero)) == NULL)
 		return (0);
 	__builtin_memset(r, 0, PFB_RECFIXED);
-
-	cur = (__u64)bpf_get_current_task_btf();
-	if (pc != NULL && pc->pc_reader == cur) {
-		rn.ns = (struct pid_namespace *)pc->pc_rn_ns;
-		rn.level = pc->pc_rn_level;
-	} else {
-		reader_ns_get(&rn);
-		if (pc != NULL) {
-			pc->pc_reader = cur;
-			pc->pc_rn_ns = (__u64)rn.ns;
-			pc->pc_rn_level = rn.level;
-			pc->pc_task = 0;
-		}
-	}
+	pass_reader_ns(pc, &rn);
 	r->r_magic = PFB_MAGIC;
 	r->r_version = PFB_VERSION;
 	r->r_fd = ctx->fd;
 	/*
-	 * Which table, and the tgid: once per task.  A thread's own table
-	 * is written, marked (the walk's tests see it), and not shown.
+	 * A thread's own table is written, marked (the walk's tests see
+	 * it), and not shown.
 	 */
-	if (pc != NULL && pc->pc_task == (__u64)task) {
-		r->r_tgid = pc->pc_tgid;
-		table = pc->pc_table;
-	} else {
-		table = task_table(task);
-		r->r_tgid = pid_nr_in(BPF_CORE_READ(task, group_leader,
-		    thread_pid), &rn);
-		if (pc != NULL) {
-			pc->pc_task = (__u64)task;
-			pc->pc_tgid = r->r_tgid;
-			pc->pc_table = table;
-		}
-	}
+	table = pass_task(pc, task, &rn, &r->r_tgid);
 	if (table == TBL_SHARED)
 		return (0);
 	if (table == TBL_OWN)
@@ -343,41 +411,60 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 		fill_sock(r, so, &rn);
 	if (ino != NULL)
 		fill_locks(r, task, ino, f, &rn);
-
-	/*
-	 * bpf_d_path() is d_path(), what proc_fd_link() and readlink of
-	 * /proc/PID/fd/N use, d_dname() ("socket:[N]", "anon_inode:[x]")
-	 * and " (deleted)" included, relative to the reader's root.  It
-	 * returns the length with the NUL (at least 1) or -errno.  A socket
-	 * of sockfs (bpf_sock_from_file(): its f_op is socket_file_ops) is
-	 * named by sockfs_dname(), "socket:[" its inode "]": that name is
-	 * left to the reader (PFB_H_SOCKFS), not made and copied per socket.
-	 */
-	if (so != NULL) {
-		r->r_have |= PFB_H_SOCKFS;
-		n = 1;
-	} else {
-		n = bpf_d_path((struct path *)&f->f_path, r->r_path,
-		    sizeof (r->r_path));
-	}
-	if (n <= 0) {
-		r->r_path_err = n < 0 ? (__s32)n : 0;
-		plen = 0;
-	} else {
-		/* n <= PFB_PATH_MAX: the mask only tells the verifier. */
-		plen = (__u32)(n - 1) & (PFB_PATH_MAX - 1);
-	}
-	r->r_path_len = plen;
-	end_path(r, plen);
+	plen = fill_path(r, f, so);
 
 	/*
 	 * PFB_RECSIZE(plen), written so that the verifier sees it is at
-	 * most PFB_RECSIZE_MAX: plen >> 3 <= 511.
+	 * most PFB_RECSIZE_MAX: the word that holds the NUL (end_path) is
+	 * at plen & (PFB_PATH_MAX - 8) <= PFB_PATH_MAX - 8.  (Written as
+	 * ((plen >> 3) + 1) << 3, the compiler may make it (plen + 560) &
+	 * ~7, whose bound the verifier takes as 4655.)
 	 */
-	size = PFB_RECFIXED + (((plen >> 3) + 1) << 3);
+	size = PFB_RECFIXED + (plen & (PFB_PATH_MAX - 8)) + 8;
 	r->r_recsize = (__u16)size;
-	(void) bpf_seq_write(seq, r, size);
+	(void) bpf_seq_write(ctx->meta->seq, r, size);
 	return (0);
+}
+
+/*
+ * An inode record's facts of the socket sk: its protocol, whether it is
+ * in the process's network namespace (net, 0 unknown), a unix socket's
+ * peer, an inet socket's ends.
+ */
+static __always_inline void
+ino_sock_facts(struct pfb_ino *r, struct sock *sk, __u64 net)
+{
+	struct ends_addr own, peer;
+	__u16 ownport, peerport;
+
+	/*
+	 * Its namespace compared with the process's, as pointers: no field
+	 * of struct net read, so no relocation of it (it shares a slot of
+	 * the kernel's candidate cache with struct inode).
+	 */
+	r->i_family = sk->__sk_common.skc_family;
+	r->i_protocol = sk->sk_protocol;
+	r->i_state = sk->__sk_common.skc_state;
+	r->i_have = PFB_I_PROTO;
+	if (net != 0) {
+		r->i_ownnet = (__u64)sk->__sk_common.skc_net.net == net;
+		r->i_have |= PFB_I_OWNNET;
+	}
+	if (r->i_family == K_AF_UNIX) {
+		/* unix_diag's UNIX_DIAG_PEER: sock_i_ino(unix_peer(sk)) */
+		r->i_peer_ino = sock_ino(BPF_CORE_READ((struct unix_sock *)sk,
+		    peer));
+		r->i_have |= PFB_I_UNIXPEER;
+	} else if (r->i_family == K_AF_INET || r->i_family == K_AF_INET6) {
+		if (inet_ends(sk, r->i_family, &own, &ownport, &peer,
+		    &peerport)) {
+			__builtin_memcpy(r->i_own, &own, 16);
+			__builtin_memcpy(r->i_peer, &peer, 16);
+			r->i_own_port = ownport;
+			r->i_peer_port = peerport;
+			r->i_have |= PFB_I_ENDS;
+		}
+	}
 }
 
 /*
@@ -389,22 +476,18 @@ SEC("iter/task_file")
 int
 pfiles_sock_inodes(struct bpf_iter__task_file *ctx)
 {
-	struct seq_file *seq = ctx->meta->seq;
 	struct task_struct *task = ctx->task;
 	struct file *f = ctx->file;
 	struct passcache *pc;
+	struct reader_ns rn;
 	struct pfb_ino r;
 	struct inode *ino;
 	struct socket *so;
 	struct sock *sk;
-	struct ends_addr own, peer;
-	__u16 ownport, peerport;
-	__u32 zero = 0;
+	__s32 tgid;
 
-	if ((pc = bpf_map_lookup_elem(&pfb_pass, &zero)) == NULL)
+	if ((pc = pass_cache(ctx->meta)) == NULL)
 		return (0);
-	if (ctx->meta->seq_num == 0)
-		__builtin_memset(pc, 0, sizeof (*pc));
 	if (task == NULL || f == NULL)
 		return (0);
 	/*
@@ -414,23 +497,9 @@ pfiles_sock_inodes(struct bpf_iter__task_file *ctx)
 	 * namespace): read once per task (see passcache).
 	 */
 	if (pc->pc_task != (__u64)task) {
-		struct reader_ns rn;
-		__u64 cur = (__u64)bpf_get_current_task_btf();
-
-		if (pc->pc_reader == cur) {
-			rn.ns = (struct pid_namespace *)pc->pc_rn_ns;
-			rn.level = pc->pc_rn_level;
-		} else {
-			reader_ns_get(&rn);
-			pc->pc_reader = cur;
-			pc->pc_rn_ns = (__u64)rn.ns;
-			pc->pc_rn_level = rn.level;
-		}
-		pc->pc_task = (__u64)task;
-		pc->pc_table = task_table(task);
+		pass_reader_ns(pc, &rn);
+		(void) pass_task(pc, task, &rn, &tgid);
 		pc->pc_net = (__u64)BPF_CORE_READ(task, nsproxy, net_ns);
-		pc->pc_tgid = pid_nr_in(BPF_CORE_READ(task, group_leader,
-		    thread_pid), &rn);
 	}
 	if (pc->pc_table != TBL_LEADER)
 		return (0);
@@ -443,37 +512,8 @@ pfiles_sock_inodes(struct bpf_iter__task_file *ctx)
 	r.i_fd = (__s32)ctx->fd;
 	r.i_tgid = pc->pc_tgid;
 	r.i_ino = ino->i_ino;
-	if ((so = bpf_sock_from_file(f)) == NULL || (sk = so->sk) == NULL)
-		goto out;
-	/*
-	 * Its namespace compared with the process's, as pointers: no field
-	 * of struct net read, so no relocation of it (it shares a slot of
-	 * the kernel's candidate cache with struct inode).
-	 */
-	r.i_family = sk->__sk_common.skc_family;
-	r.i_protocol = sk->sk_protocol;
-	r.i_state = sk->__sk_common.skc_state;
-	r.i_have = PFB_I_PROTO;
-	if (pc->pc_net != 0) {
-		r.i_ownnet = (__u64)sk->__sk_common.skc_net.net == pc->pc_net;
-		r.i_have |= PFB_I_OWNNET;
-	}
-	if (r.i_family == K_AF_UNIX) {
-		/* unix_diag's UNIX_DIAG_PEER: sock_i_ino(unix_peer(sk)) */
-		r.i_peer_ino = sock_ino(BPF_CORE_READ((struct unix_sock *)sk,
-		    peer));
-		r.i_have |= PFB_I_UNIXPEER;
-	} else if (r.i_family == K_AF_INET || r.i_family == K_AF_INET6) {
-		if (inet_ends(sk, r.i_family, &own, &ownport, &peer,
-		    &peerport)) {
-			__builtin_memcpy(r.i_own, &own, 16);
-			__builtin_memcpy(r.i_peer, &peer, 16);
-			r.i_own_port = ownport;
-			r.i_peer_port = peerport;
-			r.i_have |= PFB_I_ENDS;
-		}
-	}
-out:
-	(void) bpf_seq_write(seq, &r, sizeof (r));
+	if ((so = bpf_sock_from_file(f)) != NULL && (sk = so->sk) != NULL)
+		ino_sock_facts(&r, sk, pc->pc_net);
+	(void) bpf_seq_write(ctx->meta->seq, &r, sizeof (r));
 	return (0);
 }
