@@ -4,12 +4,16 @@
 # A folder uses another when one of its objects has an undefined symbol
 # that an object of the other defines.  Prints "edge FROM TO" lines, one
 # per pair, sorted; the folder of an object is its path below
-# libproc-patch/libproc/ less the file (src/bpf, walk, ...).
+# libproc-patch/libproc/ less the file (src/bpf, walk, ...).  An object
+# whose source is no longer in the tree (a file moved since the build) is
+# left out.
 set -eu
 b=${1:?usage: layers.sh BUILDDIR}
+src=$(cd "$(dirname "$0")/.." && pwd)/libproc-patch/libproc
 root=$b/libproc-patch/libproc
 find "$root" -name '*.o' ! -name '*.bpf.o' | sort | while read -r o; do
 	d=${o#"$root"/}
+	[ -f "$src/${d%.o}.c" ] || continue
 	d=${d%/*}
 	nm "$o" | awk -v d="$d" '
 		$1 == "U" { print "U", d, $2 }
