@@ -13,6 +13,13 @@ ATF_TC_BODY(stat_line, tc)
 	/* A comm with spaces and parentheses. */
 	const char s[] = "4242 (a) b) (c) S 17 4242 4242 0 -1 4194560 99 0";
 	const char k[] = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0";
+	/* A whole line, as a thread killed in its group's exit has it. */
+	const char kill[] = "77 (t 1) S 1 77 77 0 -1 1077936448 10 0 0 0 "
+	    "1 2 0 0 20 0 2 0 500 1000 100 18446744073709551615 1 1 0 0 0 "
+	    "256 0 0 0 0 0 0 17 1 0 0 0 0 0";
+	const char nokill[] = "77 (t) S 1 77 77 0 -1 1077936448 10 0 0 0 "
+	    "1 2 0 0 20 0 2 0 500 1000 100 18446744073709551615 1 1 0 0 0 "
+	    "0 0 0 16384 0 0 0 17 1 0 0 0 0 0";
 	procstat_t ps;
 
 	ATF_REQUIRE_EQ(procfs_parse_stat(s, strlen(s), &ps), 0);
@@ -20,8 +27,16 @@ ATF_TC_BODY(stat_line, tc)
 	ATF_CHECK_EQ(ps.ps_ppid, 17);
 	ATF_CHECK_EQ(ps.ps_flags, 4194560);
 	ATF_CHECK((ps.ps_flags & PF_KTHREAD_FLAG) == 0);
+	ATF_CHECK_EQ(ps.ps_sigpnd, 0);	/* the line ends before it */
 	ATF_REQUIRE_EQ(procfs_parse_stat(k, strlen(k), &ps), 0);
 	ATF_CHECK((ps.ps_flags & PF_KTHREAD_FLAG) != 0);
+	/* Field 31, the thread's pending signals: SIGKILL (256) here. */
+	ATF_REQUIRE_EQ(procfs_parse_stat(kill, strlen(kill), &ps), 0);
+	ATF_CHECK_EQ(ps.ps_state, 'S');
+	ATF_CHECK_EQ(ps.ps_flags, 1077936448);
+	ATF_CHECK_EQ(ps.ps_sigpnd, 256);
+	ATF_REQUIRE_EQ(procfs_parse_stat(nokill, strlen(nokill), &ps), 0);
+	ATF_CHECK_EQ(ps.ps_sigpnd, 0);
 
 	ATF_CHECK_EQ(procfs_parse_stat("", 0, &ps), -1);
 	ATF_CHECK_EQ(procfs_parse_stat("1 (x)", 5, &ps), -1);

@@ -20,6 +20,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -136,13 +137,17 @@ same_process(int pidfd, pid_t pid)
 
 /*
  * Is this stat the one of a thread that lives on: not a zombie, not dead,
- * not exiting (PF_EXITING is set before its fds close)?
+ * not exiting (PF_EXITING is set before its fds close), and not bound to
+ * (SIGKILL pending for it: a group exit, or an exec by another thread,
+ * has begun, and its namespaces may already be gone with its main
+ * thread's while it has not yet run to its exit)?
  */
 static int
 lives_on(const procstat_t *st)
 {
 	return ((st->ps_flags & PF_EXITING_FLAG) == 0 && st->ps_state != 'Z' &&
-	    st->ps_state != 'X');
+	    st->ps_state != 'X' &&
+	    (st->ps_sigpnd & (1ULL << (SIGKILL - 1))) == 0);
 }
 
 /*

@@ -52,6 +52,8 @@ skip_field(const char **pp, const char *end)
 	return (0);
 }
 
+#define	STAT_SIGNAL_FIELD	31	/* "signal": the thread's pending */
+
 /*
  * "pid (comm) state ppid pgrp session tty_nr tpgid flags ...".  The comm
  * may hold spaces and parentheses, so the fields start after the last ')'.
@@ -60,7 +62,7 @@ int
 procfs_parse_stat(const char *buf, size_t len, procstat_t *ps)
 {
 	const char *end = buf + len, *p;
-	unsigned long long ppid, flags;
+	unsigned long long ppid, flags, sig;
 	int i;
 
 	p = NULL;
@@ -85,6 +87,14 @@ procfs_parse_stat(const char *buf, size_t len, procstat_t *ps)
 		return (-1);
 	ps->ps_ppid = (pid_t)ppid;
 	ps->ps_flags = (unsigned long)flags;
+	ps->ps_sigpnd = 0;
+	skip_spaces(&p, end);
+	for (i = 10; i < STAT_SIGNAL_FIELD; i++) {	/* minflt ... kstkeip */
+		if (skip_field(&p, end) != 0)
+			return (0);
+	}
+	if (parse_ulong(&p, end, &sig) == 0)
+		ps->ps_sigpnd = sig;
 	return (0);
 }
 

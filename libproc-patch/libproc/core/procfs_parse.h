@@ -21,6 +21,12 @@ typedef struct procstat {
 	char		ps_state;	/* R, S, D, Z, X, T, t, ... */
 	pid_t		ps_ppid;
 	unsigned long	ps_flags;	/* the kernel's task flags */
+	/*
+	 * The signals pending for the thread itself (field 31; 0 when the
+	 * line ends before it): SIGKILL there says a group exit or an exec
+	 * by another thread has begun to end it.
+	 */
+	unsigned long long ps_sigpnd;
 } procstat_t;
 
 /* /proc/PID/stat: 0, or -1 when the text is not a stat line. */
