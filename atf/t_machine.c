@@ -320,7 +320,8 @@ reads_fd_link(const char *line)
 
 	if (p == NULL)
 		return (0);
-	p++;
+	while (*p == ' ')	/* strace -f writes "PID  call(" */
+		p++;
 	for (size_t i = 0; i < sizeof (calls) / sizeof (calls[0]); i++) {
 		size_t l = strlen(calls[i]);
 
