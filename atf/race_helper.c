@@ -26,9 +26,6 @@
  *					thread has exited: the process has no
  *					namespaces and is not gone); the main
  *					thread holds a TCP listener ("sock")
- *	race_helper fuseclose FILE	the same, but the thread closes FILE
- *					at the end of stdin, and exits: its
- *					close waits, unkillable, in FLUSH
  *	race_helper linger PORT		a TCP connection to 127.0.0.1:PORT
  *					(a peer that reads nothing), data
  *					waiting to be sent for good (the
@@ -392,30 +389,8 @@ own_table_thread(void *arg)
 	return (NULL);
 }
 
-/*
- * Like own_table_thread, but at the end of stdin it closes the file
- * before it exits: on a FUSE filesystem that no longer answers, the close
- * waits in its FLUSH, where not even SIGKILL ends the wait.
- */
-static void *
-closing_thread(void *arg)
-{
-	int f;
-
-	(void) arg;
-	if (unshare(CLONE_FILES) != 0)
-		die("unshare CLONE_FILES");
-	if ((f = open(zfile, O_RDONLY)) < 0)
-		die("open");
-	(void) printf("file %d %llu %s\n", f, ino_of(f), zfile);
-	ready();
-	wait_stdin();
-	(void) close(f);
-	exit(0);
-}
-
 static int
-mode_fusehold(const char *file, int hold)
+mode_fusehold(const char *file)
 {
 	unsigned port;
 	pthread_t t;
@@ -423,8 +398,7 @@ mode_fusehold(const char *file, int hold)
 
 	(void) printf("sock %d %llu %u\n", s, ino_of(s), port);
 	zfile = file;
-	if (pthread_create(&t, NULL, hold == 0 ? own_table_thread :
-	    closing_thread, NULL) != 0)
+	if (pthread_create(&t, NULL, own_table_thread, NULL) != 0)
 		die("pthread_create");
 	for (;;)
 		(void) pause();
@@ -609,9 +583,7 @@ main(int argc, char **argv)
 	if (strcmp(mode, "zthread") == 0 && argc == 3)
 		return (mode_zthread(argv[2]));
 	if (strcmp(mode, "fusehold") == 0 && argc == 3)
-		return (mode_fusehold(argv[2], 0));
-	if (strcmp(mode, "fuseclose") == 0 && argc == 3)
-		return (mode_fusehold(argv[2], 1));
+		return (mode_fusehold(argv[2]));
 	if (strcmp(mode, "linger") == 0 && argc == 3)
 		return (mode_linger(argv[2]));
 	if (strcmp(mode, "holders") == 0)

@@ -23,7 +23,6 @@
  *  - pfiles in a pid namespace with the host's /proc, on a live pid of
  *    that namespace that /proc does not have: pid namespaces differ.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -592,117 +591,6 @@ ATF_TC_BODY(diag_killed, tc)
 	free(file);
 }
 
-/*
- * A thread of pid, not its main one, waiting for a FUSE server's answer
- * (its wchan: request_wait_answer): its tid, or 0 when none is (yet).
- */
-static pid_t
-thread_in_fuse(pid_t pid)
-{
-	char *dir = tu_asprintf("/proc/%d/task", (int)pid);
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	pid_t tid = 0;
-
-	while (d != NULL && tid == 0 && (e = readdir(d)) != NULL) {
-		long t = strtol(e->d_name, NULL, 10);
-		char *path, *wchan;
-
-		if (t <= 0 || t == pid)
-			continue;
-		path = tu_asprintf("%s/%ld/wchan", dir, t);
-		wchan = tu_read_file(path, NULL);
-		if (wchan != NULL && strstr(wchan, "request_wait") != NULL)
-			tid = (pid_t)t;
-		free(wchan);
-		free(path);
-	}
-	if (d != NULL)
-		(void) closedir(d);
-	free(dir);
-	return (tid);
-}
-
-ATF_TC(diag_killed_blocked);
-ATF_TC_HEAD(diag_killed_blocked, tc)
-{
-	atf_tc_set_md_var(tc, "descr", "a process SIGKILLed while a thread "
-	    "of it waits, unkillable, in the close of a file on a FUSE "
-	    "filesystem that no longer answers: its main thread a zombie "
-	    "whose namespaces are gone, the other thread not yet begun its "
-	    "exit (SIGKILL pending): --via=diag and auto say it is gone "
-	    "('no such process' or 'process is defunct'), never the missing "
-	    "namespace, and list none of its fds");
-	atf_tc_set_md_var(tc, "require.user", "root");
-	tu_timeout(tc, 60);
-}
-ATF_TC_BODY(diag_killed_blocked, tc)
-{
-	char dir[] = "/tmp/t_edges.XXXXXX", *file, *gone, *defunct;
-	const char *const vias[] = { "--via=diag", "--via=auto" };
-	tu_result_t r[2];
-	tu_child_t fuse, victim;
-	char pid[16];
-	int blocked = 0, zombie;
-
-	ATF_REQUIRE(mkdtemp(dir) != NULL);
-	file = tu_asprintf("%s/f", dir);
-	{
-		const char *const fargv[] = { FUSE_HELPER, "-w", dir, NULL };
-
-		tu_spawn(&fuse, fargv, 0);
-	}
-	await(fuse.tc_out, "ready", "fuse_helper");
-	{
-		const char *const vargv[] = { RACE_HELPER, "fuseclose", file,
-		    NULL };
-
-		tu_spawn(&victim, vargv, 0);
-	}
-	await(victim.tc_out, "ready", "race_helper fuseclose");
-	ATF_REQUIRE(write(fuse.tc_in, "x", 1) == 1);
-	await(fuse.tc_out, "frozen", "fuse_helper");
-	/* Its thread closes the file, and waits in FLUSH. */
-	(void) close(victim.tc_in);
-	victim.tc_in = -1;
-	for (int ms = 0; ms < TU_TIMEOUT_MS && !blocked; ms += 10) {
-		blocked = thread_in_fuse(victim.tc_pid) != 0;
-		if (!blocked)
-			(void) usleep(10000);
-	}
-	(void) kill(victim.tc_pid, SIGKILL);
-	zombie = tu_wait_state(victim.tc_pid, 'Z', TU_TIMEOUT_MS) == 'Z';
-	(void) snprintf(pid, sizeof (pid), "%d", (int)victim.tc_pid);
-	if (blocked && zombie) {
-		for (int i = 0; i < 2; i++)
-			pfiles(&r[i], NULL, vias[i], pid, NULL, NULL);
-	}
-	/* The server answers again: the close ends, and the victim. */
-	(void) tu_stop(&fuse, TU_TIMEOUT_MS);
-	(void) tu_stop(&victim, TU_TIMEOUT_MS);
-	(void) umount2(dir, MNT_DETACH);
-	(void) rmdir(dir);
-	free(file);
-	ATF_REQUIRE_MSG(blocked, "no thread of the victim waited in FLUSH");
-	ATF_REQUIRE_MSG(zombie, "the victim's main thread is no zombie");
-	gone = tu_asprintf("pfiles: cannot examine %s: no such process\n",
-	    pid);
-	defunct = tu_asprintf("pfiles: cannot examine %s: process is "
-	    "defunct\n", pid);
-	for (int i = 0; i < 2; i++) {
-		ATF_CHECK_MSG(strcmp(r[i].tr_err, gone) == 0 ||
-		    strcmp(r[i].tr_err, defunct) == 0, "%s: %s", vias[i],
-		    r[i].tr_err);
-		ATF_CHECK_MSG(r[i].tr_outlen == 0, "%s listed: %s", vias[i],
-		    r[i].tr_out);
-		ATF_CHECK(WIFEXITED(r[i].tr_status) &&
-		    WEXITSTATUS(r[i].tr_status) == 1);
-		tu_result_free(&r[i]);
-	}
-	free(gone);
-	free(defunct);
-}
-
 #define	AGENT_STEPS	30	/* ptrace calls of a walk, and more */
 
 ATF_TC(agent_killed);
@@ -819,7 +707,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, raw_missing_once);
 	ATF_TP_ADD_TC(tp, agent_pidns_peer);
 	ATF_TP_ADD_TC(tp, diag_killed);
-	ATF_TP_ADD_TC(tp, diag_killed_blocked);
 	ATF_TP_ADD_TC(tp, agent_killed);
 	ATF_TP_ADD_TC(tp, nsenter_host_proc);
 	return (atf_no_error());

@@ -250,6 +250,7 @@ extern int Pexited(struct ps_prochandle *);
  * the process is exiting when no thread is left without it.
  */
 extern int Pexiting(struct ps_prochandle *);
+extern int Pkilled(struct ps_prochandle *);
 /*
  * Does the thread the handle examines (the main one, or the live one
  * Pgrab chose) live on this instant: not a zombie, not dead, not exiting?

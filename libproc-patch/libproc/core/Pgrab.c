@@ -137,25 +137,29 @@ same_process(int pidfd, pid_t pid)
 
 /*
  * Is this stat the one of a thread that lives on: not a zombie, not dead,
- * not exiting (PF_EXITING is set before its fds close), and not bound to
- * (SIGKILL pending for it: a group exit, or an exec by another thread,
- * has begun, and its namespaces may already be gone with its main
- * thread's while it has not yet run to its exit)?
+ * not exiting (PF_EXITING is set before its fds close)?
  */
 static int
 lives_on(const procstat_t *st)
 {
 	return ((st->ps_flags & PF_EXITING_FLAG) == 0 && st->ps_state != 'Z' &&
-	    st->ps_state != 'X' &&
-	    (st->ps_sigpnd & (1ULL << (SIGKILL - 1))) == 0);
+	    st->ps_state != 'X');
+}
+
+/* SIGKILL pending for the thread itself: a group exit has begun to end it. */
+static int
+killed(const procstat_t *st)
+{
+	return ((st->ps_sigpnd & (1ULL << (SIGKILL - 1))) != 0);
 }
 
 /*
- * A thread of the process, other than skip, that lives on: its tid, or 0
- * when there is none (the whole process is exiting or dead).
+ * A thread of the process, other than skip, that lives on (with unkilled,
+ * one that has no SIGKILL pending either): its tid, or 0 when there is
+ * none (the whole process is exiting or dead, or being killed).
  */
 static pid_t
-thread_living(struct ps_prochandle *P, pid_t skip)
+thread_living(struct ps_prochandle *P, pid_t skip, int unkilled)
 {
 	char buf[4096], name[32];
 	struct dirent *d;
@@ -182,7 +186,7 @@ thread_living(struct ps_prochandle *P, pid_t skip)
 		if ((n = proc_read_small(fd, name, buf,
 		    sizeof (buf))) > 0 &&
 		    procfs_parse_stat(buf, (size_t)n, &st) == 0 &&
-		    lives_on(&st))
+		    lives_on(&st) && !(unkilled && killed(&st)))
 			tid = (pid_t)t;
 	}
 	(void) closedir(dir);
@@ -196,7 +200,7 @@ thread_living(struct ps_prochandle *P, pid_t skip)
 pid_t
 Plive_thread(struct ps_prochandle *P)
 {
-	return (thread_living(P, P->pid));
+	return (thread_living(P, P->pid, 0));
 }
 
 /*
@@ -329,6 +333,17 @@ Plives_on(struct ps_prochandle *P)
  * pidfd, or "none lives on" held for EXEC_SETTLE_MS (the list of threads
  * read while the pid changes hands may miss one), the proof of exit.
  */
+/*
+ * Is the process being killed: no thread of it lives on without SIGKILL
+ * pending?  A SIGKILLed process's main thread may be a zombie, and its
+ * namespaces gone, while another thread has not yet begun its exit.
+ */
+int
+Pkilled(struct ps_prochandle *P)
+{
+	return (thread_living(P, 0, 1) == 0);
+}
+
 int
 Pexiting(struct ps_prochandle *P)
 {
@@ -338,7 +353,7 @@ Pexiting(struct ps_prochandle *P)
 		if (Plives_on(P))
 			return (0);
 		errno = 0;
-		if (thread_living(P, 0) != 0)
+		if (thread_living(P, 0, 0) != 0)
 			return (0);
 		/*
 		 * No look at the threads could be had: we are short of fds,
