@@ -341,7 +341,11 @@ Plives_on(struct ps_prochandle *P)
 int
 Pkilled(struct ps_prochandle *P)
 {
-	return (thread_living(P, 0, 1) == 0);
+	errno = 0;
+	if (thread_living(P, 0, 1) != 0)
+		return (0);
+	/* No look at the threads (short of fds) is no proof of a kill. */
+	return (errno != EMFILE && errno != ENFILE);
 }
 
 int

@@ -512,7 +512,7 @@ diag_table_new(struct ps_prochandle *P)
 	if ((nsfd = openat(P->procfd, "ns/net", O_RDONLY | O_CLOEXEC)) < 0) {
 		/* A dying process's namespaces go before its pidfd says so. */
 		err = errno;
-		if (Pexiting(P) || Pkilled(P))
+		if (Pexiting(P) || (err == ENOENT && Pkilled(P)))
 			err = Pseterr(P, ESRCH, "no such process");
 		else
 			(void) Pseterr(P, err, "its network namespace: %s",
