@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * fdwalk.h: building the record of one fd, and handing it to the walk's
- * caller (Pfdinfo.c), shared by the serial walk, the pipelined one
+ * fdwalk.h: building the record of one fd (fdbuild.c), and handing it to
+ * the walk's caller (Pfdinfo.c), shared by the serial walk, the pipelined one
  * (fdpipe.c) and a source's own (sp_walk: the bpf source).  Not
  * installed.
  */
@@ -60,6 +60,12 @@ typedef struct fdwalk {
  * source of socket facts allows it (Pfdinfo_parallel_ok).
  */
 extern int fdwalk_build(const fdwalk_t *, fdscratch_t *, fdrec_t *, int);
+/*
+ * Open fdinfo's directory for the walk (P->fdinfofd), unless it is open
+ * or RLIMIT_NOFILE leaves no fd to spare: each fdinfo file is then opened
+ * through the process's directory.  0, or -1 with errno.
+ */
+extern int fdwalk_fdinfo_dir(struct ps_prochandle *);
 /*
  * The same for fds[0..n) (n at most FDWALK_CHUNK) into *recs[i], each
  * answer in errs[i]: the sockets among them asked of the source at once,
