@@ -185,6 +185,13 @@ isa_eintr_call(const isa_regs_t *r)
 #define	ISA_RESTARTS_EINTR	0
 #define	ISA_KEEPS_RESTART_BLOCK	0
 
+/*
+ * Does isa_in_syscall() know, at a stop in the kernel's signal code?  No:
+ * the agent reads the rseq area of a thread parked in a call too (one
+ * pread a batch), as it cannot tell it from one in user code.
+ */
+#define	ISA_PARKED_CALL_KNOWN	0
+
 static inline void
 isa_set_restart(isa_regs_t *r)
 {

@@ -140,6 +140,9 @@ isa_eintr_call(const isa_regs_t *r)
 #define	ISA_RESTARTS_EINTR	1
 #define	ISA_KEEPS_RESTART_BLOCK	1
 
+/* Does isa_in_syscall() know, at a stop in the kernel's signal code? */
+#define	ISA_PARKED_CALL_KNOWN	1
+
 #define	ISA_ERESTARTNOHAND	514	/* the kernel's, not in <errno.h> */
 
 /*
