@@ -189,13 +189,16 @@ ATF_TC_HEAD(io_budget, tc)
 }
 ATF_TC_BODY(io_budget, tc)
 {
-	static const struct { const char *name; int reads, writes; } want[] = {
-		{ "sockets", 5, 5 },	/* 5 batches with outputs */
-		{ "inputs", 0, 1 },	/* inputs only: no read */
-		{ "byval", 0, 0 },	/* nothing by reference */
-		{ "bigin", 0, 1 },	/* through a private mapping */
-		{ "bigout", 1, 1 },
-		{ "done", 0, 0 },
+	static const struct {
+		const char	*name;
+		int		reads, writes, batches;
+	} want[] = {
+		{ "sockets", 5, 5, 5 },	/* 5 batches with outputs */
+		{ "inputs", 0, 1, 1 },	/* inputs only: no read */
+		{ "byval", 0, 0, 1 },	/* nothing by reference */
+		{ "bigin", 0, 1, 1 },	/* through a private mapping */
+		{ "bigout", 1, 1, 1 },
+		{ "done", 0, 0, 0 },
 	};
 	phase_count_t ph[8];
 	char pidarg[16], fdarg[16], *log;
@@ -233,9 +236,11 @@ ATF_TC_BODY(io_budget, tc)
 		    ph[i].writes, ph[i].proc_opens);
 	for (size_t i = 0; i < sizeof (want) / sizeof (want[0]); i++) {
 		const phase_count_t *p = phase_named(ph, n, want[i].name);
+		/* Where the ISA cannot tell, the rseq area of each batch. */
+		int rseq = ISA_PARKED_CALL_KNOWN ? 0 : want[i].batches;
 
-		ATF_CHECK_EQ_MSG(p->reads, want[i].reads, "preads in %s",
-		    p->name);
+		ATF_CHECK_EQ_MSG(p->reads, want[i].reads + rseq,
+		    "preads in %s", p->name);
 		ATF_CHECK_EQ_MSG(p->writes, want[i].writes, "pwrites in %s",
 		    p->name);
 		ATF_CHECK_EQ_MSG(p->proc_opens, 0, "/proc opens in %s",
@@ -320,7 +325,7 @@ ATF_TC_BODY(not_x86_64, tc)
 	errno = 0;
 	ATF_CHECK_EQ(Pcreate_agent(P), -1);
 	ATF_CHECK_EQ(errno, ENOEXEC);
-	ATF_CHECK_STREQ(Perrmsg(P), "not a 64-bit x86_64 process");
+	ATF_CHECK_STREQ(Perrmsg(P), "not a " ISA_NAME " process");
 	errno = 0;
 	ATF_CHECK_EQ(Psyscall(P, &rv, SYS_getpid, 0, NULL), -1);
 	ATF_CHECK_EQ(errno, ENOEXEC);
@@ -341,7 +346,7 @@ ATF_TC_BODY(not_x86_64, tc)
 		    .tp_opts = args, .tp_env = env }, &r);
 		tu_require_exit("pfiles --via=agent", &r, 1);
 		msg = tu_asprintf("pfiles: cannot examine %s: agent: not a "
-		    "64-bit x86_64 process\n", pidarg);
+		    ISA_NAME " process\n", pidarg);
 		ATF_CHECK_MSG(strcmp(r.tr_err, msg) == 0, "pfiles said: %s",
 		    r.tr_err);
 		free(msg);
