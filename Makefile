@@ -8,6 +8,8 @@
 #   make fuzz       AFL++ on every harness for FUZZ_SECONDS each
 #   make check-kernels  the kernel-dependent tests inside Debian's 6.1 and
 #                   6.12 kernels under qemu (KERNELS="pkg ..." to choose)
+#   make check-kernels-arm64  the same in Debian's arm64 kernels, with the
+#                   cross build (build-aarch64) in an arm64 userland
 #   make install    PREFIX=/usr/local DESTDIR= (BINDIR LIBDIR INCLUDEDIR
 #                   MANDIR PKGCONFIGDIR BASHCOMPDIR DATADIR PFILESDATADIR;
 #                   CPPFLAGS CFLAGS LDFLAGS are added to the project's
@@ -109,7 +111,9 @@ $(B)/%.o: $(TOP)/%.c $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# (not in the kernels' caches: unpacked packages, whose /etc has rc2.d/)
+-include $(shell find $(B) -name 'kernels*' -prune -o -name '*.d' -type f \
+	-print 2>/dev/null)
 
 # $(CONFIG)'s lines, each quoted for the shell.
 shq = '$(subst ','\'',$(1))'
@@ -166,7 +170,13 @@ DEPS_kernels := $(DEPS_check) qemu-system-x86 busybox-static kmod \
 DEPS_deb := make $(CC_PKGS) debhelper dpkg-dev lintian pkg-config \
 	$(BPF_PKGS)
 
-DEPS_TARGETS := demo check fuzz bench kernels deb
+# check-kernels-arm64: Debian's cross compiler and libc for the build,
+# qemu-system-arm for the guests, qemu-user-static (rootfs.sh's ldconfig,
+# check.sh's listing of cases), depmod, and what btfcheck.sh uses
+DEPS_kernels-arm64 := make gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
+	qemu-system-arm qemu-user-static kmod $(BPF_PKGS) pkg-config
+
+DEPS_TARGETS := demo check fuzz bench kernels kernels-arm64 deb
 .PHONY: $(addprefix deps-,$(DEPS_TARGETS))
 $(addprefix deps-,$(DEPS_TARGETS)): deps-%:
 	@sh $(TOP)/.ci/deps.sh $(DEPS_$*)
@@ -201,8 +211,19 @@ check-kernels: deps-kernels
 	@$(MAKE) --no-print-directory build-all
 	@bash $(TOP)/kernels/check.sh
 
+# The same for arm64 (kernels/check.sh, KERNELS_ARCH=arm64): the tree
+# cross-built into its own build folder, Debian's arm64 kernels under
+# qemu-system-aarch64 (TCG), a chosen list of programs (kernels/README).
+B_ARM64 := $(TOP)/build-aarch64
+.PHONY: check-kernels-arm64
+check-kernels-arm64: deps-kernels-arm64
+	@$(MAKE) --no-print-directory CC=aarch64-linux-gnu-gcc B=$(B_ARM64) \
+	    build-all
+	@KERNELS_ARCH=arm64 KERNELS_BUILD=$(B_ARM64) \
+	    bash $(TOP)/kernels/check.sh
+
 clean:
-	rm -rf $(TOP)/build $(TOP)/build-san $(CLEAN)
+	rm -rf $(TOP)/build $(TOP)/build-san $(TOP)/build-aarch64 $(CLEAN)
 
 # The Debian packages pfiles, libproc1 and libproc-dev, built from a copy
 # of the tree in $(B)/deb (scripts/deb.sh), with lintian's report.

@@ -27,6 +27,7 @@ amd64)
 	# folder of libproc (btfcheck.sh).
 	GUEST_BUILD=${KERNELS_BUILD:-build} ISA=x86_64
 	ROOTFS=
+	KERNELS_LABEL=kernels
 	;;
 arm64)
 	KERNELS_DIR=${KERNELS_DIR:-$REPO_ROOT/build/kernels-arm64}
@@ -36,6 +37,7 @@ arm64)
 	GUEST_BUILD=${KERNELS_BUILD:-build-aarch64} ISA=aarch64
 	QEMU_USER_ARCH=aarch64
 	ROOTFS=$KERNELS_DIR/rootfs
+	KERNELS_LABEL=kernels-arm64
 	;;
 *) echo "kernels: KERNELS_ARCH=$KERNELS_ARCH: amd64 or arm64" >&2; exit 1 ;;
 esac
