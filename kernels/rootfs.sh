@@ -11,9 +11,35 @@
 # package list or this script changes; the list resolved, with versions,
 # is in rootfs/.packages.
 #
-# usage: kernels/rootfs.sh
+# usage: kernels/rootfs.sh [--deb PKG]
+#   --deb PKG: then print the path of the .deb of PKG that the root holds
+#   (the cross build links the same libatf-c as the guest runs).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+debof=
+case ${1:-} in
+--deb) [ $# -eq 2 ] || die "usage: $0 [--deb PKG]"; debof=$2 ;;
+'') ;;
+*) die "usage: $0 [--deb PKG]" ;;
+esac
+cache=$KERNELS_DIR/apt/cache/archives
+
+# deb_path NAME VERSION: the package's .deb in apt's cache.
+deb_path() {
+	local deb
+	deb=$(ls "$cache/${1}_${2//:/%3a}_"*.deb 2>/dev/null | head -n 1)
+	[ -n "$deb" ] || die "rootfs: $1 $2: no .deb in $cache"
+	echo "$deb"
+}
+
+# print_deb: the .deb of $debof in the root's resolution, if asked.
+print_deb() {
+	local ver
+	[ -n "$debof" ] || return 0
+	ver=$(awk -v p="$debof" '$1 == p { print $2 }' "$ROOTFS/.packages")
+	[ -n "$ver" ] || die "rootfs: $debof is not in the root"
+	deb_path "$debof" "$ver"
+}
 [ -n "$ROOTFS" ] || die "KERNELS_ARCH=$KERNELS_ARCH: the guest's root is the host's"
 
 # What the guest runs: guest.sh (bash, coreutils, busybox), kyua and the
@@ -31,11 +57,11 @@ stamp=$ROOTFS/.packages
 want="$(echo $ROOTFS_PKGS) $(sha256sum <"$0" | cut -c1-16)"
 if [ -f "$stamp" ] && [ "$(head -n 1 "$stamp")" = "$want" ]; then
 	say "rootfs: cached in $ROOTFS"
+	print_deb
 	exit 0
 fi
 
 start=$(date +%s)
-cache=$KERNELS_DIR/apt/cache/archives
 say "rootfs: resolving and downloading $KERNELS_ARCH packages"
 apt-get "${APT_OPTS[@]}" install -d -y -q --no-install-recommends \
     $ROOTFS_PKGS >"$KERNELS_DIR/apt/install.log" 2>&1 ||
@@ -52,8 +78,7 @@ trap 'rm -rf "$work"' EXIT
 r=$work/root
 mkdir -p "$r"
 while read -r name ver; do
-	deb=$(ls "$cache/${name}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n 1)
-	[ -n "$deb" ] || die "rootfs: $name $ver: no .deb in $cache"
+	deb=$(deb_path "$name" "$ver")
 	dpkg-deb -x "$deb" "$r" || die "rootfs: dpkg-deb -x $deb failed"
 done <<<"$list"
 
@@ -87,3 +112,4 @@ rm -rf "$ROOTFS.old"
 mv "$r" "$ROOTFS"
 rm -rf "$ROOTFS.old"
 say "rootfs: $(wc -l <<<"$list") packages, $(du -sm "$ROOTFS" | cut -f1) MB, in $(($(date +%s) - start)) s: $ROOTFS"
+print_deb
