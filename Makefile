@@ -49,7 +49,7 @@ SANFLAGS :=
 endif
 
 # The machine the agent and the kernel's constants are written for: one
-# folder of libproc-patch/libproc/isa/ each (x86_64 only, today).  Asked
+# folder of libproc-patch/libproc/isa/ each (x86_64, aarch64).  Asked
 # of the compiler here, but refused only once something is to be built
 # (the rule of $(CONFIG), below): on a machine without a compiler, make
 # deps-demo and the other deps-T targets must still run, to install one.
@@ -60,7 +60,8 @@ CC_REFUSED = $(CC): no C compiler runs by that name (make deps-demo, as \
 	root, installs $(CC_PKGS))
 else ifeq ($(wildcard $(ISA_DIR)/isa.h),)
 CC_REFUSED = $(CC) builds for $(ISA): the agent and the kernel's \
-	constants are written for x86_64 only (libproc-patch/libproc/isa/)
+	constants are written for $(notdir $(wildcard \
+	$(TOP)/libproc-patch/libproc/isa/*)) only (libproc-patch/libproc/isa/)
 endif
 
 # The build's configuration, recorded as kbuild records command lines:
@@ -206,6 +207,18 @@ check: deps-check
 # host's / shared read-only; and
 # the bpf program built against each kernel's own types.  Not part of
 # check: about 10 minutes per kernel under TCG.
+# The whole tree built for aarch64 with Debian's cross compiler, in
+# $(XB): the test programs link arm64's libatf-c, extracted from Debian's
+# package into $(XB)/cross (scripts/cross-atf.sh; ATF_DEB names the .deb
+# where apt knows no arm64).  ISA follows the compiler: isa/aarch64.
+XB	?= $(TOP)/build-aarch64
+XCC	?= aarch64-linux-gnu-gcc
+.PHONY: cross-aarch64
+cross-aarch64:
+	$(TOP)/scripts/cross-atf.sh $(XB)/cross arm64 $(ATF_DEB)
+	$(MAKE) CC='$(XCC)' B=$(XB) \
+	    ATF_LIBDIR=$(XB)/cross/usr/lib/aarch64-linux-gnu build-all
+
 .PHONY: check-kernels
 check-kernels: deps-kernels
 	@$(MAKE) --no-print-directory build-all

@@ -73,6 +73,8 @@
 #include <arpa/inet.h>
 #include <unistd.h>
 
+#include "isa_rseq.h"
+
 static volatile sig_atomic_t received;
 static volatile int stopping;
 static pid_t main_tid;
@@ -338,36 +340,9 @@ static int
 section(struct rseq *rs, int *cleared)
 {
 	uint64_t cs = 0;
-	long ok;
+	long ok = isa_rseq_section((volatile uint64_t *)&rs->rseq_cs,
+	    RSEQ_SPINS, &cs);
 
-	__asm__ __volatile__(
-	    "leaq 3f(%%rip), %%rax\n\t"
-	    "movq %%rax, (%[csp])\n\t"
-	    "1:\n\t"
-	    "movq %[n], %%rcx\n"
-	    "2:\n\t"
-	    "decq %%rcx\n\t"
-	    "jnz 2b\n\t"
-	    "movq (%[csp]), %[cs]\n\t"
-	    "movq $1, %[ok]\n"
-	    "4:\n\t"
-	    "jmp 6f\n\t"
-	    ".pushsection __rseq_cs, \"aw\"\n\t"
-	    ".balign 32\n"
-	    "3:\n\t"
-	    ".long 0, 0\n\t"
-	    ".quad 1b, 4b - 1b, 5f\n\t"
-	    ".popsection\n\t"
-	    ".pushsection __rseq_failure, \"ax\"\n\t"
-	    ".long 0x53053053\n"
-	    "5:\n\t"
-	    "movq $0, %[ok]\n\t"
-	    "jmp 6f\n\t"
-	    ".popsection\n"
-	    "6:\n\t"
-	    : [ok] "=&r" (ok), [cs] "+&r" (cs)
-	    : [csp] "r" (&rs->rseq_cs), [n] "r" ((long)RSEQ_SPINS)
-	    : "rax", "rcx", "memory", "cc");
 	*cleared = cs == 0;
 	return ((int)ok);
 }
@@ -390,10 +365,10 @@ __asm__(
     ".popsection\n\t"
     ".pushsection __rseq_failure, \"ax\"\n"
     "7:\n\t"
-    "ud2\n\t"
-    ".long 0x53053053\n"
+    ISA_RSEQ_TRAP "\n\t"
+    ISA_RSEQ_SIGN "\n"
     "8:\n\t"
-    "ud2\n\t"
+    ISA_RSEQ_TRAP "\n\t"
     ".popsection\n");
 
 /*

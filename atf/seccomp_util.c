@@ -13,7 +13,7 @@ kernel_accepts(const struct sock_filter *p, size_t n)
 {
 	struct sock_fprog fp = { (unsigned short)n,
 	    (struct sock_filter *)(uintptr_t)p };
-	struct user_regs_struct r;
+	isa_regs_t r;
 	int st, in_call = 0, result = -1;
 	pid_t pid;
 
@@ -37,11 +37,11 @@ kernel_accepts(const struct sock_filter *p, size_t n)
 		    waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
 			break;
 		if (WSTOPSIG(st) != (SIGTRAP | 0x80) ||
-		    ptrace(PTRACE_GETREGS, pid, NULL, &r) != 0 ||
-		    r.orig_rax != SYS_seccomp)
+		    isa_getregs(pid, &r) != 0 ||
+		    isa_syscall_nr(&r) != SYS_seccomp)
 			continue;
 		if (in_call) {
-			result = r.rax == 0;
+			result = isa_retval(&r) == 0;
 			break;
 		}
 		in_call = 1;

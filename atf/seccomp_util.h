@@ -31,6 +31,7 @@
 
 #include "libproc.h"
 #include "agent/seccomp_check.h"
+#include "isa.h"
 #include "testutil.h"
 
 /* Filters written as the kernel's macros write them. */

@@ -13,6 +13,13 @@
 
 #define	SHIM	BUILD_DIR "/atf/race_shim.so"
 
+/* The call agent_target's "epoll" blocks in (agent_target.c). */
+#ifdef	SYS_epoll_wait
+#define	EPOLL_WAIT_NR	SYS_epoll_wait
+#else
+#define	EPOLL_WAIT_NR	SYS_epoll_pwait
+#endif
+
 /* ------------------------------------------------------------------ */
 /* A thread blocked in a system call completes it after being examined. */
 /* The number of the system call the main thread is in, or -2. */
@@ -179,7 +186,7 @@ ATF_TC_BODY(blocked_epoll_wait, tc)
 {
 	blocked_t b;
 
-	block_and_examine(&b, "epoll", SYS_epoll_wait, -1);
+	block_and_examine(&b, "epoll", EPOLL_WAIT_NR, -1);
 	au_send_line(&b.b_c, "x");
 	finish_blocked(&b);
 	ATF_CHECK_STREQ(b.b_result, "result ret=1 errno=0 fd=0");

@@ -201,12 +201,12 @@ ATF_TC_BODY(stack_area_below_redzone, tc)
 	ATF_REQUIRE_EQ(marshal_stack_area(0x7ffc12345600, 0x7ffc12345000,
 	    65536, &area), 0);
 	ATF_CHECK_EQ(area.ma_lo, 0x7ffc12345000);
-	ATF_CHECK_EQ(area.ma_hi, 0x7ffc12345580);
+	ATF_CHECK_EQ(area.ma_hi, 0x7ffc12345600 - MARSHAL_REDZONE);
 	/* No room: the mapping starts above the red zone, or sp is tiny. */
-	ATF_CHECK_EQ(marshal_stack_area(0x7ffc12345600, 0x7ffc12345580,
-	    65536, &area), ENOSPC);
-	ATF_CHECK_EQ(marshal_stack_area(0x7ffc12345600, 0x7ffc12345590,
-	    65536, &area), ENOSPC);
+	ATF_CHECK_EQ(marshal_stack_area(0x7ffc12345600,
+	    0x7ffc12345600 - MARSHAL_REDZONE, 65536, &area), ENOSPC);
+	ATF_CHECK_EQ(marshal_stack_area(0x7ffc12345600,
+	    0x7ffc12345610 - MARSHAL_REDZONE, 65536, &area), ENOSPC);
 	ATF_CHECK_EQ(marshal_stack_area(100, 0, 65536, &area), ENOSPC);
 	ATF_CHECK_EQ(marshal_stack_area(0, 0, 65536, &area), ENOSPC);
 	ATF_CHECK_EQ(marshal_stack_area(UINT64_MAX, 0, 65536, &area), ENOSPC);
@@ -226,7 +226,8 @@ ATF_TC_BODY(stack_area_below_redzone, tc)
 		    0x7ffc12300000, 4096, &area), 0);
 		ATF_REQUIRE_EQ(marshal_plan(&m, &area, &c, 1), 0);
 		check_plan(&m, &area, &c, 1);
-		ATF_CHECK(m.m_base + m.m_size <= 0x7ffc12345678 - 128);
+		ATF_CHECK(m.m_base + m.m_size <=
+		    0x7ffc12345678 - MARSHAL_REDZONE);
 	}
 }
 

@@ -6,6 +6,7 @@
  * parsers of kernel data.
  */
 #include "parsers_util.h"
+#include "kconst.h"	/* the kernel's open flags on this ISA */
 
 /* What f(out) prints, as a malloc'd string. */
 #define	CAPTURE(expr, bufp) do {					\
@@ -25,17 +26,19 @@ ATF_TC_BODY(fmt_fileflags, tc)
 		const char	*text;
 	} cases[] = {
 		{ 00, 0, "O_RDONLY" },
-		{ 0100002, FD_CLOEXEC, "O_RDWR|O_LARGEFILE|O_CLOEXEC" },
+		{ K_O_LARGEFILE | 02, FD_CLOEXEC,
+		    "O_RDWR|O_LARGEFILE|O_CLOEXEC" },
 		{ 04002 | 02000, 0, "O_RDWR|O_NONBLOCK|O_APPEND" },
 		{ 04010001, 0, "O_WRONLY|O_SYNC" },
 		{ 010001, 0, "O_WRONLY|O_DSYNC" },
 		{ 010000000, 0, "O_PATH" },
-		{ 010200000, FD_CLOEXEC, "O_PATH|O_DIRECTORY|O_CLOEXEC" },
+		{ 010000000 | K_O_DIRECTORY, FD_CLOEXEC,
+		    "O_PATH|O_DIRECTORY|O_CLOEXEC" },
 		{ 03, 0, "0x3" },
 		{ 040000000 | 02, 0, "O_RDWR|0x800000" },
-		{ 020000000 | 0200000 | 02, 0,
+		{ 020000000 | K_O_DIRECTORY | 02, 0,
 		    "O_RDWR|O_DIRECTORY|O_TMPFILE" },
-		{ 020000 | 040000 | 0400000 | 01000000, 0,
+		{ 020000 | K_O_DIRECT | K_O_NOFOLLOW | 01000000, 0,
 		    "O_RDONLY|O_ASYNC|O_DIRECT|O_NOFOLLOW|O_NOATIME" },
 	};
 	char *s;

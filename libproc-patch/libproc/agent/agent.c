@@ -3,14 +3,13 @@
  * agent.c: the agent -- one thread of the target borrowed through
  * ptrace(2) to run system calls in the target -- its life: seize, park,
  * release.  Psyscall.c runs the calls; agent_stop.c waits for stops.
- * Linux x86_64 only.
+ * The machine's registers and instructions are isa/ISA/isa.h's.
  *
  * Borrowing.  Pcreate_agent() seizes one thread (PTRACE_SEIZE, never
  * SIGSTOP, never PTRACE_O_EXITKILL) and interrupts it (PTRACE_INTERRUPT).
- * The thread stops inside the kernel's signal code, before the kernel
- * decides whether to restart a system call it was in: rax then holds
- * -ERESTARTSYS (or -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK...) and
- * orig_rax the call's number.  That stop is where the thread is "parked"
+ * The thread stops inside the kernel's signal code, with what the kernel
+ * needs to restart a system call it was in (isa.h says where).  That stop
+ * is where the thread is "parked"
  * whenever no batch runs: its registers and signal mask are its own, so
  * that if we detach -- or die, and the kernel detaches for us -- the
  * kernel's restart logic sees the thread's own registers and restarts the
@@ -20,7 +19,7 @@
  * One exception to "given back exactly": a few blocking calls with no
  * timeout (epoll_wait, semop, sigwaitinfo...) return EINTR when their
  * thread is merely stopped; the agent turns that into a restart (see
- * restartable_eintr), which is the same call.
+ * agent_restart.c), which is the same call.
  *
  * No code is ever written into the target: the syscall instruction is
  * one that exists in its vDSO (or the one its parked call came through),
@@ -44,7 +43,6 @@
 #include "agent/agent_seccomp.h"
 
 #define	VDSO_MAX	(64 * 1024)	/* most we read of a target's vDSO */
-#define	USER_CS_64	0x33		/* %cs of 64-bit user code */
 #define	AGENT_MAX_LIVE	64		/* agents Prelease_agents() knows */
 
 /*
@@ -201,8 +199,8 @@ read_maps(struct ps_prochandle *P, uint64_t sp, uint64_t pc2,
 }
 
 /*
- * The offset of a syscall instruction (0f 05) in our own vDSO, the same
- * image the kernel maps into every 64-bit process; 0 when none.
+ * The offset of a syscall instruction in our own vDSO, the same image the
+ * kernel maps into every 64-bit process; 0 when none.
  */
 static uint64_t
 own_vdso_syscall_offset(void)
@@ -220,7 +218,8 @@ own_vdso_syscall_offset(void)
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
 		    ph->p_filesz > VDSO_MAX || ph->p_offset > VDSO_MAX)
 			continue;
-		for (uint64_t o = 0; o + 1 < ph->p_filesz; o++) {
+		for (uint64_t o = 0; o + ISA_SYSCALL_LEN <= ph->p_filesz;
+		    o += ISA_INSN_ALIGN) {
 			const uint8_t *p = base + ph->p_offset + o;
 
 			if (isa_is_syscall(p))
@@ -248,11 +247,11 @@ scan_target_vdso(struct ps_prochandle *P, const procmaps_t *mf)
 	uint8_t *img;
 	ssize_t n;
 
-	if (len < 2 || len > VDSO_MAX || (img = malloc(len)) == NULL)
+	if (len < ISA_SYSCALL_LEN || len > VDSO_MAX || (img = malloc(len)) == NULL)
 		return (0);
 	n = Pread(P, img, len, (uintptr_t)mf->pm_vdso_lo);
 	for (ssize_t o = 0; n >= ISA_SYSCALL_LEN &&
-	    o + ISA_SYSCALL_LEN <= n; o++) {
+	    o + ISA_SYSCALL_LEN <= n; o += ISA_INSN_ALIGN) {
 		if (isa_is_syscall(img + o)) {
 			found = mf->pm_vdso_lo + (uint64_t)o;
 			break;
@@ -264,22 +263,22 @@ scan_target_vdso(struct ps_prochandle *P, const procmaps_t *mf)
 
 /*
  * A syscall instruction in the target: at the same offset of its vDSO as
- * in ours; else the one its parked call came through (rip - 2); else one
- * found in its vDSO read whole.  Each candidate costs one pread.
+ * in ours; else the one its parked call came through (isa_parked_insn);
+ * else one found in its vDSO read whole.  Each candidate costs one pread.
  */
 static uint64_t
 find_syscall_insn(struct ps_prochandle *P, const procmaps_t *mf,
     const isa_regs_t *r)
 {
 	uint64_t off = own_vdso_syscall_offset();
+	uint64_t parked = isa_parked_insn(r);
 
 	if (mf->pm_vdso_hi != 0 && off != 0 &&
-	    mf->pm_vdso_lo + off + 2 <= mf->pm_vdso_hi &&
+	    mf->pm_vdso_lo + off + ISA_SYSCALL_LEN <= mf->pm_vdso_hi &&
 	    is_syscall_at(P, mf->pm_vdso_lo + off))
 		return (mf->pm_vdso_lo + off);
-	if (isa_syscall_nr(r) >= 0 && mf->pm_pc_exec &&
-	    is_syscall_at(P, isa_pc(r) - ISA_SYSCALL_LEN))
-		return (isa_pc(r) - ISA_SYSCALL_LEN);
+	if (parked != 0 && mf->pm_pc_exec && is_syscall_at(P, parked))
+		return (parked);
 	if (mf->pm_vdso_hi != 0)
 		return (scan_target_vdso(P, mf));
 	return (0);
@@ -344,56 +343,6 @@ seize(struct ps_prochandle *P, struct agent *ag)
 	return (0);
 }
 
-#ifndef	SYS_epoll_pwait2
-#define	SYS_epoll_pwait2	441
-#endif
-#define	ERESTARTNOHAND		514	/* the kernel's, not in <errno.h> */
-
-/*
- * Some blocking calls fail with EINTR when their thread is merely
- * stopped, ptrace stops included (signal(7) lists them): epoll_wait,
- * semop and semtimedop, sigtimedwait and sigwaitinfo, recv with a
- * SO_RCVTIMEO.  Where the call has no timeout, restarting it is exactly
- * the same call, so the thread is given -ERESTARTNOHAND instead: the
- * kernel then restarts it when the thread is given back, unless a signal
- * handler is to run first, in which case the call returns EINTR as it
- * would have anyway.  Only when the thread came straight from the call
- * into our stop (no signal was delivered on the way), so that rip is
- * still right after the call.  A call with a timeout is left alone: the
- * time left is not known (pfiles.1 says which calls), as after any stop.
- */
-static const struct {
-	long	rs_nr;
-	int	rs_arg;		/* its timeout: 0 rdx, 1 r10; -1 none */
-	int	rs_int;		/* an int, infinite when < 0; else a pointer */
-} restartable[] = {
-	{ SYS_epoll_wait, 1, 1 },	/* (epfd, events, max, int timeout) */
-	{ SYS_epoll_pwait, 1, 1 },
-	{ SYS_epoll_pwait2, 1, 0 },	/* timespec *, NULL: none */
-	{ SYS_semop, -1, 0 },		/* never a timeout */
-	{ SYS_semtimedop, 1, 0 },	/* (id, sops, nsops, timespec *) */
-	{ SYS_rt_sigtimedwait, 0, 0 },	/* (set, info, timespec *, size) */
-};
-
-static int
-restartable_eintr(const struct agent *ag, const isa_regs_t *r)
-{
-	if (ag->ag_passed != 0 || isa_retval(r) != -EINTR)
-		return (0);
-	for (size_t i = 0; i < sizeof (restartable) /
-	    sizeof (restartable[0]); i++) {
-		unsigned long long t;
-
-		if (isa_syscall_nr(r) != restartable[i].rs_nr)
-			continue;
-		if (restartable[i].rs_arg < 0)
-			return (1);
-		t = isa_syscall_arg(r, restartable[i].rs_arg == 0 ? 2 : 3);
-		return (restartable[i].rs_int ? (int)t < 0 : t == 0);
-	}
-	return (0);
-}
-
 #ifndef	PTRACE_GET_RSEQ_CONFIGURATION
 #define	PTRACE_GET_RSEQ_CONFIGURATION	0x420f	/* Linux 5.13 */
 #endif
@@ -444,7 +393,7 @@ agent_rseq_resume(struct ps_prochandle *P, struct agent *ag,
 	 * section holds no system call); only one stopped in user code may
 	 * be, and only then is the rseq area read.
 	 */
-	if (ag->ag_rseq == 0 || isa_syscall_nr(r) != -1)
+	if (ag->ag_rseq == 0 || isa_in_syscall(r))
 		return (0);
 	if (Pread(P, &csp, sizeof (csp), (uintptr_t)(ag->ag_rseq +
 	    RSEQ_CS_OFFSET)) != (ssize_t)sizeof (csp))
@@ -469,25 +418,6 @@ agent_rseq_resume(struct ps_prochandle *P, struct agent *ag,
 	return (0);
 }
 
-/*
- * The thread has just stopped for our interrupt, with registers r: a call
- * it was blocked in and that our stop made fail with EINTR is restarted
- * where that is exactly the same call (restartable_eintr).
- */
-static int
-restart_interrupted(struct ps_prochandle *P, struct agent *ag,
-    isa_regs_t *r)
-{
-	int err;
-
-	if (!restartable_eintr(ag, r))
-		return (0);
-	isa_set_retval(r, -ERESTARTNOHAND);
-	if ((err = agent_set_regs(ag, r)) != 0)
-		return (Pseterr(P, err, "ptrace setregs: %s", strerror(err)));
-	return (0);
-}
-
 /* The parked thread's facts: 64-bit, a syscall instruction, its stack. */
 static int
 examine(struct ps_prochandle *P, struct agent *ag)
@@ -498,12 +428,11 @@ examine(struct ps_prochandle *P, struct agent *ag)
 
 	if ((err = agent_get_regs(ag, &r)) != 0)
 		return (Pseterr(P, err, "ptrace getregs: %s", strerror(err)));
-	if (r.cs != USER_CS_64)
+	if (!isa_native(&r))
 		return (Pseterr(P, ENOEXEC, "not a " ISA_NAME " process"));
-	if ((err = restart_interrupted(P, ag, &r)) != 0)
+	if ((err = agent_restart_interrupted(P, ag, &r)) != 0)
 		return (err);
-	if ((err = read_maps(P, isa_sp(&r), isa_pc(&r) - ISA_SYSCALL_LEN,
-	    &mf)) != 0)
+	if ((err = read_maps(P, isa_sp(&r), isa_parked_insn(&r), &mf)) != 0)
 		return (Pseterr(P, err, "cannot read maps: %s",
 		    strerror(err)));
 	if ((ag->ag_syscall = find_syscall_insn(P, &mf, &r)) == 0)
@@ -710,7 +639,7 @@ agent_take(struct ps_prochandle *P, struct agent *ag)
 	}
 	if ((err = agent_get_regs(ag, &r)) != 0)
 		return (Pseterr(P, err, "ptrace getregs: %s", strerror(err)));
-	return (restart_interrupted(P, ag, &r));
+	return (agent_restart_interrupted(P, ag, &r));
 }
 
 /*
@@ -749,8 +678,7 @@ recover_and_detach(struct agent *ag)
 	isa_regs_t r;
 	int st, sig = 0;
 
-	for (int n = 0; ptrace(PTRACE_GETREGS, ag->ag_tid, NULL, &r) != 0;
-	    n++) {
+	for (int n = 0; isa_getregs(ag->ag_tid, &r) != 0; n++) {
 		if (n == AGENT_MAX_STOPS ||
 		    agent_wait_event(ag->ag_tid, &st, AGENT_STOP_MS) != 0)
 			return;
@@ -761,7 +689,7 @@ recover_and_detach(struct agent *ag)
 	}
 	sig = stop_signal(ag->ag_tid);
 	if (ag->ag_dirty) {
-		(void) ptrace(PTRACE_SETREGS, ag->ag_tid, NULL, &ag->ag_regs);
+		(void) isa_setregs(ag->ag_tid, &ag->ag_regs);
 		(void) ptrace(PTRACE_SETSIGMASK, ag->ag_tid,
 		    (void *)sizeof (ag->ag_mask), &ag->ag_mask);
 		ag->ag_dirty = 0;

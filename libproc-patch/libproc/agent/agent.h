@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * agent.h: the agent's insides, shared by agent.c (its life: seize,
- * park, release), agent_stop.c (ptrace stops, waits and registers) and
- * Psyscall.c (running batches of calls).  Not installed.  The machine's
+ * park, release), agent_restart.c (calls our stop interrupts),
+ * agent_stop.c (ptrace stops, waits and registers) and Psyscall.c
+ * (running batches of calls).  Not installed.  The machine's
  * registers and instructions are isa/ISA/isa.h's.
  *
  * Every function here returns an errno (Pcontrol.h), and ESRCH when the
@@ -94,6 +95,15 @@ extern int agent_rseq_resume(struct ps_prochandle *, struct agent *,
  */
 extern int agent_lend(struct agent *);
 extern int agent_take(struct ps_prochandle *, struct agent *);
+
+/* agent_restart.c */
+/*
+ * The thread has just stopped for our interrupt, with registers r: a call
+ * it was blocked in and that our stop made fail with EINTR is restarted
+ * where that is exactly the same call.
+ */
+extern int agent_restart_interrupted(struct ps_prochandle *, struct agent *,
+    isa_regs_t *);
 
 /* The live list, for Prelease_agents(). */
 extern void agent_live_set_parked(struct agent *, int);

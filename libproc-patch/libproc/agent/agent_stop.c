@@ -171,7 +171,7 @@ agent_lost(struct agent *ag)
 int
 agent_get_regs(struct agent *ag, isa_regs_t *r)
 {
-	if (ptrace(PTRACE_GETREGS, ag->ag_tid, NULL, r) != 0)
+	if (isa_getregs(ag->ag_tid, r) != 0)
 		return (errno == ESRCH ? agent_lost(ag) : errno);
 	return (0);
 }
@@ -179,7 +179,7 @@ agent_get_regs(struct agent *ag, isa_regs_t *r)
 int
 agent_set_regs(struct agent *ag, const isa_regs_t *r)
 {
-	if (ptrace(PTRACE_SETREGS, ag->ag_tid, NULL, r) != 0)
+	if (isa_setregs(ag->ag_tid, r) != 0)
 		return (errno == ESRCH ? agent_lost(ag) : errno);
 	return (0);
 }

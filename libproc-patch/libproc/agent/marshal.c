@@ -24,7 +24,9 @@ static const marshal_lenrule_t lenrules[] = {
 	{ SYS_read, ML_RVAL, 2, 1 },
 	{ SYS_pread64, ML_RVAL, 2, 1 },
 	{ SYS_getcwd, ML_RVAL, 1, 0 },
+#ifdef	SYS_readlink		/* not in asm-generic's table */
 	{ SYS_readlink, ML_RVAL, 2, 1 },
+#endif
 	{ SYS_readlinkat, ML_RVAL, 3, 2 },
 	{ SYS_getdents64, ML_RVAL, 2, 1 },
 	{ SYS_getxattr, ML_RVAL, 3, 2 },

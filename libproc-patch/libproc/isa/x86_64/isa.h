@@ -14,16 +14,40 @@
 #endif
 
 #include <elf.h>
+#include <errno.h>
 #include <linux/audit.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/types.h>
 #include <sys/user.h>
 
 /* A thread's registers (PTRACE_GETREGS). */
 typedef struct user_regs_struct isa_regs_t;
 
-/* The system call instruction: syscall, 0f 05. */
+/* Those of a thread stopped by ptrace: 0, or -1 with errno. */
+static inline int
+isa_getregs(pid_t tid, isa_regs_t *r)
+{
+	return (ptrace(PTRACE_GETREGS, tid, NULL, r) != 0 ? -1 : 0);
+}
+
+static inline int
+isa_setregs(pid_t tid, const isa_regs_t *r)
+{
+	return (ptrace(PTRACE_SETREGS, tid, NULL, r) != 0 ? -1 : 0);
+}
+
+/* Does the thread run 64-bit code (%cs of 64-bit user code)? */
+static inline int
+isa_native(const isa_regs_t *r)
+{
+	return (r->cs == 0x33);
+}
+
+/* The system call instruction: syscall, 0f 05, at any byte. */
 #define	ISA_SYSCALL_LEN		2
+#define	ISA_INSN_ALIGN		1
 
 static inline int
 isa_is_syscall(const uint8_t *p)
@@ -31,10 +55,14 @@ isa_is_syscall(const uint8_t *p)
 	return (p[0] == 0x0f && p[1] == 0x05);
 }
 
-/* Of the process's ELF header (e_machine) and its seccomp_data (arch). */
+/*
+ * Of the process's ELF header (e_machine) and its seccomp_data (arch);
+ * the compat ISA is that of 32-bit processes (and int $0x80).
+ */
 #define	ISA_ELF_CLASS		ELFCLASS64
 #define	ISA_ELF_MACHINE		EM_X86_64
 #define	ISA_AUDIT_ARCH		AUDIT_ARCH_X86_64
+#define	ISA_AUDIT_ARCH_COMPAT	AUDIT_ARCH_I386
 #define	ISA_NAME		"64-bit x86_64"
 
 /* The stack: the ABI's red zone below sp, and sp's alignment at a call. */
@@ -60,13 +88,58 @@ isa_sp(const isa_regs_t *r)
 }
 
 /*
- * The call a thread stopped in a system call is in (orig_rax), or -1 when
- * it is in none; as the kernel sets it on entry.
+ * A thread stopped in the kernel's signal code (our interrupt's stop, a
+ * group stop) stops there before the kernel decides whether to restart a
+ * call it was in: rax then holds -ERESTARTSYS (or another -ERESTART code)
+ * or the call's result, orig_rax the call's number (-1: in no call), and
+ * rip is just after its syscall instruction.
  */
+static inline int
+isa_in_syscall(const isa_regs_t *r)
+{
+	return ((long long)r->orig_rax != -1);
+}
+
+/* The call a thread at a system-call stop is in. */
 static inline long long
 isa_syscall_nr(const isa_regs_t *r)
 {
 	return ((long long)r->orig_rax);
+}
+
+/*
+ * The syscall instruction the call a stopped thread is in came through,
+ * to be confirmed by reading it; 0 when it is in none.
+ */
+static inline uint64_t
+isa_parked_insn(const isa_regs_t *r)
+{
+	return (isa_in_syscall(r) ? r->rip - ISA_SYSCALL_LEN : 0);
+}
+
+/*
+ * The call that failed with EINTR on its way into this stop and that the
+ * thread can be made to restart (isa_set_restart), or -1.
+ */
+static inline long long
+isa_eintr_call(const isa_regs_t *r)
+{
+	if ((long long)r->rax != -EINTR)
+		return (-1);
+	return ((long long)r->orig_rax);
+}
+
+#define	ISA_ERESTARTNOHAND	514	/* the kernel's, not in <errno.h> */
+
+/*
+ * Make the kernel restart that call when the thread leaves its stop,
+ * unless a signal handler is to run first (then the call fails with EINTR,
+ * as it would have anyway): -ERESTARTNOHAND, read after the stop.
+ */
+static inline void
+isa_set_restart(isa_regs_t *r)
+{
+	r->rax = (unsigned long long)-ISA_ERESTARTNOHAND;
 }
 
 /* A call's result (-errno on failure), once it has returned. */
@@ -74,12 +147,6 @@ static inline long long
 isa_retval(const isa_regs_t *r)
 {
 	return ((long long)r->rax);
-}
-
-static inline void
-isa_set_retval(isa_regs_t *r, long long v)
-{
-	r->rax = (unsigned long long)v;
 }
 
 /* Argument i (0 to 5) of the call the thread is in. */
