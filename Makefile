@@ -175,7 +175,8 @@ DEPS_deb := make $(CC_PKGS) debhelper dpkg-dev lintian pkg-config \
 # qemu-system-arm for the guests, qemu-user-static (rootfs.sh's ldconfig,
 # check.sh's listing of cases), depmod, and what btfcheck.sh uses
 DEPS_kernels-arm64 := make gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
-	qemu-system-arm qemu-user-static kmod $(BPF_PKGS) pkg-config
+	libatf-dev qemu-system-arm qemu-user-static kmod $(BPF_PKGS) \
+	pkg-config
 
 DEPS_TARGETS := demo check fuzz bench kernels kernels-arm64 deb
 .PHONY: $(addprefix deps-,$(DEPS_TARGETS))
@@ -200,13 +201,6 @@ check: deps-check
 	    --results-filter=broken,failed >/dev/null 2>&1; \
 	sh $(TOP)/.ci/kyua-count.sh $(KYUA_RESULTS); exit $$st
 
-# The kernel matrix (kernels/check.sh): the tests that depend on the
-# kernel, inside each kernel of KERNELS (Debian packages; default Debian
-# 12's current 6.1 and the 6.12 backport) booted under qemu (KVM once a
-# probe has booted a guest with it, else TCG: kernels/README), with the
-# host's / shared read-only; and
-# the bpf program built against each kernel's own types.  Not part of
-# check: about 10 minutes per kernel under TCG.
 # The whole tree built for aarch64 with Debian's cross compiler, in
 # $(XB): the test programs link arm64's libatf-c, extracted from Debian's
 # package into $(XB)/cross (scripts/cross-atf.sh; ATF_DEB names the .deb
@@ -219,6 +213,13 @@ cross-aarch64:
 	$(MAKE) CC='$(XCC)' B=$(XB) \
 	    ATF_LIBDIR=$(XB)/cross/usr/lib/aarch64-linux-gnu build-all
 
+# The kernel matrix (kernels/check.sh): the tests that depend on the
+# kernel, inside each kernel of KERNELS (Debian packages; default Debian
+# 12's current 6.1 and the 6.12 backport) booted under qemu (KVM once a
+# probe has booted a guest with it, else TCG: kernels/README), with the
+# host's / shared read-only; and
+# the bpf program built against each kernel's own types.  Not part of
+# check: about 10 minutes per kernel under TCG.
 .PHONY: check-kernels
 check-kernels: deps-kernels
 	@$(MAKE) --no-print-directory build-all
@@ -227,16 +228,17 @@ check-kernels: deps-kernels
 # The same for arm64 (kernels/check.sh, KERNELS_ARCH=arm64): the tree
 # cross-built into its own build folder, Debian's arm64 kernels under
 # qemu-system-aarch64 (TCG), a chosen list of programs (kernels/README).
-B_ARM64 := $(TOP)/build-aarch64
+# The guests' arm64 root first: the build links the libatf-c it holds.
 .PHONY: check-kernels-arm64
 check-kernels-arm64: deps-kernels-arm64
-	@$(MAKE) --no-print-directory CC=aarch64-linux-gnu-gcc B=$(B_ARM64) \
-	    build-all
-	@KERNELS_ARCH=arm64 KERNELS_BUILD=$(B_ARM64) \
+	@deb=$$(KERNELS_ARCH=arm64 bash $(TOP)/kernels/rootfs.sh \
+	    --deb libatf-c-1) && \
+	$(MAKE) --no-print-directory cross-aarch64 ATF_DEB="$$deb"
+	@KERNELS_ARCH=arm64 KERNELS_BUILD=$(XB) \
 	    bash $(TOP)/kernels/check.sh
 
 clean:
-	rm -rf $(TOP)/build $(TOP)/build-san $(TOP)/build-aarch64 $(CLEAN)
+	rm -rf $(TOP)/build $(TOP)/build-san $(XB) $(CLEAN)
 
 # The Debian packages pfiles, libproc1 and libproc-dev, built from a copy
 # of the tree in $(B)/deb (scripts/deb.sh), with lintian's report.
