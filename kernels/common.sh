@@ -194,8 +194,8 @@ decide_accel() {
 	case $KERNELS_ACCEL in
 	tcg) why="not tried: KERNELS_ACCEL=tcg" ;;
 	kvm|auto)
-		if [ -n "$ROOTFS" ]; then
-			why="the guest is $KERNELS_ARCH, the host $(uname -m)"
+		if [ "$(uname -m)" != "$ISA" ]; then
+			why="the guest is $ISA, the host $(uname -m)"
 		elif [ ! -c "$KVM_DEV" ]; then
 			why="no $KVM_DEV"
 		elif ! (exec 3<>"$KVM_DEV") 2>/dev/null; then
