@@ -13,6 +13,16 @@ usleep_step(void)
 	(void) usleep(WAIT_STEP_US);
 }
 
+/* Does a line of /proc/PID/syscall name call nr? */
+static int
+starts_with_nr(const char *line, long nr)
+{
+	char want[32];
+	int n = snprintf(want, sizeof (want), "%ld ", nr);
+
+	return (strncmp(line, want, (size_t)n) == 0);
+}
+
 int
 is_sleeping(pid_t pid)
 {
@@ -30,7 +40,8 @@ is_sleeping(pid_t pid)
 	if (n <= 0)
 		return (0);
 	buf[n] = '\0';
-	return (strncmp(buf, "230 ", 4) == 0 || strncmp(buf, "35 ", 3) == 0);
+	return (starts_with_nr(buf, SYS_clock_nanosleep) ||
+	    starts_with_nr(buf, SYS_nanosleep));
 }
 
 void

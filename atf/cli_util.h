@@ -43,7 +43,7 @@ void	usleep_step(void);
  * Is pid asleep in its sleep?  Until then the dynamic linker may still
  * hold an fd of its own (a shared library being mapped), and pfiles would
  * rightly show it.  /proc/PID/syscall names the system call a blocked
- * task is in: clock_nanosleep (230) or nanosleep (35) on x86_64.
+ * task is in: clock_nanosleep or nanosleep.
  */
 int	is_sleeping(pid_t pid);
 

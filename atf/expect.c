@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,24 +24,16 @@
 #include "testutil.h"
 
 /*
- * Open flags with the kernel's x86_64 values ("The values are the
- * kernel's"), written out here because glibc defines O_LARGEFILE as 0
- * for 64-bit programs.
+ * Open flags as the target's own C library names them (<fcntl.h> of the
+ * compiler's target), never pfiles' isa/ISA/kconst.h: on arm64 four of
+ * them differ from x86_64's.  Two bits glibc does not name alone are
+ * taken apart (O_SYNC and O_TMPFILE carry O_DSYNC and O_DIRECTORY), and
+ * O_LARGEFILE, which glibc defines as 0 for 64-bit programs although the
+ * kernel sets it in every file they open, comes from the kernel's uapi
+ * header of that machine (expect_oflags.c).
  */
-#define	K_O_ACCMODE	03
-#define	K_O_NONBLOCK	04000
-#define	K_O_APPEND	02000
-#define	K_O_DSYNC	010000
-#define	K_O_ASYNC	020000
-#define	K_O_DIRECT	040000
-#define	K_O_LARGEFILE	0100000
-#define	K_O_DIRECTORY	0200000
-#define	K_O_NOFOLLOW	0400000
-#define	K_O_NOATIME	01000000
-#define	K_O_CLOEXEC	02000000
-#define	K_O_SYNC_BIT	04000000	/* __O_SYNC */
-#define	K_O_PATH	010000000
-#define	K_O_TMPFILE_BIT	020000000	/* __O_TMPFILE */
+#define	E_O_SYNC_BIT	(O_SYNC & ~O_DSYNC)
+#define	E_O_TMPFILE_BIT	(O_TMPFILE & ~O_DIRECTORY)
 
 /* ---------------------------------------------------------------------
  * Writing the expected text.
@@ -308,38 +301,38 @@ put_stat(gen_t *g, const mf_fd_t *f)
 static void
 put_flags(gen_t *g, const mf_fd_t *f)
 {
-	static const struct { unsigned bit; const char *name; } tail[] = {
-		{ K_O_ASYNC, "O_ASYNC" }, { K_O_DIRECT, "O_DIRECT" },
-		{ K_O_LARGEFILE, "O_LARGEFILE" },
-		{ K_O_DIRECTORY, "O_DIRECTORY" },
-		{ K_O_NOFOLLOW, "O_NOFOLLOW" }, { K_O_NOATIME, "O_NOATIME" },
-		{ K_O_TMPFILE_BIT, "O_TMPFILE" }, { K_O_CLOEXEC, "O_CLOEXEC" },
+	const struct { unsigned bit; const char *name; } tail[] = {
+		{ O_ASYNC, "O_ASYNC" }, { O_DIRECT, "O_DIRECT" },
+		{ (unsigned)expect_o_largefile, "O_LARGEFILE" },
+		{ O_DIRECTORY, "O_DIRECTORY" },
+		{ O_NOFOLLOW, "O_NOFOLLOW" }, { O_NOATIME, "O_NOATIME" },
+		{ E_O_TMPFILE_BIT, "O_TMPFILE" }, { O_CLOEXEC, "O_CLOEXEC" },
 	};
-	unsigned fl = f->f_getfl | ((f->f_getfd & 1) ? K_O_CLOEXEC : 0);
+	unsigned fl = f->f_getfl | ((f->f_getfd & 1) ? O_CLOEXEC : 0);
 	FILE *fp = g->g_fp;
 
 	(void) fputs("      ", fp);
-	if (fl & K_O_PATH) {
+	if (fl & O_PATH) {
 		(void) fputs("O_PATH", fp);
-		fl &= ~K_O_PATH;
+		fl &= ~O_PATH;
 	} else {
-		switch (fl & K_O_ACCMODE) {
+		switch (fl & O_ACCMODE) {
 		case 0: (void) fputs("O_RDONLY", fp); break;
 		case 1: (void) fputs("O_WRONLY", fp); break;
 		case 2: (void) fputs("O_RDWR", fp); break;
-		default: (void) fprintf(fp, "0x%x", fl & K_O_ACCMODE); break;
+		default: (void) fprintf(fp, "0x%x", fl & O_ACCMODE); break;
 		}
-		fl &= ~K_O_ACCMODE;
+		fl &= ~O_ACCMODE;
 	}
-	if (fl & K_O_NONBLOCK)
+	if (fl & O_NONBLOCK)
 		(void) fputs("|O_NONBLOCK", fp);
-	if (fl & K_O_APPEND)
+	if (fl & O_APPEND)
 		(void) fputs("|O_APPEND", fp);
-	if (fl & K_O_SYNC_BIT)
+	if (fl & E_O_SYNC_BIT)
 		(void) fputs("|O_SYNC", fp);
-	else if (fl & K_O_DSYNC)
+	else if (fl & O_DSYNC)
 		(void) fputs("|O_DSYNC", fp);
-	fl &= ~(K_O_NONBLOCK | K_O_APPEND | K_O_SYNC_BIT | K_O_DSYNC);
+	fl &= ~(O_NONBLOCK | O_APPEND | E_O_SYNC_BIT | O_DSYNC);
 	for (size_t i = 0; i < sizeof (tail) / sizeof (tail[0]); i++) {
 		if (fl & tail[i].bit) {
 			(void) fprintf(fp, "|%s", tail[i].name);
@@ -682,7 +675,7 @@ put_offset(gen_t *g, const mf_fd_t *f)
 {
 	if (f->f_has_offset)
 		(void) fprintf(g->g_fp, "      offset:%lld\n", f->f_offset);
-	else if (f->f_getfl & K_O_PATH)
+	else if (f->f_getfl & O_PATH)
 		(void) fprintf(g->g_fp, "      offset:0\n");
 	else
 		gen_fail(g, "fd %d: no offset known", f->f_fd);

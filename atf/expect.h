@@ -155,4 +155,7 @@ char		*expect_diag_stderr(const manifest_t *, const char *arg);
 char		*expect_pfiles(const manifest_t *, int flags, char *err,
 		    size_t errlen);
 
+/* The kernel's O_LARGEFILE on the compiler's target (expect_oflags.c). */
+extern const int expect_o_largefile;
+
 #endif	/* _EXPECT_H */

@@ -5,7 +5,7 @@
  *
  *	seccomp_deny [-a N=VALUE] NR ERRNO PROGRAM [ARG ...]
  *
- * System call NR (x86_64) fails with ERRNO in PROGRAM and everything it
+ * System call NR of this ISA fails with ERRNO in PROGRAM and everything it
  * starts; every other call is allowed.  With -a, only when the low 32
  * bits of its argument N (0 to 5) are VALUE: pidfd_open(2) with
  * PIDFD_THREAD refused with EINVAL is a kernel before 6.9.  Used to show
@@ -22,6 +22,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
+
+#include "isa.h"
 
 static int
 number(const char *s, long max, long *valp)
@@ -60,13 +62,13 @@ main(int argc, char **argv)
 		return (2);
 	}
 
-	/* The argument's low word (x86_64 is little-endian). */
+	/* The argument's low word (every ISA the agent knows is little-endian). */
 	unsigned argoff = (unsigned)(offsetof(struct seccomp_data, args) +
 	    8 * (argn < 0 ? 0 : (unsigned long)argn));
 	struct sock_filter code[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ISA_AUDIT_ARCH, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, nr)),

@@ -320,7 +320,7 @@ ATF_TC_BODY(not_x86_64, tc)
 	errno = 0;
 	ATF_CHECK_EQ(Pcreate_agent(P), -1);
 	ATF_CHECK_EQ(errno, ENOEXEC);
-	ATF_CHECK_STREQ(Perrmsg(P), "not a 64-bit x86_64 process");
+	ATF_CHECK_STREQ(Perrmsg(P), "not a " ISA_NAME " process");
 	errno = 0;
 	ATF_CHECK_EQ(Psyscall(P, &rv, SYS_getpid, 0, NULL), -1);
 	ATF_CHECK_EQ(errno, ENOEXEC);
@@ -341,7 +341,7 @@ ATF_TC_BODY(not_x86_64, tc)
 		    .tp_opts = args, .tp_env = env }, &r);
 		tu_require_exit("pfiles --via=agent", &r, 1);
 		msg = tu_asprintf("pfiles: cannot examine %s: agent: not a "
-		    "64-bit x86_64 process\n", pidarg);
+		    ISA_NAME " process\n", pidarg);
 		ATF_CHECK_MSG(strcmp(r.tr_err, msg) == 0, "pfiles said: %s",
 		    r.tr_err);
 		free(msg);

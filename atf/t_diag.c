@@ -187,9 +187,6 @@ ATF_TC_BODY(seccomp_auto, tc)
 	tu_result_t r;
 	int n = 0;
 
-#if !defined(__x86_64__)
-	atf_tc_skip("seccomp_deny filters x86_64 system calls only");
-#endif
 	(void) snprintf(nr_ptrace, sizeof (nr_ptrace), "%d", (int)SYS_ptrace);
 	(void) snprintf(nr_getfd, sizeof (nr_getfd), "%d",
 	    (int)SYS_pidfd_getfd);
@@ -369,9 +366,6 @@ ATF_TC_BODY(refusal_is_no_exec, tc)
 	fixture_t a;
 	int n = 0;
 
-#if !defined(__x86_64__)
-	atf_tc_skip("seccomp_deny filters x86_64 system calls only");
-#endif
 	(void) snprintf(nr_ptrace, sizeof (nr_ptrace), "%d", (int)SYS_ptrace);
 	fx_start_set(&a, "tcp", NULL, NULL);
 	{
@@ -415,9 +409,6 @@ ATF_TC_BODY(pidfd_open_refused, tc)
 	tu_result_t r;
 	fixture_t fx;
 
-#if !defined(__x86_64__)
-	atf_tc_skip("seccomp_deny filters x86_64 system calls only");
-#endif
 	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_pidfd_open);
 	fx_start_set(&fx, "tcp,unix,socketpair,pipe", NULL, NULL);
 	{

@@ -26,7 +26,7 @@
 static void
 input0(sc_input_t *in)
 {
-	sc_input_make(in, SYS_getsockopt, AUDIT_ARCH_X86_64, IP0, args0,
+	sc_input_make(in, SYS_getsockopt, ISA_AUDIT_ARCH, IP0, args0,
 	    0x3f);
 }
 
@@ -106,7 +106,7 @@ ATF_TC_BODY(run_instructions, tc)
 		/* Each word of seccomp_data, as built. */
 		static const struct { uint32_t off, want; } w[] = {
 			{ OFF_NR, SYS_getsockopt },
-			{ OFF_ARCH, AUDIT_ARCH_X86_64 },
+			{ OFF_ARCH, ISA_AUDIT_ARCH },
 			{ OFF_IP, (uint32_t)IP0 },
 			{ OFF_IP + 4, (uint32_t)(IP0 >> 32) },
 			{ OFF_ARG(0), 3 }, { OFF_ARG(0) + 4, 0 },
@@ -263,7 +263,7 @@ ATF_TC_BODY(run_faults, tc)
 			S(BPF_RET | BPF_K, 5),
 		};
 
-		sc_input_make(&part, SYS_getsockopt, AUDIT_ARCH_X86_64, IP0,
+		sc_input_make(&part, SYS_getsockopt, ISA_AUDIT_ARCH, IP0,
 		    args0, 0x3f & ~(1U << 3));
 		run_fails(lo, 2, &part, SC_UNKNOWN, 0, "unknown lo");
 		run_fails(hi, 2, &part, SC_UNKNOWN, 0, "unknown hi");

@@ -176,7 +176,7 @@ ATF_TC_BODY(kernel_agrees, tc)
 		    "program %d: %s at %u", t, sc_strerror(f.sf_code),
 		    f.sf_pc);
 		/* Not the instruction pointer: words 2 and 3 unknown. */
-		sc_input_make(&in, SYS_getppid, AUDIT_ARCH_X86_64, 0, a,
+		sc_input_make(&in, SYS_getppid, ISA_AUDIT_ARCH, 0, a,
 		    0x3f);
 		in.si_known &= (uint16_t)~0xcU;
 		err = sc_run(p, n, &in, &ret, &f);
@@ -343,7 +343,7 @@ build_profile(struct sock_filter *p)
 
 	p[n++] = S(BPF_LD | BPF_W | BPF_ABS, OFF_ARCH);
 	p[n++] = J(BPF_JMP | BPF_JEQ | BPF_K,
-	    AUDIT_ARCH_X86_64, 1, 0);
+	    ISA_AUDIT_ARCH, 1, 0);
 	p[n++] = S(BPF_RET | BPF_K,
 	    SECCOMP_RET_KILL_PROCESS);
 	p[n++] = S(BPF_LD | BPF_W | BPF_ABS, OFF_NR);
@@ -407,27 +407,27 @@ ATF_TC_BODY(container_profile, tc)
 	    sc_strerror(f.sf_code), f.sf_pc);
 	ATF_CHECK_EQ(kernel_accepts(p, n), 1);
 	for (size_t i = 0; i < NELEM(allowed); i++)
-		ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64, allowed[i],
+		ATF_CHECK_EQ(profile_says(p, n, ISA_AUDIT_ARCH, allowed[i],
 		    0), SECCOMP_RET_ALLOW);
-	ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64, SYS_ptrace, 0),
+	ATF_CHECK_EQ(profile_says(p, n, ISA_AUDIT_ARCH, SYS_ptrace, 0),
 	    RET_ERRNO(EPERM));
-	ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64, SYS_getppid, 0),
+	ATF_CHECK_EQ(profile_says(p, n, ISA_AUDIT_ARCH, SYS_getppid, 0),
 	    RET_ERRNO(EPERM));
-	ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64,
+	ATF_CHECK_EQ(profile_says(p, n, ISA_AUDIT_ARCH,
 	    0x40000000 | SYS_getpid, 0), RET_ERRNO(EPERM));
-	ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_I386, SYS_getpid, 0),
+	ATF_CHECK_EQ(profile_says(p, n, ISA_AUDIT_ARCH_COMPAT, SYS_getpid, 0),
 	    SECCOMP_RET_KILL_PROCESS);
 	for (size_t i = 0; i < NELEM(personas); i++)
-		ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64,
+		ATF_CHECK_EQ(profile_says(p, n, ISA_AUDIT_ARCH,
 		    SYS_personality, personas[i]), SECCOMP_RET_ALLOW);
-	ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64, SYS_personality,
+	ATF_CHECK_EQ(profile_says(p, n, ISA_AUDIT_ARCH, SYS_personality,
 	    9), RET_ERRNO(EPERM));
-	ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64, SYS_clone,
+	ATF_CHECK_EQ(profile_says(p, n, ISA_AUDIT_ARCH, SYS_clone,
 	    0x11200000), RET_ERRNO(EPERM));
-	ATF_CHECK_EQ(profile_says(p, n, AUDIT_ARCH_X86_64, SYS_clone,
+	ATF_CHECK_EQ(profile_says(p, n, ISA_AUDIT_ARCH, SYS_clone,
 	    0x01200000), SECCOMP_RET_ALLOW);
 	/* Every call of the agent's socket batch is allowed outright. */
-	ATF_CHECK(sc_permits(profile_says(p, n, AUDIT_ARCH_X86_64,
+	ATF_CHECK(sc_permits(profile_says(p, n, ISA_AUDIT_ARCH,
 	    SYS_getsockopt, 5), 0));
 }
 

@@ -83,7 +83,7 @@
 #define	MARSHAL_SP_ALIGN	ISA_STACK_ALIGN	/* of the stack pointer */
 #define	MARSHAL_REDZONE		ISA_STACK_REDZONE /* the ABI's, below sp */
 #define	MARSHAL_MINADDR		0x1000ULL	/* lowest area address */
-#define	MARSHAL_MAXADDR		0x800000000000ULL /* end of user space */
+#define	MARSHAL_MAXADDR		ISA_USER_END	/* end of user space */
 
 /* The largest block: every argument of every call a maximal object. */
 #define	MARSHAL_MAXBLOCK \

@@ -104,6 +104,9 @@ isa_is_syscall(const uint8_t *p)
 #define	ISA_AUDIT_ARCH_COMPAT	AUDIT_ARCH_ARM
 #define	ISA_NAME		"64-bit aarch64"
 
+/* The end of user space (48-bit addresses; 52-bit ones only on request). */
+#define	ISA_USER_END		0x1000000000000ULL
+
 /* The stack: no red zone below sp; sp 16-aligned. */
 #define	ISA_STACK_REDZONE	0
 #define	ISA_STACK_ALIGN		16

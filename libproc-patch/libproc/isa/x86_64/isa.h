@@ -65,6 +65,9 @@ isa_is_syscall(const uint8_t *p)
 #define	ISA_AUDIT_ARCH_COMPAT	AUDIT_ARCH_I386
 #define	ISA_NAME		"64-bit x86_64"
 
+/* The end of user space (47-bit addresses; 56-bit ones only on request). */
+#define	ISA_USER_END		0x800000000000ULL
+
 /* The stack: the ABI's red zone below sp, and sp's alignment at a call. */
 #define	ISA_STACK_REDZONE	128
 #define	ISA_STACK_ALIGN		16
