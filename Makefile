@@ -8,6 +8,8 @@
 #   make fuzz       AFL++ on every harness for FUZZ_SECONDS each
 #   make check-kernels  the kernel-dependent tests inside Debian's 6.1 and
 #                   6.12 kernels under qemu (KERNELS="pkg ..." to choose)
+#   make check-kernels-arm64  the same in Debian's arm64 kernels, with the
+#                   cross build (build-aarch64) in an arm64 userland
 #   make install    PREFIX=/usr/local DESTDIR= (BINDIR LIBDIR INCLUDEDIR
 #                   MANDIR PKGCONFIGDIR BASHCOMPDIR DATADIR PFILESDATADIR;
 #                   CPPFLAGS CFLAGS LDFLAGS are added to the project's
@@ -110,7 +112,9 @@ $(B)/%.o: $(TOP)/%.c $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# (not in the kernels' caches: unpacked packages, whose /etc has rc2.d/)
+-include $(shell find $(B) -name 'kernels*' -prune -o -name '*.d' -type f \
+	-print 2>/dev/null)
 
 # $(CONFIG)'s lines, each quoted for the shell.
 shq = '$(subst ','\'',$(1))'
@@ -167,7 +171,14 @@ DEPS_kernels := $(DEPS_check) qemu-system-x86 busybox-static kmod \
 DEPS_deb := make $(CC_PKGS) debhelper dpkg-dev lintian pkg-config \
 	$(BPF_PKGS)
 
-DEPS_TARGETS := demo check fuzz bench kernels deb
+# check-kernels-arm64: Debian's cross compiler and libc for the build,
+# qemu-system-arm for the guests, qemu-user-static (rootfs.sh's ldconfig,
+# check.sh's listing of cases), depmod, and what btfcheck.sh uses
+DEPS_kernels-arm64 := make gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
+	libatf-dev qemu-system-arm qemu-user-static kmod $(BPF_PKGS) \
+	pkg-config
+
+DEPS_TARGETS := demo check fuzz bench kernels kernels-arm64 deb
 .PHONY: $(addprefix deps-,$(DEPS_TARGETS))
 $(addprefix deps-,$(DEPS_TARGETS)): deps-%:
 	@sh $(TOP)/.ci/deps.sh $(DEPS_$*)
@@ -190,13 +201,6 @@ check: deps-check
 	    --results-filter=broken,failed >/dev/null 2>&1; \
 	sh $(TOP)/.ci/kyua-count.sh $(KYUA_RESULTS); exit $$st
 
-# The kernel matrix (kernels/check.sh): the tests that depend on the
-# kernel, inside each kernel of KERNELS (Debian packages; default Debian
-# 12's current 6.1 and the 6.12 backport) booted under qemu (KVM once a
-# probe has booted a guest with it, else TCG: kernels/README), with the
-# host's / shared read-only; and
-# the bpf program built against each kernel's own types.  Not part of
-# check: about 10 minutes per kernel under TCG.
 # The whole tree built for aarch64 with Debian's cross compiler, in
 # $(XB): the test programs link arm64's libatf-c, extracted from Debian's
 # package into $(XB)/cross (scripts/cross-atf.sh; ATF_DEB names the .deb
@@ -209,13 +213,32 @@ cross-aarch64:
 	$(MAKE) CC='$(XCC)' B=$(XB) \
 	    ATF_LIBDIR=$(XB)/cross/usr/lib/aarch64-linux-gnu build-all
 
+# The kernel matrix (kernels/check.sh): the tests that depend on the
+# kernel, inside each kernel of KERNELS (Debian packages; default Debian
+# 12's current 6.1 and the 6.12 backport) booted under qemu (KVM once a
+# probe has booted a guest with it, else TCG: kernels/README), with the
+# host's / shared read-only; and
+# the bpf program built against each kernel's own types.  Not part of
+# check: about 10 minutes per kernel under TCG.
 .PHONY: check-kernels
 check-kernels: deps-kernels
 	@$(MAKE) --no-print-directory build-all
 	@bash $(TOP)/kernels/check.sh
 
+# The same for arm64 (kernels/check.sh, KERNELS_ARCH=arm64): the tree
+# cross-built into its own build folder, Debian's arm64 kernels under
+# qemu-system-aarch64 (TCG), a chosen list of programs (kernels/README).
+# The guests' arm64 root first: the build links the libatf-c it holds.
+.PHONY: check-kernels-arm64
+check-kernels-arm64: deps-kernels-arm64
+	@deb=$$(KERNELS_ARCH=arm64 bash $(TOP)/kernels/rootfs.sh \
+	    --deb libatf-c-1) && \
+	$(MAKE) --no-print-directory cross-aarch64 ATF_DEB="$$deb"
+	@KERNELS_ARCH=arm64 KERNELS_BUILD=$(XB) \
+	    bash $(TOP)/kernels/check.sh
+
 clean:
-	rm -rf $(TOP)/build $(TOP)/build-san $(CLEAN)
+	rm -rf $(TOP)/build $(TOP)/build-san $(XB) $(CLEAN)
 
 # The Debian packages pfiles, libproc1 and libproc-dev, built from a copy
 # of the tree in $(B)/deb (scripts/deb.sh), with lintian's report.

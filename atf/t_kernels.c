@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include <atf-c.h>
 
@@ -251,6 +252,28 @@ ATF_TC_BODY(unknown_accel_refused, tc)
 	    "kernels: KERNELS_ACCEL=on: auto, kvm or tcg\n", "");
 }
 
+/*
+ * An arm64 guest on another machine: KVM cannot run it, so TCG without a
+ * probe, even where /dev/kvm works, with arm64's TCG CPU.
+ */
+ATF_TC_WITHOUT_HEAD(foreign_guest_is_tcg);
+ATF_TC_BODY(foreign_guest_is_tcg, tc)
+{
+	const char *const env[] = { KVM_WORKS, "KERNELS_ARCH=arm64",
+	    "STUB_RC=0", NULL };
+	struct utsname u;
+	char *err;
+
+	ATF_REQUIRE(uname(&u) == 0);
+	if (strcmp(u.machine, "aarch64") == 0)
+		atf_tc_skip("the host is arm64: its guests are not foreign");
+	err = tu_asprintf("kernels: accel tcg (kvm: the guest is aarch64, "
+	    "the host %s)\n", u.machine);
+	require_outcome(env, 0, "verdict=tcg cpu=max,pauth-impdef=on "
+	    "scale=6\n", err, "");
+	free(err);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, no_device_is_tcg);
@@ -262,5 +285,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, forced_kvm_absent_fails);
 	ATF_TP_ADD_TC(tp, verdict_kept_without_probe);
 	ATF_TP_ADD_TC(tp, unknown_accel_refused);
+	ATF_TP_ADD_TC(tp, foreign_guest_is_tcg);
 	return (atf_no_error());
 }

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # boot.sh: boot a kernel fetched by kernels/fetch.sh under qemu and run a
 # command inside it.  The guest sees the host's / read-only (9p tag
-# hostroot) and OUTDIR read-write at the same path (9p tag out); it runs
+# hostroot; for KERNELS_ARCH=arm64, the arm64 root of rootfs.sh with the
+# repository at its host path, 9p tag repo) and OUTDIR read-write at the
+# same path (9p tag out); it runs
 # CMDFILE with bash in the repository root (kernels/guest.sh) and writes
 # OUTDIR/log (output), OUTDIR/status, OUTDIR/times and OUTDIR/insmod.log.
 # The serial console goes to OUTDIR/console.log.  If the console shows a
@@ -20,7 +22,9 @@
 # Environment: KERNELS_DIR, KERNELS_MEM (MiB, 3072), KERNELS_CACHE (9p
 # cache mode of the host root, loose), KERNELS_APPEND (extra kernel
 # parameters), KERNELS_PVH=0 (boot the bzImage, not the unpacked vmlinux),
-# KERNELS_RETRY=0 (no second boot); the accelerator's (common.sh):
+# KERNELS_RETRY=0 (no second boot), KERNELS_ARCH (amd64, arm64),
+# KERNELS_SHARE (arm64: the directory shared, default the repository);
+# the accelerator's (common.sh):
 # KERNELS_ACCEL, KERNELS_KVM_CPU, KERNELS_TCG_CPU, KERNELS_TIME_SCALE.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
@@ -30,7 +34,12 @@ kver=$1 cmdfile=$2 outdir=$3
 timeout=${4:-${KERNELS_TIMEOUT:-1800}}
 margin=${KERNELS_BOOT_MARGIN:-300}
 [[ $timeout =~ ^[0-9]+$ ]] || die "TIMEOUT must be a number of seconds"
-need_pkgs qemu-system-x86 busybox-static
+if [ -n "$ROOTFS" ]; then
+	need_pkgs "$QEMU_PKG"
+	"$KERNELS_SRC/rootfs.sh" || die "$kver: no root for the guest"
+else
+	need_pkgs "$QEMU_PKG" busybox-static
+fi
 
 dir=$KERNELS_DIR/$kver
 vmlinuz=$dir/pkg/boot/vmlinuz-$kver
@@ -62,7 +71,8 @@ make_vmlinux() {
 	mv "$tmp" "$dir/vmlinux"
 }
 kernel=$vmlinuz
-if [ "${KERNELS_PVH:-1}" = 1 ]; then
+# arm64's vmlinuz is the Image itself, which qemu boots as it is.
+if [ "$KERNELS_ARCH" = amd64 ] && [ "${KERNELS_PVH:-1}" = 1 ]; then
 	if [ -f "$dir/vmlinux" ] || make_vmlinux; then
 		kernel=$dir/vmlinux
 	else
@@ -70,7 +80,8 @@ if [ "${KERNELS_PVH:-1}" = 1 ]; then
 	fi
 fi
 if [ ! -f "$initrd" ] || [ "$KERNELS_SRC/init-template.sh" -nt "$initrd" ] ||
-	[ "$KERNELS_SRC/initramfs.sh" -nt "$initrd" ]; then
+	[ "$KERNELS_SRC/initramfs.sh" -nt "$initrd" ] ||
+	{ [ -n "$ROOTFS" ] && [ "$ROOTFS/.packages" -nt "$initrd" ]; }; then
 	"$KERNELS_SRC/initramfs.sh" "$kver" || die "$kver: initramfs build failed"
 fi
 [ -f "$cmdfile" ] || die "$cmdfile: no such file"
@@ -85,6 +96,22 @@ esac
 case $outdir/ in
 /dev/*|/proc/*|/sys/*) die "OUTDIR cannot be under /dev, /proc or /sys" ;;
 esac
+# A foreign guest's root is its own: the repository and OUTDIR are shared
+# into it at their host paths, on mount points made here.
+# KERNELS_SHARE: another host directory to share so (one that holds the
+# repository, or another tree beside it).
+root=/ share=
+if [ -n "$ROOTFS" ]; then
+	root=$ROOTFS
+	share=$(cd "${KERNELS_SHARE:-$REPO_ROOT}" && pwd -P) ||
+		die "KERNELS_SHARE=$KERNELS_SHARE: no such directory"
+	case $KERNELS_SRC/ in
+	"$share"/*) ;;
+	*) die "KERNELS_SHARE=$share does not hold $KERNELS_SRC" ;;
+	esac
+	mkdir -p "$root$share" "$root$outdir" ||
+		die "cannot make the mount points in $root"
+fi
 if [ "$(cd "$(dirname "$cmdfile")" && pwd -P)/$(basename "$cmdfile")" != "$outdir/cmd" ]; then
 	cp "$cmdfile" "$outdir/cmd" || die "cannot copy $cmdfile"
 fi
@@ -102,26 +129,26 @@ OOPS='Oops|BUG: |kernel BUG at|Kernel panic|general protection fault|int3: '
 # command started, empty if it never did), total_s, qemu_rc and killed
 # (why boot.sh stopped qemu, if it did).
 run_qemu() {
-	local start now pid append cpu
+	local start now pid append cpu repo=()
 	cpu=$(accel_cpu "$accel")
-	# TCG's TSC is not stable against the other clocksources: without
-	# tsc=reliable the watchdog may mark it unstable mid-run, and one
-	# 6.12 run oopsed then (int3 in sched_clock_cpu, as the sched_clock
-	# static key was being patched).  tsc=reliable keeps the TSC and
-	# skips the watchdog.
-	append="console=ttyS0,115200 tsc=reliable kernels.out=$outdir"
+	append="console=$CONSOLE,115200 $ARCH_APPEND kernels.out=$outdir"
 	append="$append kernels.guest=$KERNELS_SRC/guest.sh"
 	append="$append kernels.timeout=$timeout"
 	append="$append kernels.scale=$(accel_scale "$accel")"
 	append="$append kernels.cache=${KERNELS_CACHE:-loose} ${KERNELS_APPEND:-}"
+	if [ -n "$ROOTFS" ]; then
+		append="$append kernels.repo=$share"
+		repo=(-virtfs "local,path=$share,mount_tag=repo,security_model=$user_model,readonly=on,multidevs=remap")
+	fi
 	rm -f "$outdir"/{status,status.tmp,log,times,insmod.log,console.log,why}
 	start=$(date +%s.%N)
-	timeout -k 5 $((timeout + margin)) qemu-system-x86_64 \
+	timeout -k 5 $((timeout + margin)) "$QEMU" "${QEMU_MACHINE[@]}" \
 		-accel "$accel" -cpu "$cpu" -smp 2 -m "${KERNELS_MEM:-3072}" \
 		-nographic -no-reboot -no-user-config -nic none \
 		-monitor none -serial "file:$outdir/console.log" \
 		-kernel "$kernel" -initrd "$initrd" -append "$append" \
-		-virtfs "local,path=/,mount_tag=hostroot,security_model=$user_model,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$root,mount_tag=hostroot,security_model=$user_model,readonly=on,multidevs=remap" \
+		"${repo[@]}" \
 		-virtfs "local,path=$outdir,mount_tag=out,security_model=$user_model" \
 		< /dev/null > "$outdir/qemu.log" 2>&1 &
 	pid=$!

@@ -6,9 +6,77 @@
 # The repository root is the parent of the folder this file lives in.
 KERNELS_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$KERNELS_SRC/.." && pwd)
-KERNELS_DIR=${KERNELS_DIR:-$REPO_ROOT/build/kernels}
+
+# The guest's architecture, Debian's name: amd64 (the host's own: the
+# guest's root is the host's /) or arm64 (a foreign one: its root is an
+# arm64 userland of Debian packages, rootfs.sh, with the repository
+# shared at its host path).  What differs is said here, once.
+KERNELS_ARCH=${KERNELS_ARCH:-amd64}
+case $KERNELS_ARCH in
+amd64)
+	KERNELS_DIR=${KERNELS_DIR:-$REPO_ROOT/build/kernels}
+	QEMU=qemu-system-x86_64 QEMU_PKG=qemu-system-x86
+	QEMU_MACHINE=() CONSOLE=ttyS0
+	# TCG's TSC is not stable against the other clocksources: without
+	# tsc=reliable the watchdog may mark it unstable mid-run, and one
+	# 6.12 run oopsed then (int3 in sched_clock_cpu, as the sched_clock
+	# static key was being patched).  tsc=reliable keeps the TSC and
+	# skips the watchdog.
+	ARCH_APPEND="tsc=reliable"
+	# The build the guests run (the Makefile's B) and the host's ISA
+	# folder of libproc (btfcheck.sh).
+	GUEST_BUILD=${KERNELS_BUILD:-build} ISA=x86_64
+	ROOTFS=
+	KERNELS_LABEL=kernels
+	;;
+arm64)
+	KERNELS_DIR=${KERNELS_DIR:-$REPO_ROOT/build/kernels-arm64}
+	QEMU=qemu-system-aarch64 QEMU_PKG=qemu-system-arm
+	QEMU_MACHINE=(-M virt) CONSOLE=ttyAMA0
+	ARCH_APPEND=
+	GUEST_BUILD=${KERNELS_BUILD:-build-aarch64} ISA=aarch64
+	QEMU_USER_ARCH=aarch64
+	ROOTFS=$KERNELS_DIR/rootfs
+	KERNELS_LABEL=kernels-arm64
+	;;
+*) echo "kernels: KERNELS_ARCH=$KERNELS_ARCH: amd64 or arm64" >&2; exit 1 ;;
+esac
 # The meta-packages fetched when none is named.
-DEFAULT_KERNEL_PKGS="linux-image-amd64 linux-image-6.12-amd64"
+DEFAULT_KERNEL_PKGS="linux-image-$KERNELS_ARCH linux-image-6.12-$KERNELS_ARCH"
+
+# apt for the guest's packages: the host's own for amd64; for a foreign
+# architecture, apt with its own lists, cache and an empty dpkg status in
+# $KERNELS_DIR/apt, reading the host's sources: the host's dpkg is never
+# told of the architecture, and nothing foreign is installed on the host.
+APT_OPTS=()
+if [ -n "$ROOTFS" ]; then
+	APT_OPTS=(-o "APT::Architecture=$KERNELS_ARCH"
+	    -o "APT::Architectures::=$KERNELS_ARCH"
+	    -o "Dir::State::Lists=$KERNELS_DIR/apt/lists"
+	    -o "Dir::State::status=$KERNELS_DIR/apt/status"
+	    -o "Dir::Cache=$KERNELS_DIR/apt/cache"
+	    -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
+	    -o Debug::NoLocking=1)
+fi
+# As root apt drops to user _apt to download and warns when _apt cannot
+# write the directory; download as root instead.
+APT_OPTS+=(-o APT::Sandbox::User=root)
+
+# apt_ready: the foreign apt's lists, fetched when missing or a day old.
+apt_ready() {
+	local d=$KERNELS_DIR/apt
+	[ -n "$ROOTFS" ] || return 0
+	if [ -n "$(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mtime -1 \
+	    -print -quit 2>/dev/null)" ]; then
+		return 0
+	fi
+	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" ||
+		die "cannot create $d"
+	[ -f "$d/status" ] || : >"$d/status"
+	say "apt-get update for $KERNELS_ARCH (lists in $d)"
+	apt-get "${APT_OPTS[@]}" update -q >&2 ||
+		die "apt-get update for $KERNELS_ARCH failed"
+}
 
 die() {
 	echo "kernels: $*" >&2
@@ -45,8 +113,14 @@ need_pkgs() {
 # it the kernel uses 5-level page tables, which real machines running
 # these tests do not.  The speed of max, max,-la57 and qemu64 measured the
 # same under TCG.
+# On arm64, "max" with the IMPLEMENTATION DEFINED pointer authentication
+# algorithm, far cheaper to emulate than the architected QARMA5.
 KVM_CPU=${KERNELS_KVM_CPU:-host}
-TCG_CPU=${KERNELS_TCG_CPU:-max,-la57}
+if [ "$KERNELS_ARCH" = arm64 ]; then
+	TCG_CPU=${KERNELS_TCG_CPU:-max,pauth-impdef=on}
+else
+	TCG_CPU=${KERNELS_TCG_CPU:-max,-la57}
+fi
 # The KVM device (another path: a host without one, or whose device opens).
 KVM_DEV=${KERNELS_KVM_DEV:-/dev/kvm}
 
@@ -71,7 +145,7 @@ accel_scale() {
 qemu_error() {
 	grep -aE 'error|[Ff]ailed|unable|Assertion|KVM|kvm' "$1/qemu.log" \
 	    2>/dev/null | grep -avE 'warning|terminating on signal' |
-	    head -n 1 | sed 's/^qemu-system-x86_64: //'
+	    head -n 1 | sed "s/^$QEMU: //"
 }
 
 # kvm_probe KVER: boot KVER under KVM as boot.sh boots every guest, with
@@ -120,7 +194,9 @@ decide_accel() {
 	case $KERNELS_ACCEL in
 	tcg) why="not tried: KERNELS_ACCEL=tcg" ;;
 	kvm|auto)
-		if [ ! -c "$KVM_DEV" ]; then
+		if [ "$(uname -m)" != "$ISA" ]; then
+			why="the guest is $ISA, the host $(uname -m)"
+		elif [ ! -c "$KVM_DEV" ]; then
 			why="no $KVM_DEV"
 		elif ! (exec 3<>"$KVM_DEV") 2>/dev/null; then
 			why="$KVM_DEV cannot be opened"

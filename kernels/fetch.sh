@@ -6,14 +6,15 @@
 # $KERNELS_DIR/<kver>/pkg.  Prints each resolved kernel version (uname -r
 # form) on stdout, one per line.
 #
-# usage: kernels/fetch.sh [PKG...]   (default: linux-image-amd64 linux-image-6.12-amd64)
+# usage: kernels/fetch.sh [PKG...]   (default: linux-image-ARCH
+#   linux-image-6.12-ARCH, ARCH KERNELS_ARCH's: amd64 or arm64)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 # deps_images PKG: the linux-image-* packages in PKG's candidate Depends
 # (first alternative of each), one per line.
 deps_images() {
-	apt-cache show --no-all-versions "$1" 2>/dev/null |
+	apt-cache "${APT_OPTS[@]}" show --no-all-versions "$1" 2>/dev/null |
 		sed -n 's/^Depends: //p' | head -n 1 | tr ',' '\n' |
 		sed 's/|.*//; s/([^)]*)//; s/[[:space:]]//g' |
 		grep '^linux-image-' || true
@@ -22,7 +23,7 @@ deps_images() {
 # resolve PKG: follow meta-packages down to the package that holds a kernel.
 resolve() {
 	local name=$1 depth=0 next
-	apt-cache show --no-all-versions "$name" >/dev/null 2>&1 ||
+	apt-cache "${APT_OPTS[@]}" show --no-all-versions "$name" >/dev/null 2>&1 ||
 		die "$name: no such package known to apt (apt-get update?)"
 	while :; do
 		next=$(deps_images "$name" | head -n 1)
@@ -40,7 +41,7 @@ fetch_one() {
 	kver=${pkg#linux-image-}
 	kver=${kver%-unsigned}
 	dir=$KERNELS_DIR/$kver
-	ver=$(apt-cache show --no-all-versions "$pkg" | sed -n 's/^Version: //p' | head -n 1)
+	ver=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions "$pkg" | sed -n 's/^Version: //p' | head -n 1)
 	if [ -f "$dir/package" ] && [ -f "$dir/pkg/boot/vmlinuz-$kver" ]; then
 		say "$1 -> $(cat "$dir/package"), cached in $dir"
 		echo "$kver"
@@ -49,15 +50,13 @@ fetch_one() {
 	say "$1 -> $pkg $ver: downloading"
 	mkdir -p "$dir"
 	tmp=$(mktemp -d "$dir/.fetch.XXXXXX")
-	# As root apt drops to user _apt to download and warns when _apt
-	# cannot write the directory; download as root instead.
-	(cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg=$ver" >&2) ||
+	(cd "$tmp" && apt-get "${APT_OPTS[@]}" download -q "$pkg=$ver" >&2) ||
 		{ rm -rf "$tmp"; die "$pkg: apt-get download failed"; }
 	deb=$(ls "$tmp"/*.deb)
 	dpkg-deb -x "$deb" "$tmp/pkg" || { rm -rf "$tmp"; die "$deb: dpkg-deb -x failed"; }
 	[ -f "$tmp/pkg/boot/vmlinuz-$kver" ] && [ -d "$tmp/pkg/lib/modules/$kver" ] ||
 		{ rm -rf "$tmp"; die "$pkg: no boot/vmlinuz-$kver or lib/modules/$kver inside"; }
-	rm -rf "$dir/pkg" "$dir/initramfs.cpio.gz" "$dir/vmlinux"
+	rm -rf "$dir/pkg" "$dir/initramfs.cpio.gz" "$dir/vmlinux" "$dir/Image"
 	mv "$tmp/pkg" "$dir/pkg"
 	rm -rf "$tmp"
 	echo "$pkg $ver" > "$dir/package"
@@ -66,6 +65,7 @@ fetch_one() {
 }
 
 [ $# -gt 0 ] || set -- $DEFAULT_KERNEL_PKGS
+apt_ready
 for p in "$@"; do
 	fetch_one "$p"
 done

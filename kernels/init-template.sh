@@ -2,12 +2,15 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # init-template.sh: the /init of the initramfs that kernels/initramfs.sh
 # builds (run by busybox sh as PID 1).  It loads the modules listed in
-# /modules.list, mounts the host's root read-only over virtio-9p (tag
-# hostroot) on /newroot, mounts the read-write output share (tag out) at
+# /modules.list, mounts the host's root (or the foreign guest's root,
+# with the repository) read-only over virtio-9p (tag hostroot) on
+# /newroot, mounts the read-write output share (tag out) at
 # its host path inside it, and switch_roots into kernels/guest.sh.
 # Settings come from the kernel command line (set by kernels/boot.sh):
 #   kernels.out=DIR      host path of the output directory
 #   kernels.guest=FILE   host path of guest.sh
+#   kernels.repo=DIR     host path of the repository, shared (tag repo)
+#                        when the root is not the host's (a foreign guest)
 #   kernels.cache=MODE   9p cache mode for the host root (default loose)
 #   kernels.msize=N      9p msize (default 512000)
 
@@ -20,11 +23,12 @@ exec </dev/console >/dev/console 2>&1
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 
-out= guest= cache=loose msize=512000
+out= guest= repo= cache=loose msize=512000
 for w in $(cat /proc/cmdline); do
 	case $w in
 	kernels.out=*) out=${w#kernels.out=} ;;
 	kernels.guest=*) guest=${w#kernels.guest=} ;;
+	kernels.repo=*) repo=${w#kernels.repo=} ;;
 	kernels.cache=*) cache=${w#kernels.cache=} ;;
 	kernels.msize=*) msize=${w#kernels.msize=} ;;
 	esac
@@ -63,6 +67,10 @@ done
 opts=trans=virtio,version=9p2000.L,msize=$msize
 mount -t 9p -o ro,$opts,cache=$cache hostroot /newroot ||
 	fail "cannot mount the host root (9p tag hostroot)"
+if [ -n "$repo" ]; then
+	mount -t 9p -o ro,$opts,cache=$cache repo "/newroot$repo" ||
+		fail "cannot mount the repository (9p tag repo) on $repo"
+fi
 [ -n "$out" ] || fail "no kernels.out= on the kernel command line"
 mount -t 9p -o $opts,cache=none out "/newroot$out" ||
 	fail "cannot mount the output share (9p tag out) on $out"

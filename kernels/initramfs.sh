@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 # initramfs.sh: build $KERNELS_DIR/KVER/initramfs.cpio.gz for a kernel that
-# fetch.sh unpacked: static busybox, the modules needed to mount the host
+# fetch.sh unpacked: static busybox (the guest architecture's), the modules needed to mount the host
 # root over virtio-9p and the socket diag modules (each with its
 # dependencies, decompressed, in load order), and an /init that mounts the
 # host root read-only, mounts the output share and switch_roots into
@@ -17,7 +17,14 @@ base=$KERNELS_DIR/$kver/pkg
 mdir=$base/lib/modules/$kver
 [ -d "$mdir" ] || die "$kver: $mdir missing; run kernels/fetch.sh first"
 
-need_pkgs busybox-static kmod
+# The guest's own static busybox: the host's, or the foreign root's.
+if [ -n "$ROOTFS" ]; then
+	need_pkgs kmod
+	"$KERNELS_SRC/rootfs.sh" || die "$kver: no root for the guest"
+else
+	need_pkgs busybox-static kmod
+fi
+busybox=$ROOTFS/bin/busybox
 if [ -n "$(find "$mdir" -name '*.ko.xz' -print -quit)" ]; then need_pkgs xz-utils; fi
 if [ -n "$(find "$mdir" -name '*.ko.zst' -print -quit)" ]; then need_pkgs zstd; fi
 
@@ -29,6 +36,7 @@ fi
 
 # Needed to reach the host: a failure to find one of these is fatal,
 # unless the kernel has it built in (Debian 6.12 builds in virtio*).
+# On arm64's virt machine too the 9p shares are virtio PCI devices.
 REQUIRED="virtio virtio_ring virtio_pci 9pnet 9pnet_virtio 9p"
 # Socket diag modules, every one pfiles' diag source and its endpoints
 # dump (a real system loads them on demand through modprobe, which the
@@ -85,7 +93,7 @@ work=$(mktemp -d "$KERNELS_DIR/$kver/.initramfs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 root=$work/root
 mkdir -p "$root"/{bin,dev,proc,sys,newroot,lib/modules}
-cp /bin/busybox "$root/bin/busybox"
+cp "$busybox" "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 
 # Decompress each module so that busybox insmod can load it as it is.
