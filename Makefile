@@ -110,7 +110,7 @@ $(B)/%.o: $(TOP)/%.c $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -name '*.d' -type f 2>/dev/null)
 
 # $(CONFIG)'s lines, each quoted for the shell.
 shq = '$(subst ','\'',$(1))'
@@ -219,9 +219,13 @@ clean:
 
 # The Debian packages pfiles, libproc1 and libproc-dev, built from a copy
 # of the tree in $(B)/deb (scripts/deb.sh), with lintian's report.
+# DEB_HOST_ARCH=arm64 cross-builds them with Debian's cross compiler
+# (gcc-aarch64-linux-gnu); LIBC_DEB names arm64's libc6 .deb where apt
+# knows no arm64 (dpkg-shlibdeps reads its symbols; it is not installed).
 .PHONY: deb
 deb: deps-deb
-	@sh $(TOP)/scripts/deb.sh $(TOP) $(B)/deb $(VERSION)
+	@sh $(TOP)/scripts/deb.sh $(TOP) $(B)/deb $(VERSION) \
+	    $(DEB_HOST_ARCH) $(LIBC_DEB)
 
 # The packages first, then only what scripts/demo.sh runs: pfiles and the
 # read counter (node runs fixtures/sockets.js from the tree); no ATF, no fuzz.
