@@ -166,6 +166,16 @@ DEPS_kernels := $(DEPS_check) qemu-system-x86 busybox-static kmod \
 # check of the installed libproc.pc
 DEPS_deb := make $(CC_PKGS) debhelper dpkg-dev lintian pkg-config \
 	$(BPF_PKGS)
+# make deb DEB_HOST_ARCH=arm64 on another machine: Debian's cross
+# toolchain for it (gcc-aarch64-linux-gnu ... libc6-dev-arm64-cross).
+ifneq ($(DEB_HOST_ARCH),)
+ifneq ($(DEB_HOST_ARCH),$(shell dpkg --print-architecture 2>/dev/null))
+DEB_CROSS_GNU := $(subst _,-,$(shell dpkg-architecture \
+	-a$(DEB_HOST_ARCH) -qDEB_HOST_GNU_TYPE 2>/dev/null))
+DEPS_deb += gcc-$(DEB_CROSS_GNU) binutils-$(DEB_CROSS_GNU) \
+	libc6-dev-$(DEB_HOST_ARCH)-cross
+endif
+endif
 
 DEPS_TARGETS := demo check fuzz bench kernels deb
 .PHONY: $(addprefix deps-,$(DEPS_TARGETS))
@@ -199,8 +209,8 @@ check: deps-check
 # check: about 10 minutes per kernel under TCG.
 # The whole tree built for aarch64 with Debian's cross compiler, in
 # $(XB): the test programs link arm64's libatf-c, extracted from Debian's
-# package into $(XB)/cross (scripts/cross-atf.sh; ATF_DEB names the .deb
-# where apt knows no arm64).  ISA follows the compiler: isa/aarch64.
+# package into $(XB)/cross (scripts/cross-atf.sh; ATF_DEB names the .deb,
+# else apt-get download fetches it).  ISA follows the compiler: isa/aarch64.
 XB	?= $(TOP)/build-aarch64
 XCC	?= aarch64-linux-gnu-gcc
 .PHONY: cross-aarch64
@@ -220,8 +230,9 @@ clean:
 # The Debian packages pfiles, libproc1 and libproc-dev, built from a copy
 # of the tree in $(B)/deb (scripts/deb.sh), with lintian's report.
 # DEB_HOST_ARCH=arm64 cross-builds them with Debian's cross compiler
-# (gcc-aarch64-linux-gnu); LIBC_DEB names arm64's libc6 .deb where apt
-# knows no arm64 (dpkg-shlibdeps reads its symbols; it is not installed).
+# (gcc-aarch64-linux-gnu); dpkg-shlibdeps reads the symbols of arm64's
+# libc6, unpacked, never installed: LIBC_DEB names its .deb, else
+# scripts/cross-deb.sh fetches it.
 .PHONY: deb
 deb: deps-deb
 	@sh $(TOP)/scripts/deb.sh $(TOP) $(B)/deb $(VERSION) \

@@ -4,7 +4,7 @@
 # cross-atf.sh DIR ARCH [DEB]: Debian's libatf-c of architecture ARCH
 # (arm64...), for the test programs of a cross build to link: unpacked
 # into DIR by cross-deb.sh (never installed on the host; DEB, or apt-get
-# download), and given its link-time name libatf-c.so.  The atf-c
+# download with an apt of ARCH's own in DIR/../apt), and given its link-time name libatf-c.so.  The atf-c
 # headers are the host's (libatf-dev): they are the same on every
 # architecture.
 set -eu

@@ -6,20 +6,30 @@
 # DIR/DEBIAN holds its shlibs and symbols), never installed on the host:
 # installing a package of another architecture can replace the host's
 # own (busybox-static:arm64 replaces busybox).  The package is DEB when
-# given, else it is fetched with apt-get download (apt must know ARCH:
-# dpkg --add-architecture ARCH && apt-get update).  Done once: a DIR
-# that holds DEBIAN/control is left as it is.
+# given, else apt-get download fetches it with an apt of ARCH's own: its
+# lists, cache and an empty dpkg status in DIR/../apt, the host's
+# sources; the host's dpkg is never told of ARCH.  Done once: a DIR that
+# holds DEBIAN/control is left as it is.
 set -eu
 dir=$1 arch=$2 pkg=$3 deb=${4:-}
 [ -e "$dir/DEBIAN/control" ] && exit 0
 mkdir -p "$dir"
 if [ -z "$deb" ]; then
-	if ! (cd "$dir" && apt-get download "$pkg:$arch"); then
-		echo "cross-deb: no $pkg:$arch from apt (dpkg" \
-		    "--add-architecture $arch && apt-get update), and no" \
-		    ".deb named" >&2
+	apt=$(cd "$dir/.." && pwd)/apt
+	mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
+	touch "$apt/status"
+	set -- -o "APT::Architecture=$arch" -o "APT::Architectures::=$arch" \
+	    -o "Dir::State::Lists=$apt/lists" \
+	    -o "Dir::State::status=$apt/status" -o "Dir::Cache=$apt/cache" \
+	    -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache= \
+	    -o Debug::NoLocking=1 -o APT::Sandbox::User=root
+	if ! apt-get "$@" -q update >"$apt/update.log" 2>&1 ||
+	    ! (cd "$apt" && apt-get "$@" -q download "$pkg:$arch"); then
+		cat "$apt/update.log" >&2
+		echo "cross-deb: apt-get download $pkg:$arch failed," \
+		    "and no .deb named" >&2
 		exit 1
 	fi
-	deb=$(ls "$dir/$pkg"_*_"$arch".deb | head -n 1)
+	deb=$(ls "$apt/$pkg"_*_"$arch".deb | tail -n 1)
 fi
 dpkg-deb -R "$deb" "$dir"

@@ -15,7 +15,8 @@
 # For another ARCH: dpkg-buildpackage -a ARCH with Debian's cross
 # compiler (debian/rules names it), and ARCH's libc6 unpacked, never
 # installed, into OUT's sibling cross-ARCH/libc6 (from LIBC_DEB, else
-# apt-get download) for dpkg-shlibdeps (DEB_CROSS_LIBC).
+# scripts/cross-deb.sh's apt-get download) for dpkg-shlibdeps
+# (DEB_CROSS_LIBC).
 set -eu
 top=$1
 out=$2
