@@ -174,6 +174,17 @@ isa_eintr_call(const isa_regs_t *r)
 	return (-1);
 }
 
+/*
+ * What the agent gives back exactly on this ISA (the tests ask): no call
+ * that failed with EINTR is restarted (above); and a call the kernel
+ * restarts through restart_syscall (nanosleep), once the thread has run a
+ * batch, is made again whole, from the svc with its own arguments, as the
+ * kernel's choice of restart_syscall was made (and forgotten) before the
+ * stop.  A thread seized and let go with no batch restarts exactly.
+ */
+#define	ISA_RESTARTS_EINTR	0
+#define	ISA_KEEPS_RESTART_BLOCK	0
+
 static inline void
 isa_set_restart(isa_regs_t *r)
 {

@@ -132,6 +132,14 @@ isa_eintr_call(const isa_regs_t *r)
 	return ((long long)r->orig_rax);
 }
 
+/*
+ * What the agent gives back exactly on this ISA (the tests ask): a call
+ * our stop made fail with EINTR is restarted; a call restarted through
+ * restart_syscall (nanosleep) after a batch sleeps only what it had left.
+ */
+#define	ISA_RESTARTS_EINTR	1
+#define	ISA_KEEPS_RESTART_BLOCK	1
+
 #define	ISA_ERESTARTNOHAND	514	/* the kernel's, not in <errno.h> */
 
 /*
