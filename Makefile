@@ -170,6 +170,16 @@ DEPS_kernels := $(DEPS_check) qemu-system-x86 busybox-static kmod \
 # check of the installed libproc.pc
 DEPS_deb := make $(CC_PKGS) debhelper dpkg-dev lintian pkg-config \
 	$(BPF_PKGS)
+# make deb DEB_HOST_ARCH=arm64 on another machine: Debian's cross
+# toolchain for it (gcc-aarch64-linux-gnu ... libc6-dev-arm64-cross).
+ifneq ($(DEB_HOST_ARCH),)
+ifneq ($(DEB_HOST_ARCH),$(shell dpkg --print-architecture 2>/dev/null))
+DEB_CROSS_GNU := $(subst _,-,$(shell dpkg-architecture \
+	-a$(DEB_HOST_ARCH) -qDEB_HOST_GNU_TYPE 2>/dev/null))
+DEPS_deb += gcc-$(DEB_CROSS_GNU) binutils-$(DEB_CROSS_GNU) \
+	libc6-dev-$(DEB_HOST_ARCH)-cross
+endif
+endif
 
 # check-kernels-arm64: Debian's cross compiler and libc for the build,
 # qemu-system-arm for the guests, qemu-user-static (rootfs.sh's ldconfig,
@@ -203,8 +213,8 @@ check: deps-check
 
 # The whole tree built for aarch64 with Debian's cross compiler, in
 # $(XB): the test programs link arm64's libatf-c, extracted from Debian's
-# package into $(XB)/cross (scripts/cross-atf.sh; ATF_DEB names the .deb
-# where apt knows no arm64).  ISA follows the compiler: isa/aarch64.
+# package into $(XB)/cross (scripts/cross-atf.sh; ATF_DEB names the .deb,
+# else apt-get download fetches it).  ISA follows the compiler: isa/aarch64.
 XB	?= $(TOP)/build-aarch64
 XCC	?= aarch64-linux-gnu-gcc
 .PHONY: cross-aarch64
@@ -242,9 +252,14 @@ clean:
 
 # The Debian packages pfiles, libproc1 and libproc-dev, built from a copy
 # of the tree in $(B)/deb (scripts/deb.sh), with lintian's report.
+# DEB_HOST_ARCH=arm64 cross-builds them with Debian's cross compiler
+# (gcc-aarch64-linux-gnu); dpkg-shlibdeps reads the symbols of arm64's
+# libc6, unpacked, never installed: LIBC_DEB names its .deb, else
+# scripts/cross-deb.sh fetches it.
 .PHONY: deb
 deb: deps-deb
-	@sh $(TOP)/scripts/deb.sh $(TOP) $(B)/deb $(VERSION)
+	@sh $(TOP)/scripts/deb.sh $(TOP) $(B)/deb $(VERSION) \
+	    $(DEB_HOST_ARCH) $(LIBC_DEB)
 
 # The packages first, then only what scripts/demo.sh runs: pfiles and the
 # read counter (node runs fixtures/sockets.js from the tree); no ATF, no fuzz.

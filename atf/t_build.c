@@ -16,7 +16,12 @@
  *    among them (none is an intermediate file, kept or removed);
  *  - with CC naming no compiler, make -n deps-T runs for every T, and a
  *    build stops at once, saying that there is no compiler and how to
- *    install one.
+ *    install one;
+ *  - make deps-deb DEB_HOST_ARCH=arm64 names Debian's cross toolchain for
+ *    arm64, and make deps-deb alone none;
+ *  - a folder named *.d under build/ (an unpacked package's
+ *    etc/ld.so.conf.d, as make deb DEB_HOST_ARCH=arm64 leaves) is not
+ *    taken for a dependency file.
  */
 #include <atf-c.h>
 #include <stdio.h>
@@ -280,10 +285,69 @@ ATF_TC_BODY(deps_without_compiler, tc)
 	tu_result_free(&r);
 }
 
+ATF_TC(deps_deb_cross);
+ATF_TC_HEAD(deps_deb_cross, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "make -n deps-deb DEB_HOST_ARCH=arm64 "
+	    "names gcc, binutils and libc6-dev of Debian's arm64 cross "
+	    "toolchain; make -n deps-deb names no cross package");
+	atf_tc_set_md_var(tc, "require.progs", "make tar env "
+	    "dpkg-architecture");
+	tu_timeout(tc, 300);
+}
+ATF_TC_BODY(deps_deb_cross, tc)
+{
+	static const char *const cross[] = { "-n", "deps-deb",
+	    "DEB_HOST_ARCH=arm64", NULL };
+	static const char *const host[] = { "-n", "deps-deb", NULL };
+	static const char *const pkgs[] = { " gcc-aarch64-linux-gnu",
+	    " binutils-aarch64-linux-gnu", " libc6-dev-arm64-cross" };
+	char *out;
+
+	copy_tree();
+	out = make_ok("make -n deps-deb DEB_HOST_ARCH=arm64", cross);
+	for (size_t i = 0; i < sizeof (pkgs) / sizeof (pkgs[0]); i++)
+		ATF_CHECK_MSG(strstr(out, pkgs[i]) != NULL, "make -n deps-deb "
+		    "DEB_HOST_ARCH=arm64 names no%s:\n%s", pkgs[i], out);
+	free(out);
+	out = make_ok("make -n deps-deb", host);
+	ATF_CHECK_MSG(strstr(out, "-cross") == NULL && strstr(out,
+	    "aarch64") == NULL, "make -n deps-deb names a cross "
+	    "package:\n%s", out);
+	free(out);
+}
+
+ATF_TC(dir_named_d_in_build);
+ATF_TC_HEAD(dir_named_d_in_build, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "a folder named *.d under build/ (an "
+	    "unpacked package's etc/ld.so.conf.d) does not stop make");
+	atf_tc_set_md_var(tc, "require.progs", "make tar env");
+	tu_timeout(tc, 300);
+}
+ATF_TC_BODY(dir_named_d_in_build, tc)
+{
+	static const char *const args[] = { "-n", "BPF=0", "build/pfiles",
+	    NULL };
+	tu_result_t r;
+
+	copy_tree();
+	ATF_REQUIRE(mkdir(TREE "/build", 0755) == 0);
+	ATF_REQUIRE(mkdir(TREE "/build/etc", 0755) == 0);
+	ATF_REQUIRE(mkdir(TREE "/build/etc/ld.so.conf.d", 0755) == 0);
+	make_tree(&r, args);
+	ATF_CHECK_MSG(WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 0,
+	    "make -n build/pfiles with build/etc/ld.so.conf.d: wait status "
+	    "0x%x:\n%s", (unsigned)r.tr_status, r.tr_err);
+	tu_result_free(&r);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, bpf_joins_later);
 	ATF_TP_ADD_TC(tp, deleted_object_made_again);
 	ATF_TP_ADD_TC(tp, deps_without_compiler);
+	ATF_TP_ADD_TC(tp, deps_deb_cross);
+	ATF_TP_ADD_TC(tp, dir_named_d_in_build);
 	return (atf_no_error());
 }

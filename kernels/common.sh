@@ -44,38 +44,19 @@ esac
 # The meta-packages fetched when none is named.
 DEFAULT_KERNEL_PKGS="linux-image-$KERNELS_ARCH linux-image-6.12-$KERNELS_ARCH"
 
-# apt for the guest's packages: the host's own for amd64; for a foreign
-# architecture, apt with its own lists, cache and an empty dpkg status in
-# $KERNELS_DIR/apt, reading the host's sources: the host's dpkg is never
-# told of the architecture, and nothing foreign is installed on the host.
-APT_OPTS=()
-if [ -n "$ROOTFS" ]; then
-	APT_OPTS=(-o "APT::Architecture=$KERNELS_ARCH"
-	    -o "APT::Architectures::=$KERNELS_ARCH"
-	    -o "Dir::State::Lists=$KERNELS_DIR/apt/lists"
-	    -o "Dir::State::status=$KERNELS_DIR/apt/status"
-	    -o "Dir::Cache=$KERNELS_DIR/apt/cache"
-	    -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=
-	    -o Debug::NoLocking=1)
-fi
+# apt_do COMMAND [ARG...]: apt-get or apt-cache for the guest's packages:
+# the host's own apt for the host's architecture; for a foreign one,
+# scripts/foreign-apt.sh's, with its lists, cache and an empty dpkg
+# status in $KERNELS_DIR/apt: nothing foreign is installed on the host.
 # As root apt drops to user _apt to download and warns when _apt cannot
 # write the directory; download as root instead.
-APT_OPTS+=(-o APT::Sandbox::User=root)
-
-# apt_ready: the foreign apt's lists, fetched when missing or a day old.
-apt_ready() {
-	local d=$KERNELS_DIR/apt
-	[ -n "$ROOTFS" ] || return 0
-	if [ -n "$(find "$d/lists" -maxdepth 1 -name '*_Packages*' -mtime -1 \
-	    -print -quit 2>/dev/null)" ]; then
-		return 0
+apt_do() {
+	if [ -n "$ROOTFS" ]; then
+		sh "$REPO_ROOT/scripts/foreign-apt.sh" "$KERNELS_DIR/apt" \
+		    "$KERNELS_ARCH" "$@"
+	else
+		"$1" -o APT::Sandbox::User=root "${@:2}"
 	fi
-	mkdir -p "$d/lists/partial" "$d/cache/archives/partial" ||
-		die "cannot create $d"
-	[ -f "$d/status" ] || : >"$d/status"
-	say "apt-get update for $KERNELS_ARCH (lists in $d)"
-	apt-get "${APT_OPTS[@]}" update -q >&2 ||
-		die "apt-get update for $KERNELS_ARCH failed"
 }
 
 die() {

@@ -14,7 +14,7 @@ set -euo pipefail
 # deps_images PKG: the linux-image-* packages in PKG's candidate Depends
 # (first alternative of each), one per line.
 deps_images() {
-	apt-cache "${APT_OPTS[@]}" show --no-all-versions "$1" 2>/dev/null |
+	apt_do apt-cache show --no-all-versions "$1" 2>/dev/null |
 		sed -n 's/^Depends: //p' | head -n 1 | tr ',' '\n' |
 		sed 's/|.*//; s/([^)]*)//; s/[[:space:]]//g' |
 		grep '^linux-image-' || true
@@ -23,7 +23,7 @@ deps_images() {
 # resolve PKG: follow meta-packages down to the package that holds a kernel.
 resolve() {
 	local name=$1 depth=0 next
-	apt-cache "${APT_OPTS[@]}" show --no-all-versions "$name" >/dev/null 2>&1 ||
+	apt_do apt-cache show --no-all-versions "$name" >/dev/null 2>&1 ||
 		die "$name: no such package known to apt (apt-get update?)"
 	while :; do
 		next=$(deps_images "$name" | head -n 1)
@@ -41,7 +41,7 @@ fetch_one() {
 	kver=${pkg#linux-image-}
 	kver=${kver%-unsigned}
 	dir=$KERNELS_DIR/$kver
-	ver=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions "$pkg" | sed -n 's/^Version: //p' | head -n 1)
+	ver=$(apt_do apt-cache show --no-all-versions "$pkg" | sed -n 's/^Version: //p' | head -n 1)
 	if [ -f "$dir/package" ] && [ -f "$dir/pkg/boot/vmlinuz-$kver" ]; then
 		say "$1 -> $(cat "$dir/package"), cached in $dir"
 		echo "$kver"
@@ -50,7 +50,7 @@ fetch_one() {
 	say "$1 -> $pkg $ver: downloading"
 	mkdir -p "$dir"
 	tmp=$(mktemp -d "$dir/.fetch.XXXXXX")
-	(cd "$tmp" && apt-get "${APT_OPTS[@]}" download -q "$pkg=$ver" >&2) ||
+	(cd "$tmp" && apt_do apt-get download -q "$pkg=$ver" >&2) ||
 		{ rm -rf "$tmp"; die "$pkg: apt-get download failed"; }
 	deb=$(ls "$tmp"/*.deb)
 	dpkg-deb -x "$deb" "$tmp/pkg" || { rm -rf "$tmp"; die "$deb: dpkg-deb -x failed"; }
@@ -65,7 +65,6 @@ fetch_one() {
 }
 
 [ $# -gt 0 ] || set -- $DEFAULT_KERNEL_PKGS
-apt_ready
 for p in "$@"; do
 	fetch_one "$p"
 done

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # rootfs.sh: the root of a foreign guest (KERNELS_ARCH=arm64): the Debian
 # packages of ROOTFS_PKGS and what they depend on, resolved by apt for that
-# architecture against an empty dpkg status (common.sh, APT_OPTS),
+# architecture against an empty dpkg status (common.sh, apt_do),
 # downloaded and unpacked with dpkg-deb -x into $KERNELS_DIR/rootfs.  No
 # maintainer script runs (they would need the foreign CPU), so what they
 # would have made is made here: passwd and group, the alternatives and
@@ -52,7 +52,6 @@ ROOTFS_PKGS="bash dash coreutils util-linux iproute2 procps python3
 	grep sed findutils diffutils gzip tar libc-bin"
 
 need_pkgs qemu-user-static
-apt_ready
 stamp=$ROOTFS/.packages
 want="$(echo $ROOTFS_PKGS) $(sha256sum <"$0" | cut -c1-16)"
 if [ -f "$stamp" ] && [ "$(head -n 1 "$stamp")" = "$want" ]; then
@@ -63,12 +62,12 @@ fi
 
 start=$(date +%s)
 say "rootfs: resolving and downloading $KERNELS_ARCH packages"
-apt-get "${APT_OPTS[@]}" install -d -y -q --no-install-recommends \
+apt_do apt-get install -d -y -q --no-install-recommends \
     $ROOTFS_PKGS >"$KERNELS_DIR/apt/install.log" 2>&1 ||
 	{ tail -n 20 "$KERNELS_DIR/apt/install.log" >&2; die "rootfs: apt-get failed"; }
 # The packages of this resolution, one "name version" a line (the cache
 # may hold older versions too).
-list=$(apt-get "${APT_OPTS[@]}" install -s -y --no-install-recommends \
+list=$(apt_do apt-get install -s -y --no-install-recommends \
     $ROOTFS_PKGS 2>/dev/null |
     sed -n 's/^Inst \([^ ]*\) (\([^ ]*\) .*/\1 \2/p')
 [ -n "$list" ] || die "rootfs: apt resolved nothing"

@@ -3,7 +3,8 @@
 # deb-check.sh DEBDIR VERSION: install the packages make deb built (run as
 # root), use them as a user and a developer would, and remove them again.
 #
-#  - dpkg -i pfiles, libproc1 and libproc-dev;
+#  - dpkg -i pfiles, libproc1 and libproc-dev of this machine's
+#    architecture (dpkg --print-architecture);
 #  - /usr/bin/pfiles --version must say VERSION;
 #  - the schema of pfiles -J is installed where pfiles --help says it is,
 #    /usr/share/pfiles/pfiles.schema.json, and is a JSON Schema;
@@ -36,9 +37,10 @@ fail() {
 	rc=1
 }
 
-if ! dpkg -i "$debdir"/pfiles_"$version"_*.deb \
-    "$debdir"/libproc1_"$version"_*.deb \
-    "$debdir"/libproc-dev_"$version"_*.deb >"$tmp/dpkg.log" 2>&1; then
+arch=$(dpkg --print-architecture)
+if ! dpkg -i "$debdir/pfiles_${version}_$arch.deb" \
+    "$debdir/libproc1_${version}_$arch.deb" \
+    "$debdir/libproc-dev_${version}_$arch.deb" >"$tmp/dpkg.log" 2>&1; then
 	cat "$tmp/dpkg.log"
 	fail "dpkg -i"
 	exit 1

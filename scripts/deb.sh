@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# deb.sh TOP OUT VERSION: the Debian packages pfiles, libproc1 and
-# libproc-dev (make deb), in OUT.
+# deb.sh TOP OUT VERSION [ARCH [LIBC_DEB]]: the Debian packages pfiles,
+# libproc1 and libproc-dev (make deb), in OUT, for ARCH (default: this
+# machine's; make deb DEB_HOST_ARCH=arm64).
 #
 # The tree (less its builds and git) is copied to OUT/pfiles-linux-VERSION
 # and built there with dpkg-buildpackage -b -us -uc, so that the tree's
@@ -10,11 +11,21 @@
 # debian/changelog from VERSION (dated by the last commit), and
 # debian/libproc1.symbols from the linker's version script (mapfile).
 # Then lintian on the result: its report is printed; an error fails.
+#
+# For another ARCH: dpkg-buildpackage -a ARCH with Debian's cross
+# compiler (debian/rules names it), and ARCH's libc6 unpacked, never
+# installed, into OUT's sibling cross-ARCH/libc6 (from LIBC_DEB, else
+# scripts/cross-deb.sh's apt-get download) for dpkg-shlibdeps
+# (DEB_CROSS_LIBC).
 set -eu
 top=$1
 out=$2
 version=$3
+arch=${4:-}
+libc_deb=${5:-}
 src=$out/pfiles-linux-$version
+build_arch=$(dpkg-architecture -qDEB_BUILD_ARCH)
+[ -n "$arch" ] || arch=$build_arch
 
 rm -rf "$out"
 mkdir -p "$src"
@@ -44,7 +55,18 @@ global && /^[ \t]*[A-Za-z_][A-Za-z0-9_]*;/ { s = $1; sub(/;/, "", s)
 	print " " s "@" node " " v }
 ' "$top/libproc-patch/libproc/mapfile" >"$src/debian/libproc1.symbols"
 
-(cd "$src" && dpkg-buildpackage -b -us -uc)
+if [ "$arch" = "$build_arch" ]; then
+	(cd "$src" && dpkg-buildpackage -b -us -uc)
+else
+	libc=$(dirname "$out")/cross-$arch/libc6
+	sh "$top/scripts/cross-deb.sh" "$libc" "$arch" libc6 \
+	    ${libc_deb:+"$libc_deb"}
+	# CC for dpkg-architecture's check of the compiler; nocheck as the
+	# suite is never run by the package build (debian/rules).
+	cc=$(dpkg-architecture -a "$arch" -qDEB_HOST_GNU_TYPE 2>/dev/null)-gcc
+	(cd "$src" && DEB_CROSS_LIBC=$(cd "$libc" && pwd) CC=$cc \
+	    DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -b -us -uc -a "$arch")
+fi
 
 echo "deb: lintian:"
 st=0
