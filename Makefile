@@ -55,6 +55,8 @@ endif
 # deps-demo and the other deps-T targets must still run, to install one.
 ISA	:= $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
 ISA_DIR	:= $(TOP)/libproc-patch/libproc/isa/$(ISA)
+# The machine make runs on: a build for another ISA is a cross build.
+HOST_ISA := $(shell uname -m)
 ifeq ($(ISA),)
 CC_REFUSED = $(CC): no C compiler runs by that name (make deps-demo, as \
 	root, installs $(CC_PKGS))
@@ -212,16 +214,13 @@ check: deps-check
 	sh $(TOP)/.ci/kyua-count.sh $(KYUA_RESULTS); exit $$st
 
 # The whole tree built for aarch64 with Debian's cross compiler, in
-# $(XB): the test programs link arm64's libatf-c, extracted from Debian's
-# package into $(XB)/cross (scripts/cross-atf.sh; ATF_DEB names the .deb,
-# else apt-get download fetches it).  ISA follows the compiler: isa/aarch64.
+# $(XB), beside the host's build: ISA follows the compiler (isa/aarch64),
+# and the test programs link arm64's libatf-c (atf/Makefile.inc).
 XB	?= $(TOP)/build-aarch64
 XCC	?= aarch64-linux-gnu-gcc
 .PHONY: cross-aarch64
 cross-aarch64:
-	$(TOP)/scripts/cross-atf.sh $(XB)/cross arm64 $(ATF_DEB)
-	$(MAKE) CC='$(XCC)' B=$(XB) \
-	    ATF_LIBDIR=$(XB)/cross/usr/lib/aarch64-linux-gnu build-all
+	$(MAKE) CC='$(XCC)' B=$(XB) build-all
 
 # The kernel matrix (kernels/check.sh): the tests that depend on the
 # kernel, inside each kernel of KERNELS (Debian packages; default Debian

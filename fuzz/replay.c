@@ -22,7 +22,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if defined(__has_include)
+/*
+ * Built with ASan (gcc says so by a macro, clang by a feature): its death
+ * callback names the input too.  A cross build may have none (make).
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define	FUZZ_ASAN
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define	FUZZ_ASAN
+#endif
+#endif
+#if defined(FUZZ_ASAN) && defined(__has_include)
 #if __has_include(<sanitizer/common_interface_defs.h>)
 #include <sanitizer/common_interface_defs.h>
 #define	HAVE_SANITIZER_DEATH_CALLBACK
