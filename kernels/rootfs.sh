@@ -62,6 +62,7 @@ fi
 
 start=$(date +%s)
 say "rootfs: resolving and downloading $KERNELS_ARCH packages"
+mkdir -p "$KERNELS_DIR/apt" || die "cannot create $KERNELS_DIR/apt"
 apt_do apt-get install -d -y -q --no-install-recommends \
     $ROOTFS_PKGS >"$KERNELS_DIR/apt/install.log" 2>&1 ||
 	{ tail -n 20 "$KERNELS_DIR/apt/install.log" >&2; die "rootfs: apt-get failed"; }
