@@ -7,6 +7,21 @@
 #ifndef	_KCONST_GENERIC_H
 #define	_KCONST_GENERIC_H
 
+/*
+ * include/uapi/asm-generic/fcntl.h: an open file's f_flags, but for
+ * O_DIRECTORY, O_NOFOLLOW, O_DIRECT and O_LARGEFILE (each ISA's kconst.h)
+ */
+#define	K_O_ACCMODE	00000003
+#define	K_O_APPEND	00002000
+#define	K_O_NONBLOCK	00004000
+#define	K_O_DSYNC	00010000
+#define	K_O_ASYNC	00020000	/* FASYNC */
+#define	K_O_NOATIME	01000000
+#define	K_O_CLOEXEC	02000000
+#define	K_O_SYNC_BIT	04000000	/* __O_SYNC */
+#define	K_O_PATH	010000000
+#define	K_O_TMPFILE_BIT	020000000	/* __O_TMPFILE */
+
 /* include/uapi/linux/stat.h */
 #define	K_S_IFMT	00170000
 #define	K_S_IFSOCK	0140000

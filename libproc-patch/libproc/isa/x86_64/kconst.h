@@ -16,21 +16,11 @@
 #error "isa/x86_64/kconst.h holds x86_64's kernel constants only"
 #endif
 
-/* include/uapi/asm-generic/fcntl.h: an open file's f_flags */
-#define	K_O_ACCMODE	00000003
-#define	K_O_APPEND	00002000
-#define	K_O_NONBLOCK	00004000
-#define	K_O_DSYNC	00010000
-#define	K_O_ASYNC	00020000	/* FASYNC */
+/* include/uapi/asm-generic/fcntl.h: the open flags whose values differ */
 #define	K_O_DIRECT	00040000
 #define	K_O_LARGEFILE	00100000
 #define	K_O_DIRECTORY	00200000
 #define	K_O_NOFOLLOW	00400000
-#define	K_O_NOATIME	01000000
-#define	K_O_CLOEXEC	02000000
-#define	K_O_SYNC_BIT	04000000	/* __O_SYNC */
-#define	K_O_PATH	010000000
-#define	K_O_TMPFILE_BIT	020000000	/* __O_TMPFILE */
 
 #include "../kconst_generic.h"
 
