@@ -26,9 +26,10 @@
  *				abort (seen by the kernel having cleared
  *				their rseq_cs), which the kernel never lets
  *				happen; "skip ..." where that cannot be seen
- *	harm_helper exec	300 socketpairs, and a second thread that
- *				execs the program again every 30 ms (the
- *				sockets are inherited); no result line
+ *	harm_helper exec [MS]	300 socketpairs, and a second thread that
+ *				execs the program again every MS ms (30 by
+ *				default; the sockets are inherited); no
+ *				result line
  *	harm_helper stress [N]	all at once, with N socketpairs: the main
  *				thread runs rseq sections and timed semop
  *				waits in turn while a thread queues signals
@@ -435,15 +436,18 @@ mode_rseq(int pairs)
 }
 
 static char **exec_argv;
+static int exec_ms = 30;
 
 /* Exec this program again, from a thread other than the main one. */
 static void *
 exec_again(void *arg)
 {
-	char *args[] = { exec_argv[0], "exec", "again", NULL };
+	char ms[16];
+	char *args[] = { exec_argv[0], "exec", ms, "again", NULL };
 
 	(void) arg;
-	(void) usleep(30000);
+	(void) snprintf(ms, sizeof (ms), "%d", exec_ms);
+	(void) usleep((useconds_t)exec_ms * 1000);
 	(void) execv("/proc/self/exe", args);
 	die("execv");
 	return (NULL);
@@ -751,8 +755,11 @@ main(int argc, char **argv)
 		return (mode_sigstorm());
 	if (strcmp(mode, "timedwait") == 0)
 		return (mode_timedwait());
-	if (strcmp(mode, "exec") == 0)
-		return (mode_exec(argc > 2, argv));
+	if (strcmp(mode, "exec") == 0) {
+		if (argc > 2 && atoi(argv[2]) > 0)
+			exec_ms = atoi(argv[2]);
+		return (mode_exec(argc > 3, argv));
+	}
 	if (strcmp(mode, "stress") == 0)
 		return (mode_stress(argc > 2 ? atoi(argv[2]) : 0));
 	if (strcmp(mode, "stopwatch") == 0)

@@ -594,6 +594,42 @@ ATF_TC_BODY(agent_invalid, tc)
 	kid_stop(&k);
 }
 
+ATF_TC_WITHOUT_HEAD(agent_deadline);
+ATF_TC_BODY(agent_deadline, tc)
+{
+	struct ps_prochandle *P;
+	sysret_t rv;
+	kid_t k;
+
+	CHECK_FAIL(Pset_agent_deadline(NULL, 10), EINVAL);
+	errno = 0;
+	ATF_CHECK_EQ(Pagent_held(NULL), 0);
+	ATF_CHECK_EQ(errno, EINVAL);
+	kid_start(&k);
+	P = grab(k.k_pid);
+	CHECK_FAIL(Pset_agent_deadline(P, PAGENT_DEADLINE_MAX + 1), EINVAL);
+	ATF_CHECK_EQ(Pagent_held(P), 0);	/* nothing borrowed yet */
+	ATF_REQUIRE_EQ(Pset_agent_deadline(P, 0), 0);	/* the default */
+	ATF_REQUIRE_EQ(Psyscall(P, &rv, SYS_getpid, 0, NULL), 0);
+	ATF_CHECK_EQ(rv.sys_rval1, k.k_pid);
+	/* A deadline already spent: nothing more is borrowed, and why. */
+	ATF_REQUIRE_EQ(Pset_agent_deadline(P, 1), 0);
+	for (int i = 0; i < 1000 && Pagent_held(P) < 1; i++)
+		ATF_REQUIRE_EQ(Psyscall(P, &rv, SYS_getpid, 0, NULL), 0);
+	ATF_REQUIRE(Pagent_held(P) >= 1);
+	CHECK_FAIL(Psyscall(P, &rv, SYS_getpid, 0, NULL), ETIME);
+	ATF_CHECK_STREQ(Perrmsg(P), "the target was held for its deadline "
+	    "(1 ms)");
+	CHECK_FAIL(Pcreate_agent(P), ETIME);
+	ATF_CHECK_EQ(tracer_of(k.k_pid), 0);	/* given back, as it was */
+	/* A longer one lets it be borrowed again. */
+	ATF_REQUIRE_EQ(Pset_agent_deadline(P, PAGENT_DEADLINE_MAX), 0);
+	ATF_CHECK_EQ(Psyscall(P, &rv, SYS_getpid, 0, NULL), 0);
+	Prelease(P, 0);
+	ATF_CHECK_EQ(tracer_of(k.k_pid), 0);
+	kid_stop(&k);
+}
+
 ATF_TC_WITHOUT_HEAD(Psyscall_invalid);
 ATF_TC_BODY(Psyscall_invalid, tc)
 {
@@ -892,6 +928,7 @@ ATF_TC_BODY(pr_getsockname_copyback, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, Pgrab_invalid);
+	ATF_TP_ADD_TC(tp, agent_deadline);
 	ATF_TP_ADD_TC(tp, Prelease_invalid);
 	ATF_TP_ADD_TC(tp, Pgrab_error_unknown);
 	ATF_TP_ADD_TC(tp, Pstatus_pid_Ppsinfo_invalid);

@@ -95,8 +95,8 @@ buf_take(tu_buf_t *b)
 	return (b->b_data);
 }
 
-static long long
-now_ms(void)
+long long
+tu_now_ms(void)
 {
 	struct timespec ts;
 
@@ -128,7 +128,7 @@ tu_time_scale(void)
 static long long
 deadline_in(int timeout_ms)
 {
-	return (now_ms() + (long long)timeout_ms * tu_time_scale());
+	return (tu_now_ms() + (long long)timeout_ms * tu_time_scale());
 }
 
 void
@@ -144,7 +144,7 @@ tu_timeout(atf_tc_t *tc, int seconds)
 static int
 ms_left(long long deadline)
 {
-	long long left = deadline - now_ms();
+	long long left = deadline - tu_now_ms();
 
 	if (left < 0)
 		return (0);
@@ -797,7 +797,7 @@ tu_wait_state(pid_t pid, char want, int timeout_ms)
 	long long deadline = deadline_in(timeout_ms);
 	char st;
 
-	while ((st = tu_proc_state(pid)) != want && now_ms() < deadline)
+	while ((st = tu_proc_state(pid)) != want && tu_now_ms() < deadline)
 		(void) usleep(5000);
 	return (st);
 }

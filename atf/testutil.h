@@ -104,6 +104,8 @@ typedef struct tu_result {
 void	tu_run(const char *const argv[], const char *const env[],
 	    int timeout_ms, tu_result_t *);
 void	tu_result_free(tu_result_t *);
+/* Milliseconds of CLOCK_MONOTONIC. */
+long long tu_now_ms(void);
 /*
  * tu_run() with the program's soft RLIMIT_NOFILE set to nofile (0: left
  * as it is), 0, 1 and 2 being its only fds when it starts.

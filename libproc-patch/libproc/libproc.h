@@ -431,6 +431,25 @@ typedef struct psyscall {
 
 extern int Psyscall_batch(struct ps_prochandle *, psyscall_t *, uint_t);
 
+/*
+ * The agent's deadline: the most time, in milliseconds, that the agents
+ * of one handle may spend keeping a thread of the target from running
+ * its own code -- seizing and parking it, the batches, a new agent after
+ * an exec, and the waits and retries between them -- added up over the
+ * handle's life.  Between batches the thread runs, and that is not
+ * counted.  Past the deadline the thread is given back as it was, and
+ * Pcreate_agent, Psyscall and Psyscall_batch fail with ETIME ("the target
+ * was held for its deadline (N ms)").  A batch's calls are also cut at a
+ * bound of their own (100 ms): the calls not run then are ECANCELED and
+ * the batch fails with EAGAIN.  Pset_agent_deadline: 0 for the default,
+ * PAGENT_DEADLINE_MS; at most PAGENT_DEADLINE_MAX.  Pagent_held: the time
+ * counted so far.
+ */
+#define	PAGENT_DEADLINE_MS	2000
+#define	PAGENT_DEADLINE_MAX	3600000
+extern int Pset_agent_deadline(struct ps_prochandle *, unsigned int);
+extern unsigned int Pagent_held(struct ps_prochandle *);
+
 static inline void
 psyscall_set(psyscall_t *c, int sysindex, argdes_t *argp, uint_t nargs)
 {

@@ -195,6 +195,7 @@ restore_and_park(struct agent *ag)
 	    (err = agent_set_mask(ag, ag->ag_mask)) != 0)
 		return (err);
 	ag->ag_dirty = 0;
+	ag->ag_until = agent_now_ms() + AGENT_STOP_MS;	/* never cut short */
 	if (ptrace(PTRACE_INTERRUPT, ag->ag_tid, NULL, NULL) != 0 ||
 	    ptrace(PTRACE_CONT, ag->ag_tid, NULL, NULL) != 0)
 		return (errno == ESRCH ? agent_lost(ag) : errno);
@@ -207,7 +208,11 @@ restore_and_park(struct agent *ag)
 	return (0);
 }
 
-/* The calls, between the block's write and its read. */
+/*
+ * The calls, between the block's write and its read.  Past ag_until (the
+ * batch's bound) no further call is made: those left are ECANCELED, and
+ * the batch ends with EAGAIN, so that the thread is given back.
+ */
 static int
 run_calls(struct agent *ag, const marshal_t *m, psyscall_t *calls,
     uint_t n)
@@ -216,6 +221,11 @@ run_calls(struct agent *ag, const marshal_t *m, psyscall_t *calls,
 	int err;
 
 	for (uint_t i = 0; i < n; i++) {
+		if (i > 0 && agent_now_ms() >= ag->ag_until) {
+			for (uint_t j = i; j < n; j++)
+				calls[j].ps_errno = ECANCELED;
+			return (EAGAIN);
+		}
 		marshal_args(m, calls, i, args);
 		if ((err = run_call(ag, &ag->ag_regs, calls[i].ps_sysindex,
 		    args, m->m_sp, &rax)) != 0)
@@ -251,7 +261,8 @@ borrow(struct ps_prochandle *P, struct agent *ag, marshal_t *m, size_t mlen,
 		if ((err = write_block(P, ag, m, &area, calls, n)) != 0)
 			goto out;
 	}
-	if ((err = run_calls(ag, m, calls, n)) != 0)
+	/* A batch cut at its bound still reads what its calls gave. */
+	if ((err = run_calls(ag, m, calls, n)) != 0 && err != EAGAIN)
 		goto out;
 	/* The one pread of the batch: outputs only. */
 	errno = 0;
@@ -259,6 +270,7 @@ borrow(struct ps_prochandle *P, struct agent *ag, marshal_t *m, size_t mlen,
 	    (uintptr_t)m->m_base) != (ssize_t)m->m_outsize)
 		err = errno != 0 ? errno : EIO;
 out:
+	ag->ag_until = agent_now_ms() + AGENT_STOP_MS;	/* never cut short */
 	if (maddr != 0 && ag->ag_state != AG_GONE && ag->ag_state != AG_BROKEN)
 		(void) unmap_scratch(ag, &ag->ag_regs, maddr, mlen);
 	if (ag->ag_state != AG_GONE && ag->ag_state != AG_BROKEN)
@@ -271,10 +283,30 @@ out:
 	return (err != 0 ? err : err2);
 }
 
-/* The batch, from the parked stop to the parked stop. */
+/* Why a batch failed with err, in the handle's message: the errno. */
+static int
+batch_failed(struct ps_prochandle *P, struct agent *ag, int err)
+{
+	if (err == ESRCH)
+		return (Pseterr(P, ESRCH, "no such process"));
+	if (err == EAGAIN && agent_left_ms(P) <= 0)
+		return (agent_deadline_err(P));
+	if (err == EAGAIN)
+		return (Pseterr(P, EAGAIN, "the batch was cut at its bound "
+		    "(%d ms)", AGENT_BATCH_MS));
+	if (agent_seccomp_refusal(P, ag))
+		return (err);
+	return (Pseterr(P, err, "system call in the process: %s",
+	    strerror(err)));
+}
+
+/*
+ * The batch, from the parked stop to the parked stop; its calls end by
+ * AGENT_BATCH_MS (and the deadline), an undo's by AGENT_STOP_MS.
+ */
 static int
 run_parked(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
-    uint_t n)
+    uint_t n, int undo)
 {
 	marshal_t *m;
 	uint64_t rip;
@@ -312,25 +344,20 @@ run_parked(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
 		goto done;
 	mlen = err == 0 ? 0 : (size + MARSHAL_SP_ALIGN + 4095) & ~(size_t)4095;
 
+	ag->ag_until = undo ? agent_now_ms() + AGENT_STOP_MS :
+	    agent_bound(P, AGENT_BATCH_MS);
 	agent_block_signals(&old);
 	agent_live_set_parked(ag, 0);
 	err = borrow(P, ag, m, mlen, calls, n);
 	agent_live_set_parked(ag, ag->ag_state == AG_PARKED);
 	agent_restore_signals(&old);
 
-	if (err == 0 && marshal_unpack(m, calls, n, ag->ag_buf,
-	    m->m_outsize) != 0)
+	if ((err == 0 || err == EAGAIN) && marshal_unpack(m, calls, n,
+	    ag->ag_buf, m->m_outsize) != 0)
 		err = EIO;
 done:
 	free(m);
-	if (err == ESRCH)
-		return (Pseterr(P, ESRCH, "no such process"));
-	if (err != 0 && agent_seccomp_refusal(P, ag))
-		return (err);
-	if (err != 0)
-		return (Pseterr(P, err, "system call in the process: %s",
-		    strerror(err)));
-	return (0);
+	return (err != 0 ? batch_failed(P, ag, err) : 0);
 }
 
 /*
@@ -339,7 +366,7 @@ done:
  */
 static int
 run_batch(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
-    uint_t n, int lend)
+    uint_t n, int lend, int undo)
 {
 	sigset_t old;
 	int err, err2;
@@ -348,13 +375,15 @@ run_batch(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
 		return (Pseterr(P, ESRCH, "the agent was released"));
 	if (ag->ag_state == AG_GONE)
 		return (Pseterr(P, ESRCH, "no such process"));
+	/* Our interrupt's stop comes in microseconds: never cut short. */
+	ag->ag_until = agent_now_ms() + AGENT_STOP_MS;
 	if (ag->ag_state == AG_LENT && (err = agent_take(P, ag)) != 0)
 		return (err);
 	/* Broken by the process's death, it is gone, not unusable. */
 	if (ag->ag_state != AG_PARKED)
 		return (Pexiting(P) ? Pseterr(P, ESRCH, "no such process") :
 		    Pseterr(P, EIO, "the agent is not usable"));
-	err = run_parked(P, ag, calls, n);
+	err = run_parked(P, ag, calls, n, undo);
 	if (lend && ag->ag_state == AG_PARKED) {
 		agent_block_signals(&old);
 		agent_live_set_parked(ag, 0);
@@ -368,8 +397,9 @@ run_batch(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
 	return (err);
 }
 
-int
-Psyscall_batch(struct ps_prochandle *P, psyscall_t *calls, uint_t ncalls)
+/* Psyscall_batch, or (undo) agent_undo_batch. */
+static int
+batch(struct ps_prochandle *P, psyscall_t *calls, uint_t ncalls, int undo)
 {
 	int made = 0, err;
 
@@ -388,19 +418,37 @@ Psyscall_batch(struct ps_prochandle *P, psyscall_t *calls, uint_t ncalls)
 	}
 	if (ncalls == 0)
 		return (0);
-	if (P->agent == NULL) {
-		if (Pcreate_agent(P) != 0)
-			return (-1);
-		made = 1;
+	if ((err = agent_span_open(P, !undo)) != 0) {
+		errno = err;
+		return (-1);
 	}
-	err = run_batch(P, P->agent, calls, ncalls, !made);
+	/* An agent made for the batch is destroyed after it. */
+	if (P->agent == NULL) {
+		err = agent_create(P) != 0 ? errno : 0;
+		made = err == 0;
+	}
+	if (err == 0)
+		err = run_batch(P, P->agent, calls, ncalls, !made, undo);
 	if (made)
 		Pdestroy_agent(P);
+	agent_span_close(P);
 	if (err != 0) {
 		errno = err;
 		return (-1);
 	}
 	return (0);
+}
+
+int
+Psyscall_batch(struct ps_prochandle *P, psyscall_t *calls, uint_t ncalls)
+{
+	return (batch(P, calls, ncalls, 0));
+}
+
+int
+agent_undo_batch(struct ps_prochandle *P, psyscall_t *calls, uint_t ncalls)
+{
+	return (batch(P, calls, ncalls, 1));
 }
 
 int

@@ -302,6 +302,24 @@ attach(struct ps_prochandle *P, struct agent *ag)
 	return (0);
 }
 
+/*
+ * A wait for the thread to stop (our interrupt) ended with err instead:
+ * it is gone, or it did not stop in time, by the deadline or in
+ * AGENT_STOP_MS; then it is seized and not known to be stopped.
+ */
+int
+agent_no_stop(struct ps_prochandle *P, struct agent *ag, int err)
+{
+	if (err == ESRCH)
+		return (Pseterr(P, ESRCH, "no such process"));
+	ag->ag_state = AG_BROKEN;
+	if (err == ETIMEDOUT)
+		return (Pseterr(P, err, "thread %d did not stop within %d ms",
+		    (int)ag->ag_tid, AGENT_STOP_MS));
+	return (Pseterr(P, err, "thread %d did not stop: %s",
+	    (int)ag->ag_tid, strerror(err)));
+}
+
 /* Seize and interrupt the thread, and wait until it is parked. */
 static int
 seize(struct ps_prochandle *P, struct agent *ag)
@@ -328,17 +346,17 @@ seize(struct ps_prochandle *P, struct agent *ag)
 		    strerror(err)));
 	}
 	/*
+	 * Not cut short by the deadline either: a thread given up on before
+	 * it stops would stop later and stay stopped, seized and broken.
+	 */
+	ag->ag_until = agent_now_ms() + AGENT_STOP_MS;
+	/*
 	 * A signal may be on its way to the thread before our trap: give it
 	 * back (ST_SIGNAL resumed with its signal); the trap comes next.
 	 */
 	err = agent_wait_for(ag, ST_EVENT, PTRACE_CONT, 0);
-	if (err == ESRCH)
-		return (Pseterr(P, ESRCH, "no such process"));
-	if (err != 0) {
-		ag->ag_state = AG_BROKEN;
-		return (Pseterr(P, err, "thread %d did not stop within %d ms",
-		    (int)ag->ag_tid, AGENT_STOP_MS));
-	}
+	if (err != 0)
+		return (agent_no_stop(P, ag, err));
 	ag->ag_state = AG_PARKED;
 	return (0);
 }
@@ -486,6 +504,28 @@ agent_attach(struct ps_prochandle *P, struct agent *ag)
 	(void) Phook_set(P->hooks, agent_release, P, PHOOK_LAST);
 }
 
+static void recover_and_detach(struct agent *);
+
+/*
+ * The thread known by the pid is ours with no agent on it: seized in the
+ * middle of an exec (after the exec took the pid over, before it was
+ * reported) by an agent since let go, it stopped at its exec
+ * (PTRACE_EVENT_EXEC), and would stay stopped until this process exits.
+ * It is let go now.  1 when it is no longer ours.
+ */
+static int
+release_leftover(struct ps_prochandle *P)
+{
+	struct agent left = { .ag_tid = P->pid, .ag_state = AG_BROKEN };
+	const procstatus_t *ps;
+
+	PDEBUG(P, "agent: thread %d is still ours after an exec: let go",
+	    (int)P->pid);
+	recover_and_detach(&left);
+	return ((ps = Prefresh_status(P)) != NULL && ps->pst_tracer !=
+	    getpid());
+}
+
 /*
  * The thread of the target that Pcreate_agent may borrow, or 0 with the
  * reason in the handle's message (errno set).
@@ -518,7 +558,8 @@ thread_to_borrow(struct ps_prochandle *P)
 	 * leaving (an exec by another thread makes it exit) and could not be
 	 * let go; the kernel unlinks it once it is gone.  Not another tracer.
 	 */
-	if (ps->pst_tracer != 0 && ps->pst_tracer == getpid()) {
+	if (ps->pst_tracer != 0 && ps->pst_tracer == getpid() &&
+	    !release_leftover(P)) {
 		(void) Pseterr(P, ESRCH, "its thread is leaving (an exec?)");
 		return (0);
 	}
@@ -582,9 +623,21 @@ seize_agent(struct ps_prochandle *P, pid_t tid)
 }
 
 int
-Pcreate_agent(struct ps_prochandle *P)
+agent_create(struct ps_prochandle *P)
 {
 	pid_t tid;
+
+	if (P->agent != NULL)
+		return (0);
+	if ((tid = thread_to_borrow(P)) == 0)
+		return (-1);
+	return (seize_agent(P, tid));
+}
+
+int
+Pcreate_agent(struct ps_prochandle *P)
+{
+	int rc, err;
 
 	if (P == NULL) {
 		errno = EINVAL;
@@ -592,9 +645,15 @@ Pcreate_agent(struct ps_prochandle *P)
 	}
 	if (P->agent != NULL)
 		return (0);
-	if ((tid = thread_to_borrow(P)) == 0)
+	if ((err = agent_span_open(P, 1)) != 0) {
+		errno = err;
 		return (-1);
-	return (seize_agent(P, tid));
+	}
+	rc = agent_create(P);
+	err = errno;
+	agent_span_close(P);
+	errno = err;
+	return (rc);
 }
 
 int
@@ -623,13 +682,8 @@ agent_take(struct ps_prochandle *P, struct agent *ag)
 			return (Pseterr(P, ESRCH, "no such process"));
 		return (Pseterr(P, err, "ptrace interrupt: %s", strerror(err)));
 	}
-	if ((err = agent_wait_for(ag, ST_EVENT, PTRACE_CONT, 0)) != 0) {
-		if (err == ESRCH)
-			return (Pseterr(P, ESRCH, "no such process"));
-		ag->ag_state = AG_BROKEN;
-		return (Pseterr(P, err, "thread %d did not stop within %d ms",
-		    (int)ag->ag_tid, AGENT_STOP_MS));
-	}
+	if ((err = agent_wait_for(ag, ST_EVENT, PTRACE_CONT, 0)) != 0)
+		return (agent_no_stop(P, ag, err));
 	ag->ag_state = AG_PARKED;
 	if (ag->ag_execd) {
 		/* What was examined (its syscall instruction...) is gone. */
@@ -675,12 +729,15 @@ stop_signal(pid_t tid)
 static void
 recover_and_detach(struct agent *ag)
 {
+	long until = agent_now_ms() + AGENT_STOP_MS;
 	isa_regs_t r;
 	int st, sig = 0;
 
 	for (int n = 0; isa_getregs(ag->ag_tid, &r) != 0; n++) {
-		if (n == AGENT_MAX_STOPS ||
-		    agent_wait_event(ag->ag_tid, &st, AGENT_STOP_MS) != 0)
+		long left = until - agent_now_ms();
+
+		if (n == AGENT_MAX_STOPS || left <= 0 ||
+		    agent_wait_event(ag->ag_tid, &st, left) != 0)
 			return;
 		if (agent_stop_kind(st, &sig) == ST_GONE) {
 			ag->ag_state = AG_GONE;
@@ -709,7 +766,11 @@ Pdestroy_agent(struct ps_prochandle *P)
 		return;
 	agent_block_signals(&old);
 	if (!agent_live_released(ag)) {
-		/* A lent thread is stopped first: only then can it be let go. */
+		/*
+		 * A lent thread is stopped first: only then can it be let
+		 * go.  Giving back is never cut short by the deadline.
+		 */
+		ag->ag_until = agent_now_ms() + AGENT_STOP_MS;
 		if (ag->ag_state == AG_LENT)
 			(void) agent_take(P, ag);
 		if (ag->ag_state == AG_PARKED)

@@ -20,8 +20,11 @@
 struct agent_seccomp;		/* agent_seccomp.c */
 
 #define	AGENT_STOP_MS	2000		/* bound of one wait for a stop */
+#define	AGENT_BATCH_MS	100		/* bound of one batch's calls */
+#define	AGENT_GRACE_MS	200		/* for a call interrupted to stop */
 #define	AGENT_MAX_STOPS	32		/* stops passed over in one wait */
-#define	AGENT_SPINS	200		/* waitpid polls before sleeping */
+#define	AGENT_SPIN_NS	20000		/* waitpid polled before sleeping */
+#define	AGENT_NAP0_NS	10000		/* then sleeps, from this, doubling */
 #define	STACK_BUDGET	(32 * 1024)	/* scratch room below the red zone */
 
 enum agent_state {
@@ -44,6 +47,7 @@ struct agent {
 	int		ag_passed;	/* signals passed on while seizing */
 	int		ag_nodup;	/* the target can open no fd (EMFILE) */
 	int		ag_execd;	/* it exec'd while lent */
+	long		ag_until;	/* the wait for a stop ends then (ms) */
 	isa_regs_t ag_regs; /* the thread's own, in a batch */
 	uint64_t	ag_mask;
 	uint8_t		*ag_buf;	/* the block's image */
@@ -55,6 +59,20 @@ struct agent {
 
 /* What a wait status says. */
 enum stop_kind { ST_GONE, ST_SYSCALL, ST_EVENT, ST_EXEC, ST_SIGNAL };
+
+/*
+ * agent_clock.c: the handle's deadline (libproc.h, Pset_agent_deadline).
+ * agent_span_open() opens a span of the clock (nested: counted once);
+ * with gate, past the deadline it gives the thread back and fails with
+ * ETIME, saying so in the handle's message.  agent_bound() is the time
+ * (agent_now_ms) at which a wait of at most bound_ms must end so as not
+ * to pass the deadline.
+ */
+extern int agent_span_open(struct ps_prochandle *, int);
+extern int agent_deadline_err(struct ps_prochandle *);
+extern void agent_span_close(struct ps_prochandle *);
+extern long agent_left_ms(struct ps_prochandle *);
+extern long agent_bound(struct ps_prochandle *, long);
 
 /* agent_stop.c */
 extern long agent_now_ms(void);
@@ -91,10 +109,30 @@ extern int agent_rseq_resume(struct ps_prochandle *, struct agent *,
  * that it is never kept stopped for longer than a batch, whatever the
  * caller does between batches.  agent_lend() lends a parked thread;
  * agent_take() parks a lent one again (PTRACE_INTERRUPT, as when it was
- * seized): 0, or an errno, with the state saying what became of it.
+ * seized), waiting for its stop until ag_until (the caller sets it): 0,
+ * or an errno, with the state saying what became of it.
  */
 extern int agent_lend(struct agent *);
 extern int agent_take(struct ps_prochandle *, struct agent *);
+/*
+ * A wait for our interrupt's stop ended with err: the handle's message
+ * says why (gone, the deadline, AGENT_STOP_MS); the errno.
+ */
+extern int agent_no_stop(struct ps_prochandle *, struct agent *, int);
+
+/*
+ * Pcreate_agent without the deadline's gate or span (the caller holds a
+ * span, or undoes what an agent made: agent_undo_batch).
+ */
+extern int agent_create(struct ps_prochandle *);
+
+/*
+ * Psyscall.c: a batch that undoes what earlier batches made in the target
+ * (closes a duplicate, unmaps pages): run even past the deadline, and
+ * never cut at AGENT_BATCH_MS, so that nothing of ours is left there.  As
+ * Psyscall_batch otherwise.
+ */
+extern int agent_undo_batch(struct ps_prochandle *, psyscall_t *, uint_t);
 
 /* agent_restart.c */
 /*

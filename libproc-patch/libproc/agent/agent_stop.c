@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * agent_stop.c: the agent's ptrace stops.  Every wait for a stop is
- * bounded (AGENT_STOP_MS): waitpid with WNOHANG, spinning briefly and
+ * bounded (ag_until: AGENT_STOP_MS, a batch's AGENT_BATCH_MS, and never
+ * past the handle's deadline): waitpid with WNOHANG, spinning briefly and
  * then sleeping in growing steps.  A thread that dies under a wait ends
  * it with ESRCH; a signal that arrives meanwhile is given back to the
  * thread, so that nothing is lost.
  */
 #include <errno.h>
-#include <sched.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
@@ -25,6 +25,17 @@ agent_now_ms(void)
 	return ((long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 }
 
+/* Nanoseconds since *t0. */
+static long
+spin_ns(const struct timespec *t0)
+{
+	struct timespec ts;
+
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((ts.tv_sec - t0->tv_sec) * 1000000000L +
+	    (ts.tv_nsec - t0->tv_nsec));
+}
+
 /*
  * Wait for the next event of the thread within timeout_ms.  0 with the
  * status in *stp; ETIMEDOUT; ESRCH when there is nothing to wait for.
@@ -33,9 +44,11 @@ int
 agent_wait_event(pid_t tid, int *stp, long timeout_ms)
 {
 	long deadline = agent_now_ms() + timeout_ms;
-	long nap_ns = 20000;
+	long nap_ns = AGENT_NAP0_NS;
+	struct timespec t0;
 
-	for (int spin = 0; ; spin++) {
+	(void) clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
 		pid_t r = waitpid(tid, stp, __WALL | WNOHANG);
 
 		if (r == tid)
@@ -44,10 +57,15 @@ agent_wait_event(pid_t tid, int *stp, long timeout_ms)
 			continue;
 		if (r < 0)
 			return (errno == ECHILD ? ESRCH : errno);
-		if (spin < AGENT_SPINS) {
-			(void) sched_yield();
+		/*
+		 * A stop we asked for comes in microseconds: look again at
+		 * once for a moment.  Then sleep, never sched_yield(): on a
+		 * busy machine a yield hands the CPU to another task for its
+		 * whole slice, and the thread waits, stopped, all that time;
+		 * a task woken from a sleep gets the CPU back at once.
+		 */
+		if (spin_ns(&t0) < AGENT_SPIN_NS)
 			continue;
-		}
 		if (agent_now_ms() >= deadline)
 			return (ETIMEDOUT);
 		struct timespec ts = { 0, nap_ns };
@@ -74,7 +92,8 @@ agent_stop_kind(int st, int *sigp)
 }
 
 /*
- * Wait until the thread reaches a stop of kind want, resuming it with
+ * Wait until the thread reaches a stop of kind want, no later than
+ * ag_until (which the caller sets: agent_bound), resuming it with
  * resume_req over the stops that are not (a group stop is resumed; an
  * exec stop is resumed and noted in ag_execd; a
  * signal-delivery stop gets its signal back, so that nothing is lost,
@@ -86,7 +105,7 @@ int
 agent_wait_for(struct agent *ag, enum stop_kind want, int resume_req,
     int in_batch)
 {
-	long deadline = agent_now_ms() + AGENT_STOP_MS;
+	long deadline = ag->ag_until;
 	int st, sig, err, interrupted = 0;
 
 	for (int n = 0; n < AGENT_MAX_STOPS; n++) {
@@ -94,10 +113,14 @@ agent_wait_for(struct agent *ag, enum stop_kind want, int resume_req,
 
 		err = agent_wait_event(ag->ag_tid, &st, left > 0 ? left : 0);
 		if (err == ETIMEDOUT && in_batch && !interrupted) {
-			/* An injected call blocks: interrupt it (EINTR). */
+			/*
+			 * An injected call outlasts the batch's bound (it
+			 * blocks): interrupt it (EINTR), and give the thread
+			 * a moment to come to its stop.
+			 */
 			(void) ptrace(PTRACE_INTERRUPT, ag->ag_tid, NULL, NULL);
 			interrupted = 1;
-			deadline = agent_now_ms() + AGENT_STOP_MS;
+			deadline = agent_now_ms() + AGENT_GRACE_MS;
 			continue;
 		}
 		if (err != 0)

@@ -75,6 +75,11 @@ struct ps_prochandle {
 	/* why each source refused at the last Psetsocksrc, "" when not */
 	char		src_why[PSOCK_NSRC][PERRMSG_MAX];
 	struct agent	*agent;		/* Pcreate_agent() */
+	/* the agents' clock (agent/agent_clock.c): ms, over the grab */
+	unsigned	ag_deadline;	/* 0: PAGENT_DEADLINE_MS */
+	long		ag_spent;	/* in spans ended */
+	long		ag_span_t0;	/* the open span's start */
+	int		ag_span_depth;	/* spans open (nested entries) */
 	int		pidfd_err;	/* pidfd_open's errno when there is none */
 	/* what the last walk could not learn of the other ends, "" if none */
 	char		ep_why[PERRMSG_MAX];

@@ -168,22 +168,33 @@ ran_ok(const sock_batch_t *b, int c)
 	    b->sb_calls[c].ps_rval.sys_rval1 != -1);
 }
 
+/* Did call c run at all?  Not when the batch broke off or was cut. */
+static int
+ran(const sock_batch_t *b, int c)
+{
+	return (b->sb_calls[c].ps_errno != ECANCELED &&
+	    (b->sb_calls[c].ps_errno != 0 ||
+	    b->sb_calls[c].ps_rval.sys_rval1 != -1));
+}
+
 /*
  * The batch broke off after its duplicate was made and before it was
- * closed: close it now, so that the target is left with no fd of ours.
+ * closed: close it now (past the deadline too), so that the target is
+ * left with no fd of ours.
  */
 static void
 undo_dup(struct ps_prochandle *P, const sock_batch_t *b)
 {
 	long dup = b->sb_calls[C_FIRST].ps_rval.sys_rval1;
+	psyscall_t c;
 	argdes_t a;
 
-	if (b->sb_direct || !ran_ok(b, C_FIRST) ||
-	    b->sb_calls[C_LAST].ps_errno != 0 || ran_ok(b, C_LAST) ||
+	if (b->sb_direct || !ran_ok(b, C_FIRST) || ran(b, C_LAST) ||
 	    P->agent == NULL || P->agent->ag_state == AG_GONE)
 		return;
 	argdes_byval(&a, dup);
-	if (Psyscall(P, NULL, SYS_close, 1, &a) != 0)
+	psyscall_set(&c, SYS_close, &a, 1);
+	if (agent_undo_batch(P, &c, 1) != 0)
 		PDEBUG(P, "agent: could not close fd %ld of ours in the "
 		    "target: %s", dup, Perrmsg(P));
 }
@@ -206,10 +217,10 @@ batch_identity(const sock_batch_t *b, uint64_t ino, sockfacts_t *sf)
 	int first = b->sb_calls[C_FIRST].ps_errno;
 	int err = first != 0 ? first : b->sb_calls[C_FSTAT].ps_errno;
 
-	if (err == EBADF)
-		return (ENOENT);	/* closed since the walk saw it */
 	if (err == 0 && b->sb_direct)
 		err = b->sb_calls[C_LAST].ps_errno;
+	if (err == EBADF)
+		return (ENOENT);	/* closed since the walk saw it */
 	if (err != 0) {
 		/* Facts not known to be this socket's are no facts. */
 		sockfacts_error(sf, "agent: %s: %s", first != 0 &&
@@ -343,7 +354,7 @@ agent_renew(struct ps_prochandle *P)
  * 0, or why there is none.
  */
 static int
-agent_settle(struct ps_prochandle *P, int err)
+agent_settle_span(struct ps_prochandle *P, int err)
 {
 	/*
 	 * The thread went in an exec's hand-over (gone: ESRCH; exiting, and
@@ -363,11 +374,29 @@ agent_settle(struct ps_prochandle *P, int err)
 	for (int i = 0; (err == ESRCH || err == EIO || err == EPERM ||
 	    err == ENOEXEC) &&
 	    i < EXEC_SETTLE_MS / 5 && !Pexiting(P); i++) {
+		if (agent_left_ms(P) <= 0)
+			return (agent_deadline_err(P));
 		(void) usleep(5000);
 		if (agent_renew(P))
 			return (0);
 		err = errno;
 	}
+	return (err);
+}
+
+/*
+ * The settling, its waits counted by the agent's clock: a process that
+ * execs faster than an agent can settle ends it at the deadline.
+ */
+static int
+agent_settle(struct ps_prochandle *P, int err)
+{
+	int e;
+
+	if ((e = agent_span_open(P, 1)) != 0)
+		return (e);
+	err = agent_settle_span(P, err);
+	agent_span_close(P);
 	return (err);
 }
 
@@ -420,6 +449,13 @@ agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 		if (Psyscall_batch(P, b.sb_calls, C_N) != 0) {
 			err = errno;
 			undo_dup(P, &b);
+			/* Cut at its bound: again, with the same agent. */
+			if (err == EAGAIN && agent_parked(P)) {
+				renew = 0;
+				continue;
+			}
+			if (err == ETIME)
+				break;
 			if ((err == ESRCH || !agent_parked(P)) && !Pexiting(P))
 				continue;
 			if (err == ESRCH)

@@ -595,6 +595,9 @@ sock_pass_facts(struct ps_prochandle *P, int fd, uint64_t ino,
 			return (SOCK_PASS_NO);
 		if (err == ESRCH)
 			return (ESRCH);
+		/* A round cut at its bound: this socket by its own batch. */
+		if (err == EAGAIN)
+			return (SOCK_PASS_NO);
 		if (err != 0) {
 			pass_off(sp);
 			return (SOCK_PASS_NO);

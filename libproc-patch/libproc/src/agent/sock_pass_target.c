@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
+#include "agent/agent.h"
 #include "src/agent/sock_pass.h"
 
 
@@ -35,21 +36,26 @@ tb_add(tbatch_t *tb, int nr, uint_t nargs, const long *args)
 	tb->tb_n++;
 }
 
-/* Run the batch: 0, or why the agent could not (ESRCH: target gone). */
+/*
+ * Run the batch (with undo, one that undoes: past the deadline too): 0,
+ * or why the agent could not (ESRCH: target gone).
+ */
 static int
-tb_run(struct ps_prochandle *P, tbatch_t *tb)
+tb_run(struct ps_prochandle *P, tbatch_t *tb, int undo)
 {
-	if (Psyscall_batch(P, tb->tb_call, tb->tb_n) != 0)
+	if ((undo ? agent_undo_batch(P, tb->tb_call, tb->tb_n) :
+	    Psyscall_batch(P, tb->tb_call, tb->tb_n)) != 0)
 		return (errno != 0 ? errno : EIO);
 	return (0);
 }
 
-/* Did call i run?  Not when the batch broke off before it. */
+/* Did call i run?  Not when the batch broke off or was cut before it. */
 static int
 tb_ran(const tbatch_t *tb, uint_t i)
 {
-	return (tb->tb_call[i].ps_errno != 0 ||
-	    tb->tb_call[i].ps_rval.sys_rval1 != -1);
+	return (tb->tb_call[i].ps_errno != ECANCELED &&
+	    (tb->tb_call[i].ps_errno != 0 ||
+	    tb->tb_call[i].ps_rval.sys_rval1 != -1));
 }
 
 /* Did call i run, and succeed? */
@@ -75,7 +81,7 @@ target_setup(struct ps_prochandle *P, pass_target_t *pt)
 
 	tb_add(&tb, SYS_socket, 3, sargs);
 	tb_add(&tb, SYS_mmap, 6, margs);
-	err = tb_run(P, &tb);
+	err = tb_run(P, &tb, 0);
 	/* Whatever was made is undone, even when the batch broke off. */
 	if (tb_ok(&tb, 0))
 		pt->pt_fd = tb.tb_call[0].ps_rval.sys_rval1;
@@ -128,7 +134,7 @@ target_teardown(struct ps_prochandle *P, pass_target_t *pt)
 
 	if (tb.tb_n == 0)
 		return (0);
-	err = tb_run(P, &tb);
+	err = tb_run(P, &tb, 1);
 	note_undone(&tb, first, pt);
 	return (err == ESRCH ? ESRCH : 0);
 }
@@ -203,7 +209,7 @@ target_send(struct ps_prochandle *P, sock_pass_t *sp, pass_target_t *pt,
 		    ESRCH : errno != 0 ? errno : EIO);
 	if (undo)
 		(void) tb_add_undo(&tb, pt);
-	err = tb_run(P, &tb);
+	err = tb_run(P, &tb, 0);
 	if (undo)
 		note_undone(&tb, (uint_t)sd->psd_count, pt);
 	for (size_t j = 0; j < sd->psd_count; j++)
