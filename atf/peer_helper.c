@@ -242,7 +242,7 @@ netns_client(int rep)
 static int
 netns(void)
 {
-	int ls, as, rep[2], v[3];
+	int ls = -1, as = -1, rep[2], v[3];
 	pid_t client;
 	char c;
 
