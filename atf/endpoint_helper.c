@@ -76,9 +76,9 @@
  *           and reports it as the a end of "out", alone; meant to run as
  *           pid 1 of a pid namespace whose /proc does not show the
  *           listener's process.
- *   inflight  run as root, alone in a pid namespace of its own (its
- *           pid 1, with its own /proc): forks a child that exits at
- *           once and is left a zombie (root's, never reaped while this
+ *   inflight  run as root (alone in a pid namespace of its own, as its
+ *           pid 1 with its own /proc, or not): forks a child that exits
+ *           at once and is left a zombie (root's, never reaped while this
  *           runs); makes a socketpair and sends its b end over a second
  *           socketpair, into that pair's receive queue, and closes it:
  *           the b end is in flight, held by no process.  Then becomes

@@ -211,10 +211,8 @@ expected_lines(const ep_view_t *v, const ep_hold_t *h, int flags)
 
 	if (!(flags & EL_DIAG) && strcmp(h->h_conn, "tcp") != 0 &&
 	    h->h_cred > 0) {
-		comm = (flags & EL_UNNAMED) || !tu_peer_provable(NULL) ||
-		    ((flags & EL_CHILD_UNNAMED) &&
-		    strcmp(h->h_role, "child") == 0) ? strdup("?") :
-		    comm_text(v, h->h_cred);
+		comm = (flags & EL_UNNAMED) || !tu_peer_provable(NULL) ?
+		    strdup("?") : comm_text(v, h->h_cred);
 		next = tu_asprintf("%s\tpeer: %s[%d]\n", out, comm, h->h_cred);
 		free(comm);
 		free(out);
@@ -377,12 +375,9 @@ cross_bpf_of(const char *mode)
 void
 check_sources(ep_view_t *v, const char *what)
 {
-	/*
-	 * The agent asks a target in another network namespace inside it
-	 * (it cannot pass its sockets): SO_PEERCRED's pid, with no proof.
-	 */
+	/* The agent passes the sockets of another network namespace too. */
 	static const struct { const char *via; int flags; } src[] = {
-		{ "--via=pidfd", 0 }, { "--via=agent", EL_CHILD_UNNAMED },
+		{ "--via=pidfd", 0 }, { "--via=agent", 0 },
 		{ "--via=diag", EL_DIAG },
 	};
 	char kidpid[16];
@@ -398,8 +393,7 @@ check_sources(ep_view_t *v, const char *what)
 		tu_pfiles_ok(&(const tu_pfiles_t){ .tp_opts = opts,
 		    .tp_pids = pids }, &r);
 		tu_write_file(name, r.tr_out, r.tr_outlen);
-		check_all_holds(name, v, r.tr_out, strcmp(what, "nscross") ==
-		    0 ? src[i].flags : src[i].flags & ~EL_CHILD_UNNAMED);
+		check_all_holds(name, v, r.tr_out, src[i].flags);
 		ATF_CHECK_MSG(strstr(r.tr_err, "not in the kernel's socket "
 		    "tables") == NULL, "%s: a socket not found: %s", name,
 		    r.tr_err);

@@ -64,7 +64,6 @@ typedef struct ep_view {
 /* expected_lines() flags */
 #define	EL_DIAG		0x1	/* --via=diag: no peer: line */
 #define	EL_UNNAMED	0x2	/* the peer: line's pid without a name */
-#define	EL_CHILD_UNNAMED 0x4	/* the same, for the child's holds only */
 
 void	parse_view(ep_view_t *v, const char *text);
 

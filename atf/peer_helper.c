@@ -20,6 +20,16 @@
  *				"peer-daemon", "peer-server", "peer-client",
  *				"peer-impostor").  Where a namespace cannot
  *				be made: "skip REASON".
+ *	peer_helper netns	in a new network namespace of its own (the
+ *				caller's pid namespace): this process ("server
+ *				PID", comm "peer-server") listens on an abstract
+ *				unix socket there, a child ("client PID", comm
+ *				"peer-client") connects to it, and the server
+ *				accepts; "sfd FD" and "cfd FD", the accepted
+ *				and the connected socket, and "scred PID" and
+ *				"ccred PID", the SO_PEERCRED pid each holder
+ *				reads of its own.  Where the namespace cannot
+ *				be made: "skip REASON".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -184,29 +194,100 @@ init(int go)
 	_exit(0);	/* the namespace's processes are killed with it */
 }
 
+/* "skip REASON", then wait for stdin's end of file. */
+static int
+skip(const char *what)
+{
+	char c;
+
+	(void) printf("skip cannot make a %s namespace: %s\nready\n", what,
+	    strerror(errno));
+	(void) fflush(stdout);
+	while (read(0, &c, 1) > 0)
+		continue;
+	return (0);
+}
+
+/* SO_PEERCRED's pid of socket s, as its holder reads it; -1: none. */
+static int
+cred_pid(int s)
+{
+	struct ucred uc;
+	socklen_t len = sizeof (uc);
+
+	if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &uc, &len) != 0)
+		return (-1);
+	return ((int)uc.pid);
+}
+
+/* The netns mode's client: connects, says its pid, fd and cred. */
+static void
+netns_client(int rep)
+{
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), v[3];
+
+	(void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (s < 0 || connect(s, (struct sockaddr *)&addr, addrlen) != 0)
+		die("connect");
+	v[0] = (int)getpid();
+	v[1] = s;
+	v[2] = cred_pid(s);
+	if (write(rep, v, sizeof (v)) != (ssize_t)sizeof (v))
+		_exit(1);
+	for (;;)
+		(void) pause();
+}
+
+/* The netns mode: a unix connection inside a network namespace. */
+static int
+netns(void)
+{
+	int ls = -1, as = -1, rep[2], v[3];
+	pid_t client;
+	char c;
+
+	if (unshare(CLONE_NEWNET) != 0)
+		return (skip("network"));
+	if (prctl(PR_SET_NAME, "peer-server") != 0 || pipe2(rep, O_CLOEXEC) !=
+	    0 || (ls = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    bind(ls, (struct sockaddr *)&addr, addrlen) != 0 ||
+	    listen(ls, 1) != 0)
+		die("listen");
+	if ((client = child("peer-client")) == 0)
+		netns_client(rep[1]);
+	if (read(rep[0], v, sizeof (v)) != (ssize_t)sizeof (v) ||
+	    (as = accept4(ls, NULL, NULL, SOCK_CLOEXEC)) < 0)
+		die("the client");
+	(void) printf("server %d\nclient %d\nsfd %d\ncfd %d\nscred %d\n"
+	    "ccred %d\nready\n", (int)getpid(), v[0], as, v[1], cred_pid(as),
+	    v[2]);
+	(void) fflush(stdout);
+	while (read(0, &c, 1) > 0)
+		continue;
+	(void) kill(client, SIGKILL);
+	(void) waitpid(client, NULL, 0);
+	return (0);
+}
+
 int
 main(int argc, char **argv)
 {
 	pid_t pid;
 	int go[2];
-	char c;
 
-	if (argc != 2 || strcmp(argv[1], "reuse") != 0) {
-		(void) fprintf(stderr, "usage: peer_helper reuse\n");
+	if (argc != 2 || (strcmp(argv[1], "reuse") != 0 &&
+	    strcmp(argv[1], "netns") != 0)) {
+		(void) fprintf(stderr, "usage: peer_helper reuse|netns\n");
 		return (2);
 	}
 	addr.sun_family = AF_UNIX;
 	addrlen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
 	    (size_t)snprintf(addr.sun_path + 1, sizeof (addr.sun_path) - 1,
 	    "pfiles-t_peer-%d", (int)getpid()));
-	if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0) {
-		(void) printf("skip cannot make a pid namespace: %s\nready\n",
-		    strerror(errno));
-		(void) fflush(stdout);
-		while (read(0, &c, 1) > 0)
-			continue;
-		return (0);
-	}
+	if (strcmp(argv[1], "netns") == 0)
+		return (netns());
+	if (unshare(CLONE_NEWPID | CLONE_NEWNS) != 0)
+		return (skip("pid"));
 	if (pipe2(go, O_CLOEXEC) != 0)
 		die("pipe");
 	if ((pid = child("peer_helper")) == 0)

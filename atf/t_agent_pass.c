@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * t_agent_pass: pfiles --via=agent, where the target passes its sockets
- * to pfiles over SCM_RIGHTS (libproc-patch/libproc/src/agent/sock_pass.c),
- * and the per-socket batch serves where passing cannot (another network
- * namespace, no fd left to the target, pfiles short of fds, an fd that
+ * to pfiles over SCM_RIGHTS (libproc-patch/libproc/src/agent/sock_pass.c;
+ * for a target in another network namespace, to pfiles' sockets made
+ * there), and the per-socket batch serves where passing cannot (no fd
+ * left to the target, a seccomp filter, pfiles short of fds, an fd that
  * cannot be passed).  Either way pfiles must print what --via=pidfd
  * prints (itself checked against the fixture's own view in
- * t_pfiles_fixture), and leave the target with exactly its fds and
+ * t_pfiles_fixture), but for the batch's peers, which it cannot name and
+ * says so, and leave the target with exactly its fds and
  * mappings, also when it is killed by SIGTERM in the middle of its walk.
  * The writes to the target's memory, counted under strace, tell how many
  * rounds the passing took.  strangers_refused: a message on pfiles' slot
@@ -187,20 +189,25 @@ run_pfiles(const char *via, pid_t pid, int *pwrites)
  * pfiles --via=agent prints what --via=pidfd prints, and leaves the
  * target as it was; the writes to its memory it made.  With batch (the
  * per-socket batch serves, asking inside the target), the peers are
- * unnamed: there is no pidfd of a peer to prove who it is.
+ * unnamed: there is no pidfd of a peer to prove who it is; where pidfd
+ * names one (or prints a peer: line at all), that is said once.
  */
 static int
 agent_same_as_pidfd(const char *what, pid_t pid, int batch)
 {
 	target_view_t before;
-	char *pidfd, *agent;
+	char *pidfd, *agent, *said;
 	int pwrites = -1;
 
 	view_target(pid, &before);
 	pidfd = run_pfiles("pidfd", pid, NULL);
+	said = batch && strstr(pidfd, "\tpeer: ") != NULL ? tu_asprintf(
+	    "pfiles: %d: not shown: peer (agent: asked inside the process, "
+	    "not passed to pfiles)\n", (int)pid) : tu_asprintf("%s", "");
 	if (batch)
 		pidfd = tu_unnamed_peers(pidfd);
-	agent = run_pfiles("agent", pid, &pwrites);
+	agent = run_pfiles_said("agent", pid, &pwrites, said);
+	free(said);
 	tu_require_same_text(what, pidfd, strlen(pidfd), agent,
 	    strlen(agent));
 	require_view(pid, &before, what);
@@ -332,35 +339,33 @@ ATF_TC_BODY(pass_node, tc)
 }
 
 /*
- * A target in another network namespace cannot reach pfiles' socket:
- * the per-socket batch serves every socket (one write each), silently.
+ * A target in another network namespace cannot reach a name of pfiles'
+ * own namespace: pfiles makes its sockets in the target's (a thread of
+ * its own enters it), and the sockets are passed there as here.
  */
-ATF_TC(pass_fallback_netns);
-ATF_TC_HEAD(pass_fallback_netns, tc)
+ATF_TC(pass_netns);
+ATF_TC_HEAD(pass_netns, tc)
 {
 	atf_tc_set_md_var(tc, "require.progs", "strace unshare");
 	atf_tc_set_md_var(tc, "require.user", "root");
 	atf_tc_set_md_var(tc, "descr", "A target in another network "
-	    "namespace: the per-socket batch serves, pfiles prints the same");
+	    "namespace: its sockets passed in one message to pfiles' sockets "
+	    "made there, pfiles prints what pidfd prints, peers named");
 }
-ATF_TC_BODY(pass_fallback_netns, tc)
+ATF_TC_BODY(pass_netns, tc)
 {
 	const char *argv[] = { "unshare", "-n", TU_SOCKFIX, "-s",
 	    "unix,abstract,unnamed,socketpair,netlink,pipe,file", "-t", "120",
 	    NULL };
-	target_view_t v;
 	tu_child_t c;
 	pid_t pid;
 	int pwrites;
 
 	if ((pid = start_sockfix(&c, argv)) < 0)
 		atf_tc_skip("unshare -n could not start sockfix here");
-	view_target(pid, &v);
-	pwrites = agent_same_as_pidfd("netns", pid, 1);
-	ATF_CHECK_EQ_MSG(pwrites, v.tv_nsock, "%d writes to the target's "
-	    "memory for %d sockets: not one batch per socket", pwrites,
-	    v.tv_nsock);
-	free(v.tv_fds);
+	pwrites = agent_same_as_pidfd("netns", pid, 0);
+	ATF_CHECK_EQ_MSG(pwrites, 1, "%d writes to the target's memory: the "
+	    "sockets were not passed in one message", pwrites);
 	stop_sockfix(&c);
 }
 
@@ -470,13 +475,13 @@ ATF_TC_BODY(fallback_batch_emfile, tc)
 }
 
 /*
- * A target in its own pid and network namespaces (so the per-socket
- * batch serves): a unix listener bound to path, a client connected to
- * it and the accepted end.  The child we fork does the unshare and forks
- * the target, the first process of the new pid namespace; it sends us
- * 'p' and the target's pid (in ours), the target 'y' when ready, in
- * either order (each message one write, so never mixed); the target
- * exits at the end of file of hold.  'n': unshare was refused.
+ * A target in its own pid and network namespaces: a unix listener bound
+ * to path, a client connected to it and the accepted end.  The child we
+ * fork does the unshare and forks the target, the first process of the
+ * new pid namespace; it sends us 'p' and the target's pid (in ours), the
+ * target 'y' when ready, in either order (each message one write, so
+ * never mixed); the target exits at the end of file of hold.  'n':
+ * unshare was refused.
  */
 static void
 pidns_target(int ready, int hold, const char *path)
@@ -522,35 +527,33 @@ pidns_target(int ready, int hold, const char *path)
 	_exit(0);
 }
 
-ATF_TC(fallback_pidns);
-ATF_TC_HEAD(fallback_pidns, tc)
-{
-	atf_tc_set_md_var(tc, "require.user", "root");
-	atf_tc_set_md_var(tc, "descr", "A target in another pid (and "
-	    "network) namespace: the agent asks SO_PEERCRED inside it, where "
-	    "the peer's pid is of the target's namespace, so no peer is "
-	    "shown, and that is said once on stderr; everything else, the "
-	    "peer's name among it, is what pidfd prints");
-}
-ATF_TC_BODY(fallback_pidns, tc)
+/* The pidns target, started: the child we forked, its pipes. */
+typedef struct pidns_run {
+	pid_t	pr_child;
+	pid_t	pr_pid;		/* the target, in our namespace */
+	int	pr_ready;	/* we read */
+	int	pr_hold;	/* we close at the end */
+} pidns_run_t;
+
+/* Start the pidns target (the case skipped where unshare is refused). */
+static void
+pidns_start(pidns_run_t *pr, const char *path)
 {
 	int rp[2], hp[2], st;
-	char cwd[256], *path, *pidfd, *want, *agent, *line;
-	target_view_t before;
-	pid_t child, pid = 0;
 	char b = 0;
 
-	ATF_REQUIRE(getcwd(cwd, sizeof (cwd)) != NULL);
-	path = tu_asprintf("%s/pidns.sock", cwd);
+	memset(pr, 0, sizeof (*pr));
 	ATF_REQUIRE(pipe2(rp, O_CLOEXEC) == 0 && pipe2(hp, O_CLOEXEC) == 0);
-	ATF_REQUIRE((child = fork()) >= 0);
-	if (child == 0) {
+	ATF_REQUIRE((pr->pr_child = fork()) >= 0);
+	if (pr->pr_child == 0) {
 		(void) close(rp[0]);
 		(void) close(hp[1]);
 		pidns_target(rp[1], hp[0], path);
 	}
 	(void) close(rp[1]);
 	(void) close(hp[0]);
+	pr->pr_ready = rp[0];
+	pr->pr_hold = hp[1];
 	/* The pid and the target's 'y', in whichever order they come. */
 	for (int got = 0; got < 2 && b != 'n'; got++) {
 		struct pollfd pfd = { rp[0], POLLIN, 0 };
@@ -560,51 +563,95 @@ ATF_TC_BODY(fallback_pidns, tc)
 		    read(rp[0], &tag, 1) != 1)
 			break;
 		if (tag == 'p') {
-			if (read(rp[0], &pid, sizeof (pid)) != sizeof (pid))
+			if (read(rp[0], &pr->pr_pid, sizeof (pr->pr_pid)) !=
+			    sizeof (pr->pr_pid))
 				break;
 		} else {
 			b = tag;
 		}
 	}
-	if (b != 'y' || pid <= 0) {
-		(void) kill(child, SIGKILL);
-		(void) waitpid(child, &st, 0);
+	if (b != 'y' || pr->pr_pid <= 0) {
+		(void) kill(pr->pr_child, SIGKILL);
+		(void) waitpid(pr->pr_child, &st, 0);
 		(void) unlink(path);
 		if (b == 'n')
 			atf_tc_skip("unshare(CLONE_NEWPID|CLONE_NEWNET) is not "
 			    "permitted here");
 		atf_tc_fail("the target did not get ready");
 	}
+}
 
+static void
+pidns_stop(pidns_run_t *pr)
+{
+	int st;
+
+	(void) close(pr->pr_hold);	/* the target's end of file */
+	(void) close(pr->pr_ready);
+	ATF_CHECK(waitpid(pr->pr_child, &st, 0) == pr->pr_child &&
+	    WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+ATF_TC(fallback_pidns);
+ATF_TC_HEAD(fallback_pidns, tc)
+{
+	atf_tc_set_md_var(tc, "require.user", "root");
+	atf_tc_set_md_var(tc, "descr", "A target in another pid and network "
+	    "namespace: its sockets passed (to pfiles' sockets made in its "
+	    "network namespace), the agent prints what pidfd prints, peers "
+	    "named; where it can open no fd (the per-socket batch serves), "
+	    "the agent asks SO_PEERCRED inside it, where the peer's pid is of "
+	    "the target's namespace, so no peer is shown, and that is said "
+	    "once on stderr; everything else is what pidfd prints");
+}
+ATF_TC_BODY(fallback_pidns, tc)
+{
+	char cwd[256], *path, *pidfd, *want, *agent, *line;
+	struct rlimit rl, zero;
+	target_view_t before;
+	pidns_run_t pr;
+
+	ATF_REQUIRE(getcwd(cwd, sizeof (cwd)) != NULL);
+	path = tu_asprintf("%s/pidns.sock", cwd);
+	pidns_start(&pr, path);
 	/* The socket keeps the name it was bound to. */
 	(void) unlink(path);
-	view_target(pid, &before);
-	pidfd = run_pfiles("pidfd", pid, NULL);
-	line = tu_asprintf("pfiles: %d: not shown: SO_PEERCRED (agent: asked "
-	    "inside the process, whose pid namespace is not pfiles')\n",
-	    (int)pid);
-	agent = run_pfiles_said("agent", pid, NULL, line);
-	free(line);
+	view_target(pr.pr_pid, &before);
+	pidfd = run_pfiles("pidfd", pr.pr_pid, NULL);
 	/* The fact is there to be dropped: pidfd names the peer. */
 	ATF_CHECK_MSG(strstr(pidfd, "\tpeer: ") != NULL, "pidfd shows no "
 	    "peer:\n%s", pidfd);
+	/* Passed: asked here, the peers' pids are of our namespace. */
+	agent = run_pfiles("agent", pr.pr_pid, NULL);
+	tu_require_same_str("pidns-passed", pidfd, agent);
+	free(agent);
+
+	/* No fd to spare in the target: the per-socket batch. */
+	ATF_REQUIRE(prlimit(pr.pr_pid, RLIMIT_NOFILE, NULL, &rl) == 0);
+	zero = rl;
+	zero.rlim_cur = 0;
+	ATF_REQUIRE(prlimit(pr.pr_pid, RLIMIT_NOFILE, &zero, NULL) == 0);
+	line = tu_asprintf("pfiles: %d: not shown: SO_PEERCRED (agent: asked "
+	    "inside the process, whose pid namespace is not pfiles')\n",
+	    (int)pr.pr_pid);
+	agent = run_pfiles_said("agent", pr.pr_pid, NULL, line);
+	free(pidfd);
+	pidfd = run_pfiles("pidfd", pr.pr_pid, NULL);	/* its header's limit */
+	ATF_REQUIRE(prlimit(pr.pr_pid, RLIMIT_NOFILE, &rl, NULL) == 0);
+	free(line);
 	want = tu_without_lines(pidfd, "\tpeer: ");
 	tu_require_same_text("pidns", want, strlen(want), agent,
 	    strlen(agent));
 	line = tu_asprintf("\tpeername: AF_UNIX %s\n", path);
 	ATF_CHECK_MSG(strstr(agent, line) != NULL, "no \"%s\" in:\n%s",
 	    line, agent);
-	require_view(pid, &before, "pidns");
+	require_view(pr.pr_pid, &before, "pidns");
 	free(line);
 	free(want);
 	free(agent);
 	free(pidfd);
 	free(before.tv_fds);
-
-	(void) close(hp[1]);		/* the target's end of file */
-	(void) close(rp[0]);
-	ATF_CHECK(waitpid(child, &st, 0) == child && WIFEXITED(st) &&
-	    WEXITSTATUS(st) == 0);
+	pidns_stop(&pr);
 	free(path);
 }
 
@@ -864,7 +911,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, strangers_refused);
 	ATF_TP_ADD_TC(tp, pass_sockfix);
 	ATF_TP_ADD_TC(tp, pass_node);
-	ATF_TP_ADD_TC(tp, pass_fallback_netns);
+	ATF_TP_ADD_TC(tp, pass_netns);
 	ATF_TP_ADD_TC(tp, pass_fallback_emfile);
 	ATF_TP_ADD_TC(tp, fallback_batch_emfile);
 	ATF_TP_ADD_TC(tp, fallback_pidns);

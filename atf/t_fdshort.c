@@ -321,6 +321,35 @@ run(const targets_t *ts, const char *via, int json, rlim_t lim,
 }
 
 /*
+ * What the agent prints where it asks inside the target (short of fds,
+ * it passes nothing): every target's peer (each has one) unnamed, and
+ * that said once per pid, on stderr and, with -J, in its notes (none
+ * at the usual limit).  *outp and *errp are the usual run's, replaced.
+ */
+static void
+agent_unnamed(const targets_t *ts, int json, char **outp, char **errp)
+{
+	static const char note[] = "not shown: peer (agent: asked inside "
+	    "the process, not passed to pfiles)";
+	char *out = tu_unnamed_peers(*outp), *p, *next;
+
+	for (int i = 0; i < ts->ts_n; i++) {
+		next = tu_asprintf("%spfiles: %s: %s\n", *errp,
+		    ts->ts_t[i].t_arg, note);
+		free(*errp);
+		*errp = next;
+		/* the next empty notes of -J are this pid's */
+		if (json && (p = strstr(out, "\"notes\":[]")) != NULL) {
+			next = tu_asprintf("%.*s\"notes\":[\"%s\"]%s",
+			    (int)(p - out), out, note, p + 10);
+			free(out);
+			out = next;
+		}
+	}
+	*outp = out;
+}
+
+/*
  * At a limit that allows it: every fd, the same as at the usual limit
  * (stdout and stderr: with diag, the facts it cannot give are named).
  */
@@ -329,17 +358,19 @@ require_full(const targets_t *ts, const tu_result_t *r,
     const tu_result_t *usual, int json, const char *what)
 {
 	char *got, *want = tu_asprintf("%s", usual->tr_out);
+	char *err = tu_asprintf("%s", usual->tr_err);
 
 	/* short of fds, the agent asks inside the target: no peer proven */
 	if (ts->ts_agent)
-		want = tu_unnamed_peers(want);
+		agent_unnamed(ts, json, &want, &err);
 	tu_require_exit(what, r, 0);
-	tu_require_same_str(what, usual->tr_err, r->tr_err);
+	tu_require_same_str(what, err, r->tr_err);
 	got = listed(r->tr_out, json);
 	tu_require_same_str(what, ts->ts_view, got);
 	free(got);
 	tu_require_same_str(what, want, r->tr_out);
 	free(want);
+	free(err);
 }
 
 /*

@@ -17,20 +17,33 @@
  *			one case per source (bpf where it can serve);
  *			diag, which holds no credentials, names no peer
  *  reuse_json		the same in -J: no "comm" for the client's peer
+ *  netns_agent		a unix connection between two live processes of
+ *			a network namespace of their own (peer_helper
+ *			netns): --via=agent prints what --via=pidfd
+ *			prints, each peer named (pfiles makes its
+ *			sockets for the passed ones there), nothing on
+ *			stderr
+ *  netns_agent_no_setns	the same with pfiles refused setns(2): the
+ *			agent asks inside the process, where no peer can
+ *			be proven: "?[PID]", and said once on stderr; pidfd
+ *			still names them
  *
  * Where the kernel cannot prove who a peer is (no SO_PEERPIDFD before
  * Linux 6.5; for bpf, no pidfs before 6.9), the live peer is unnamed too.
  */
 #include <atf-c.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "testutil.h"
 
 #define	HELPER		BUILD_DIR "/atf/peer_helper"
 #define	NSENTER		"/usr/bin/nsenter"
+#define	SECCOMP_DENY	BUILD_DIR "/atf/seccomp_deny"
 
 typedef struct reuse {
 	tu_helper_t	r_h;
@@ -169,6 +182,145 @@ ATF_TC_BODY(reuse_json, tc)
 	tu_helper_stop(&r.r_h);
 }
 
+/* The netns helper, as it says: two live processes, each the other's peer. */
+typedef struct netns_view {
+	tu_helper_t	n_h;
+	int		n_pid[2];	/* the server, the client */
+	int		n_fd[2];	/* the accepted, the connected socket */
+	int		n_cred[2];	/* SO_PEERCRED of each, as read there */
+} netns_view_t;
+
+static void
+netns_start(netns_view_t *n)
+{
+	static const char *const argv[] = { HELPER, "netns", NULL };
+	static const char *const keys[3][2] = { { "server", "client" },
+	    { "sfd", "cfd" }, { "scred", "ccred" } };
+
+	tu_helper_start(&n->n_h, argv);
+	if (strncmp(n->n_h.h_said, "skip ", 5) == 0) {
+		const char *why = tu_said(&n->n_h, "skip");
+
+		atf_tc_skip("%.*s", (int)strcspn(why, "\n"), why);
+	}
+	for (int k = 0; k < 2; k++) {
+		n->n_pid[k] = atoi(tu_said(&n->n_h, keys[0][k]));
+		n->n_fd[k] = atoi(tu_said(&n->n_h, keys[1][k]));
+		n->n_cred[k] = atoi(tu_said(&n->n_h, keys[2][k]));
+	}
+	ATF_REQUIRE_MSG(n->n_pid[0] == atoi(n->n_h.h_pid) &&
+	    n->n_cred[0] == n->n_pid[1] && n->n_cred[1] == n->n_pid[0],
+	    "each end's SO_PEERCRED is not the other end's process: %s",
+	    n->n_h.h_said);
+}
+
+/* The peer: lines of fd's block in out (one pid's output). */
+static char *
+peer_lines_of(const char *out, int fd)
+{
+	char *blk = tu_fd_block(out, fd), *lines;
+
+	ATF_REQUIRE_MSG(blk != NULL, "no block of fd %d in:\n%s", fd, out);
+	ATF_REQUIRE((lines = calloc(1, strlen(blk) + 1)) != NULL);
+	for (const char *p = strstr(blk, "\tpeer: "); p != NULL;
+	    p = strstr(p + 1, "\tpeer: "))
+		(void) strncat(lines, p, strcspn(p, "\n") + 1);
+	free(blk);
+	return (lines);
+}
+
+/* pfiles [wrap] via pid, which must exit 0. */
+static void
+netns_pfiles(const char *const *wrap, const char *via, int pid,
+    tu_result_t *r)
+{
+	char arg[16];
+	const char *const args[] = { via, arg, NULL };
+
+	(void) snprintf(arg, sizeof (arg), "%d", pid);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_wrap = wrap, .tp_opts = args },
+	    r);
+	tu_require_exit(via, r, 0);
+}
+
+/*
+ * Each end of the helper's connection through pidfd and the agent
+ * (pfiles under wrap): pidfd names each end's peer, the other process,
+ * as the helper says (where the kernel can prove it); the agent prints
+ * the same, or, with setns refused (refused), every peer unnamed and
+ * that said once on stderr, exactly.
+ */
+static void
+netns_check(const char *const *wrap, int refused)
+{
+	static const char *const comm[2] = { "peer-client", "peer-server" };
+	netns_view_t n;
+
+	netns_start(&n);
+	for (int k = 0; k < 2; k++) {
+		char *want, *got, *said;
+		tu_result_t pr, ar;
+
+		want = tu_asprintf("\tpeer: %s[%d]\n", tu_peer_provable(NULL) ?
+		    comm[k] : "?", n.n_cred[k]);
+		netns_pfiles(wrap, "--via=pidfd", n.n_pid[k], &pr);
+		got = peer_lines_of(pr.tr_out, n.n_fd[k]);
+		tu_require_same_str("pidfd.peer", want, got);
+		free(got);
+		netns_pfiles(wrap, "--via=agent", n.n_pid[k], &ar);
+		if (refused) {
+			pr.tr_out = tu_unnamed_peers(pr.tr_out);
+			said = tu_asprintf("pfiles: %d: not shown: peer (agent: "
+			    "asked inside the process, not passed to pfiles)"
+			    "\n", n.n_pid[k]);
+			ATF_CHECK_MSG(strstr(ar.tr_err, said) != NULL &&
+			    strstr(strstr(ar.tr_err, said) + 1, said) == NULL,
+			    "the agent does not say once \"%s\": %s", said,
+			    ar.tr_err);
+			free(said);
+		} else {
+			tu_require_same_str("agent.stderr", pr.tr_err,
+			    ar.tr_err);
+		}
+		tu_require_same_str("agent", pr.tr_out, ar.tr_out);
+		free(want);
+		tu_result_free(&pr);
+		tu_result_free(&ar);
+	}
+	tu_helper_stop(&n.n_h);
+}
+
+ATF_TC(netns_agent);
+ATF_TC_HEAD(netns_agent, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "two live processes of a network "
+	    "namespace of their own, connected: --via=agent names each "
+	    "peer as --via=pidfd does, and prints all else the same");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(netns_agent, tc)
+{
+	netns_check(NULL, 0);
+}
+
+ATF_TC(netns_agent_no_setns);
+ATF_TC_HEAD(netns_agent_no_setns, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "netns_agent with setns(2) refused "
+	    "to pfiles: the agent asks inside the process, so names no peer, "
+	    "and says so once on stderr; pidfd still names each peer");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(netns_agent_no_setns, tc)
+{
+	char nr[16], eperm[16];
+	const char *const wrap[] = { SECCOMP_DENY, nr, eperm, NULL };
+
+	(void) snprintf(nr, sizeof (nr), "%d", (int)SYS_setns);
+	(void) snprintf(eperm, sizeof (eperm), "%d", EPERM);
+	netns_check(wrap, 1);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, reuse_pidfd);
@@ -176,5 +328,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, reuse_diag);
 	ATF_TP_ADD_TC(tp, reuse_bpf);
 	ATF_TP_ADD_TC(tp, reuse_json);
+	ATF_TP_ADD_TC(tp, netns_agent);
+	ATF_TP_ADD_TC(tp, netns_agent_no_setns);
 	return (atf_no_error());
 }

@@ -672,8 +672,8 @@ tu_asprintf(const char *fmt, ...)
 	return (s);
 }
 
-void
-tu_require_bpf(void)
+char *
+tu_bpf_why(void)
 {
 	static const char btf[] = "/sys/kernel/btf/vmlinux";
 	char pid[16];
@@ -682,12 +682,13 @@ tu_require_bpf(void)
 	char *reason, *nl;
 
 	if (access(btf, R_OK) != 0)
-		atf_tc_skip("no kernel BTF: %s: %s", btf, strerror(errno));
+		return (tu_asprintf("no kernel BTF: %s: %s", btf,
+		    strerror(errno)));
 	(void) snprintf(pid, sizeof (pid), "%d", (int)getpid());
 	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 0) {
 		tu_result_free(&r);
-		return;
+		return (NULL);
 	}
 	if (WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 1 &&
 	    (reason = strstr(r.tr_err, "bpf: ")) != NULL) {
@@ -702,8 +703,8 @@ tu_require_bpf(void)
 		for (size_t i = 0; i < sizeof (unavailable) /
 		    sizeof (unavailable[0]); i++) {
 			if (strstr(reason, unavailable[i]) != NULL)
-				atf_tc_skip("pfiles --via=bpf cannot serve "
-				    "here: %s", reason);
+				return (tu_asprintf("pfiles --via=bpf cannot "
+				    "serve here: %s", reason));
 		}
 		(void) fprintf(stderr, "pfiles stderr:\n%s", r.tr_err);
 		atf_tc_fail("pfiles --via=bpf %s: %s", pid, reason);
@@ -711,6 +712,15 @@ tu_require_bpf(void)
 	(void) fprintf(stderr, "pfiles stderr:\n%s", r.tr_err);
 	atf_tc_fail("pfiles --via=bpf %s: wait status 0x%x, and no \"bpf: "
 	    "\" reason", pid, (unsigned)r.tr_status);
+}
+
+void
+tu_require_bpf(void)
+{
+	char *why = tu_bpf_why();
+
+	if (why != NULL)
+		atf_tc_skip("%s", why);
 }
 
 #define	HELPER_LINE_MS	10000

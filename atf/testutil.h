@@ -164,6 +164,12 @@ void	tu_require_same_str(const char *what, const char *expected,
  * by the verifier) fails the case: it is a bug of the source.
  */
 void	tu_require_bpf(void);
+/*
+ * The same test, for a case that runs other sources too: NULL when
+ * --via=bpf serves here, else the reason it cannot (malloc'd); any other
+ * failure fails the case.
+ */
+char	*tu_bpf_why(void);
 
 /*
  * A helper program started with its stdout read up to its "ready" line

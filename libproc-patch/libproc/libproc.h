@@ -226,9 +226,9 @@ typedef struct prsockgaps {
  * host (a connected unix socket, a socketpair, a TCP or UDP connection
  * to a local address): the first pr_nend of them in order of pid, then
  * fd (at most PR_ENDPOINTS_MAX), pids as the caller's /proc sees them;
- * pr_more, the holders left out, and 1 for a holder that could not be
- * seen (the other end is held, and only fd tables the caller may not
- * read could hold it).
+ * pr_more, the holders found and left out.  No item where no fd table
+ * read holds the other end (in flight, or where the caller could not
+ * look: Pendpoints_why() says).
  */
 #define	PR_ENDPOINTS_MAX	8
 

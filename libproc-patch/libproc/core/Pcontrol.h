@@ -237,6 +237,14 @@ extern pid_t Plive_thread(struct ps_prochandle *);
 extern int Psame_pidns(struct ps_prochandle *);
 
 /*
+ * fn(arg) run on a short-lived thread of ours that has entered the
+ * network namespace of nsfd (a /proc/PID/ns/net), so that the sockets fn
+ * makes are of that namespace (Pnetns.c): 0 once fn has run, else the
+ * errno of entering it (EPERM: no privilege there) or of the thread.
+ */
+extern int Pin_netns(int, void (*)(void *), void *);
+
+/*
  * An exec by a thread other than the main one hands the pid over to the
  * exec'ing thread: for a moment the process looks gone or exiting while
  * it lives on.  A look that may have met that moment is made again, 1 ms

@@ -36,12 +36,12 @@
  * table (fdtab.h).  Reading the fd tables of 1. and 3. is
  * endpoint_scan.c's; this file puts the steps together.
  *
- * An other end that no fd table pfiles read holds, while some could not
- * be read or processes outside pfiles' pid namespace may hold it, is
- * "1 more": a socket in the tables is held by someone, and pfiles
- * cannot know by how many.  Where every table was read and none holds
- * it (in flight in an SCM_RIGHTS message, held by the kernel), nothing
- * is said.
+ * An other end that no fd table pfiles read holds has no holder named
+ * nor counted: it may be held where pfiles may not look (a table it may
+ * not read, a process outside its pid namespace, an fd made since the
+ * run's index), or by no process at all (in flight in an SCM_RIGHTS
+ * message, held by the kernel), and no source can tell which.  Where
+ * some fds could not be looked at, ep_why says so (say_unheld()).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -283,6 +283,34 @@ resolve_holders(resolve_t *rs)
 	return (err);
 }
 
+/*
+ * Other ends that no fd table read holds, while some fds could not be
+ * read: held there, or by no process (in flight in a message, or held
+ * by the kernel).  pfiles cannot tell which, so it names no holder and
+ * counts none: said here.
+ */
+static void
+say_unheld(struct ps_prochandle *P, const endpoints_t *en)
+{
+	char where[96];
+
+	if (en->en_stale)
+		(void) snprintf(where, sizeof (where), "the run read them "
+		    "before this process's turn");
+	else if (en->en_unreadable > 0)
+		(void) snprintf(where, sizeof (where), "%u fd table%s of "
+		    "other processes may not be read", en->en_unreadable,
+		    en->en_unreadable == 1 ? "" : "s");
+	else
+		(void) snprintf(where, sizeof (where), "the processes outside "
+		    "pfiles' pid namespace are not seen");
+	(void) snprintf(P->ep_why, sizeof (P->ep_why), "the other end of %zu "
+	    "socket%s is in no fd table pfiles read, and %s: whether a "
+	    "process holds %s is not known", en->en_unheld,
+	    en->en_unheld == 1 ? "" : "s", where,
+	    en->en_unheld == 1 ? "it" : "them");
+}
+
 /* What the answers lack, and why, for the handle's ep_why. */
 static void
 say_why(struct ps_prochandle *P, const endpoints_t *en)
@@ -304,6 +332,8 @@ say_why(struct ps_prochandle *P, const endpoints_t *en)
 		    "of %zu socket%s is one of several sockets with the same "
 		    "addresses (SO_REUSEPORT): not named", en->en_ambiguous,
 		    en->en_ambiguous == 1 ? "" : "s");
+	else if (en->en_unheld > 0)
+		say_unheld(P, en);
 }
 
 /* Let go of what the steps made for themselves. */
@@ -340,8 +370,12 @@ endpoints_resolve(struct ps_prochandle *P, fdtab_t *tab)
 	    (err = resolve_peers(&rs)) != 0 ||
 	    (err = resolve_holders(&rs)) != 0)
 		goto fail;
-	say_why(P, en);
 	ep_ix_link(en, rs.rs_where);
+	/* Held by no fd read, where some fds could not be: said why. */
+	if (en->en_scanned && (en->en_unreadable > 0 || en->en_outside ||
+	    en->en_stale))
+		en->en_unheld = ep_unheld(en);
+	say_why(P, en);
 	resolve_end(&rs);
 	/*
 	 * Tables made for this walk are kept for it: the walk takes from

@@ -101,6 +101,8 @@ struct endpoints {
 	int		en_outside;	/* processes outside pfiles' pid */
 					/* namespace hold fds it cannot see */
 	int		en_scanned;	/* the other processes were read */
+	size_t		en_unheld;	/* sockets whose other end no table */
+					/* read holds, where some were not */
 	size_t		en_links;	/* fd links the scans read */
 	int		en_stale;	/* the run's holders, of an earlier */
 					/* turn, may lack an other end's */
@@ -139,6 +141,11 @@ extern int ep_other_ends(const endpoints_t *, uint64_t **, size_t *);
  * process read holds: kept at the front of want, their number returned.
  */
 extern size_t ep_unfound(endpoints_t *, uint64_t *, size_t);
+/*
+ * The target's sockets (of the linked index) whose other end is known
+ * and held by no fd found: neither the target's nor any table's read.
+ */
+extern size_t ep_unheld(const endpoints_t *);
 
 /* endpoint_scan.c: fd tables. */
 

@@ -349,6 +349,26 @@ ep_unfound(endpoints_t *en, uint64_t *want, size_t n)
 	return (k);
 }
 
+size_t
+ep_unheld(const endpoints_t *en)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < en->en_nix; i++) {
+		uint32_t p = en->en_ix[i].ix_peer;
+		uint64_t peer;
+		size_t j;
+
+		if (p == IX_NONE || !(p & IX_OTHER))
+			continue;	/* no other end, or the target's own */
+		peer = en->en_peers[p & ~IX_OTHER].ep_peer;
+		j = ep_first_of(&en->en_other, peer);
+		if (j == en->en_other.h_n || en->en_other.h_v[j].eh_ino != peer)
+			n++;
+	}
+	return (n);
+}
+
 /* ------------------------------------------------------------------ */
 /* The answers. */
 
@@ -398,16 +418,15 @@ endpoints_of(endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
 		}
 		total++;
 	}
+	/*
+	 * Only holders found are counted: an other end that no table read
+	 * holds may be held where pfiles may not look, or by no process at
+	 * all (in flight in a message); which, it cannot tell, and it does
+	 * not guess (ep_unheld() counts them for ep_why).
+	 */
 	hdr.pr_nend = (uint_t)n;
 	hdr.pr_more = (uint_t)(total - n);
-	/*
-	 * Held, but only where pfiles may not look (a table it may not
-	 * read, a process outside its pid namespace): one, at least.
-	 */
-	if (total == 0 && en->en_scanned && (en->en_unreadable > 0 ||
-	    en->en_outside || en->en_stale))
-		hdr.pr_more = 1;
-	if (hdr.pr_nend == 0 && hdr.pr_more == 0)
+	if (hdr.pr_nend == 0)
 		return (0);
 	memcpy(buf, &hdr, sizeof (hdr));
 	return (sizeof (hdr) + n * sizeof (end));

@@ -24,8 +24,8 @@
  * made since the pass) makes the pass again once the tables the run has
  * read for its targets since add up to that pass's size (so that passes
  * cost the run no more than its own walks: linear, not quadratic, in the
- * processes examined); until then it is said as held by one pfiles
- * could not see ("and 1 more"), never left out as if nobody held it.
+ * processes examined); until then no holder is named or counted for it,
+ * and ep_why says that the run read the tables before (endpoint.c).
  */
 #include <errno.h>
 #include <stdlib.h>

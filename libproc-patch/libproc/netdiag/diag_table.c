@@ -7,8 +7,8 @@
  *
  * A dump describes the namespace of the netlink socket that asks: where
  * the target's network namespace is not ours, the socket is made in a
- * short-lived thread that enters the target's namespace (setns), so that
- * pfiles itself does not move; where that is not allowed, the table says
+ * short-lived thread that enters the target's namespace (Pin_netns()),
+ * so that pfiles itself does not move; where that is not allowed, the table says
  * why (dt_nserr) and holds nothing.  The records are parsed by
  * diag_parse.c.
  */
@@ -17,8 +17,6 @@
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -380,8 +378,8 @@ diag_table_dumped(const diag_table_t *dt, int g)
 /* ------------------------------------------------------------------ */
 /* The netlink socket, in the target's network namespace. */
 
+/* The socket made in the namespace (Pin_netns()), or why not. */
 typedef struct ns_task {
-	int	nt_nsfd;
 	int	nt_sock;
 	int	nt_err;
 } ns_task_t;
@@ -405,17 +403,14 @@ diag_socket(void)
 	return (s);
 }
 
-/* A thread of ours enters the namespace, makes the socket, and ends. */
-static void *
-ns_thread(void *arg)
+/* On a thread of ours in the namespace: the socket. */
+static void
+ns_socket(void *arg)
 {
 	ns_task_t *nt = arg;
 
-	if (setns(nt->nt_nsfd, CLONE_NEWNET) != 0)
+	if ((nt->nt_sock = diag_socket()) < 0)
 		nt->nt_err = errno;
-	else if ((nt->nt_sock = diag_socket()) < 0)
-		nt->nt_err = errno;
-	return (NULL);
 }
 
 /* Are a and b the same namespace file? */
@@ -433,8 +428,7 @@ static int
 open_in_netns(struct ps_prochandle *P, diag_table_t *dt, int nsfd)
 {
 	struct stat ours, theirs;
-	ns_task_t nt = { nsfd, -1, 0 };
-	pthread_t t;
+	ns_task_t nt = { -1, 0 };
 	int err;
 
 	if (fstat(nsfd, &theirs) != 0)
@@ -449,9 +443,7 @@ open_in_netns(struct ps_prochandle *P, diag_table_t *dt, int nsfd)
 			    strerror(errno)));
 		return (0);
 	}
-	if ((err = pthread_create(&t, NULL, ns_thread, &nt)) == 0)
-		(void) pthread_join(t, NULL);
-	else
+	if ((err = Pin_netns(nsfd, ns_socket, &nt)) != 0)
 		nt.nt_err = err;
 	if (nt.nt_sock >= 0) {
 		dt->dt_sock = nt.nt_sock;

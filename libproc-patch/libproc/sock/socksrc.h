@@ -51,7 +51,8 @@ typedef struct sockfacts {
 	 * static string); sockrec_add() then lists the facts of this
 	 * socket that are not known (PR_SOCKGAPS).  sf_gaps: SF_PEER for a
 	 * peer that is connected but whose name is not known; SF_PEERCOMM
-	 * for a peer process that could not be proven for want of fds.
+	 * for a peer process that could not be proven (for want of fds, or
+	 * asked inside the target, with no pidfd of the peer here).
 	 */
 	const char	*sf_gapwhy;
 	uint_t		sf_gaps;

@@ -35,6 +35,9 @@
 /* Why a record lacks the peer's credentials (agent_facts()). */
 static const char agent_gapwhy[] = "agent: asked inside the process, "
     "whose pid namespace is not pfiles'";
+/* Why it lacks the peer's name: no pidfd of the peer to prove it. */
+static const char agent_peerwhy[] = "agent: asked inside the process, "
+    "not passed to pfiles";
 
 /* The facts other than the options, asked with getsockopt. */
 enum { F_TYPE, F_PROTOCOL, F_DOMAIN, F_PEERCRED, F_N };
@@ -311,6 +314,33 @@ note_refused(const sock_batch_t *b, sockfacts_t *sf)
 	}
 }
 
+/*
+ * The peer of a socket asked inside the target.  SO_PEERCRED's pid is a
+ * pid of the target's pid namespace: in ours it may name another
+ * process, so where the namespaces differ it is not shown.  Else the
+ * pid is shown, but no name: who has that pid now is proven only by a
+ * pidfd of the peer, which the target's socket gives only to whom holds
+ * it (sock_peer.c), and this one stays in the target.  Either is said
+ * (a gap of the record, as diag's): never a silent "?".
+ */
+static void
+batch_peer(struct ps_prochandle *P, sockfacts_t *sf)
+{
+	if (!(sf->sf_have & SF_CRED))
+		return;
+	if (!Psame_pidns(P)) {
+		sf->sf_have &= ~SF_CRED;
+		sf->sf_gapwhy = agent_gapwhy;
+	} else if ((sf->sf_have & (SF_PEER | SF_DOMAIN)) ==
+	    (SF_PEER | SF_DOMAIN) && sf->sf_domain == AF_UNIX &&
+	    sf->sf_cred.pid != 0) {
+		/* the peer: line sockrec.c makes, unnamed */
+		sf->sf_gaps |= SF_PEERCOMM;
+		if (sf->sf_gapwhy == NULL)
+			sf->sf_gapwhy = agent_peerwhy;
+	}
+}
+
 /* Is the agent's thread parked or lent, ready for a batch? */
 static int
 agent_parked(struct ps_prochandle *P)
@@ -474,15 +504,7 @@ agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 			return (err == ENOENT || err == ESTALE ? err : 0);
 		batch_facts(&b, sf);
 		note_refused(&b, sf);
-		/*
-		 * SO_PEERCRED's pid, asked inside the target, is a pid of its
-		 * pid namespace: in ours it may name another process.  Not
-		 * shown, and said (a gap of the record, as diag's).
-		 */
-		if (!Psame_pidns(P) && (sf->sf_have & SF_CRED)) {
-			sf->sf_have &= ~SF_CRED;
-			sf->sf_gapwhy = agent_gapwhy;
-		}
+		batch_peer(P, sf);
 		return (0);
 	}
 	sockfacts_error(sf, "agent: %s", P->errmsg[0] != '\0' ? P->errmsg :

@@ -192,7 +192,7 @@ pass_off(sock_pass_t *sp)
 
 /*
  * Is the target in our network namespace?  Abstract names are per
- * namespace.  When either cannot be looked at, it is tried anyway: a
+ * namespace.  When either cannot be looked at, it is taken to be: a
  * name the target cannot reach fails the sendmsg, and passing stops.
  */
 static int
@@ -200,7 +200,7 @@ same_netns(struct ps_prochandle *P)
 {
 	struct stat mine, theirs;
 
-	if (stat("/proc/self/ns/net", &mine) != 0 ||
+	if (stat("/proc/thread-self/ns/net", &mine) != 0 ||
 	    fstatat(P->procfd, "ns/net", &theirs, 0) != 0)
 		return (1);
 	return (mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino);
@@ -255,6 +255,43 @@ open_slots(sock_pass_t *sp)
 	return (0);
 }
 
+/* Our sockets made on a thread in the target's network namespace. */
+typedef struct slots_there {
+	sock_pass_t	*st_sp;
+	int		st_err;
+} slots_there_t;
+
+static void
+open_slots_there(void *arg)
+{
+	slots_there_t *st = arg;
+
+	st->st_err = open_slots(st->st_sp);
+}
+
+/*
+ * Our sockets, in the target's network namespace, where its abstract
+ * names are: made there (Pin_netns()) when it is not ours.  0 or an
+ * errno (EPERM: pfiles may not enter it; passing then stops, and the
+ * per-socket batch serves).
+ */
+static int
+open_slots_for(struct ps_prochandle *P, sock_pass_t *sp)
+{
+	slots_there_t st = { sp, 0 };
+	int nsfd, err;
+
+	if (same_netns(P))
+		return (open_slots(sp));
+	if ((nsfd = openat(P->procfd, "ns/net", O_RDONLY | O_CLOEXEC)) < 0)
+		return (errno);
+	err = Pin_netns(nsfd, open_slots_there, &st);
+	(void) close(nsfd);
+	PDEBUG(P, "agent: sockets for passing in the process's network "
+	    "namespace: %s", strerror(err != 0 ? err : st.st_err));
+	return (err != 0 ? err : st.st_err);
+}
+
 /* The handle's state, made at the walk's first batch. */
 static sock_pass_t *
 pass_state(struct ps_prochandle *P, int make)
@@ -276,7 +313,7 @@ pass_state(struct ps_prochandle *P, int make)
 	 * sockets and what a message brings: where RLIMIT_NOFILE leaves no
 	 * fd to spare, the per-socket batch, which needs none, serves.
 	 */
-	sp->sp_off = Pfd_room() == 0 || !same_netns(P) || (ps = Pstatus_facts(P)) == NULL ||
+	sp->sp_off = Pfd_room() == 0 || (ps = Pstatus_facts(P)) == NULL ||
 	    ps->pst_seccomp != 0;
 	PDEBUG(P, "agent: passing sockets %s", sp->sp_off ? "off" : "on");
 	P->src_data = sp;
@@ -428,7 +465,7 @@ pass_round(struct ps_prochandle *P, sock_pass_t *sp, size_t first)
 	drop_held(sp);
 	drain_all(sp);
 	sp->sp_short = 0;
-	if (sp->sp_slot[0].ps_sock < 0 && (err = open_slots(sp)) != 0)
+	if (sp->sp_slot[0].ps_sock < 0 && (err = open_slots_for(P, sp)) != 0)
 		return (err);
 	memset(&sd, 0, sizeof (sd));
 	while (sd.psd_count < PASS_SLOTS && at < sp->sp_nbatch) {

@@ -23,9 +23,10 @@
  * message that fails never puts the others out of order.  A message not
  * from the target, or not the one we wait for (an 8-byte sequence number
  * is its payload), is discarded and the fds it brought closed.  The
- * names live in our network namespace; a target in another one could
- * not reach them (and someone there could hold the same name), so such a
- * target is not asked to pass at all.
+ * names are per network namespace: for a target in another one, our
+ * sockets are made in its namespace (by a thread of ours that enters it,
+ * Pin_netns()), where its sendmsg reaches them; where pfiles may not
+ * enter it, or a name is taken there (bind fails), passing stops.
  *
  * A round, in the target, through the agent, all arguments by value:
  *	batch 1: socket(AF_UNIX, SOCK_DGRAM|SOCK_CLOEXEC, 0) -> tfd,
@@ -69,8 +70,9 @@
  * closed fd).  Another message that fails is simply not waited for: the
  * walk starts a new round when it comes to its fds.  Any other failure of
  * the first message -- the target's seccomp policy refusing a call,
- * EMFILE in the target -- turns passing off for the rest of the grab,
- * silently: the per-socket batch serves, and prints the same.
+ * EMFILE in the target -- turns passing off for the rest of the grab:
+ * the per-socket batch serves, and prints the same, but for the peer's
+ * name, which it cannot prove, and says so (sock_agent.c).
  */
 #ifndef	_SOCK_PASS_H
 #define	_SOCK_PASS_H
