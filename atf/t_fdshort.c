@@ -29,11 +29,19 @@
  *		named on stderr, as at the usual limit)
  *  many_auto	pfiles with no --via on two such targets (a run over
  *		several pids: one fd more; no handle grabbed ahead)
+ *  leaderless_*	the same target with its main thread exited
+ *		(pthread_exit) while LEADERLESS_THREADS others run: one fd
+ *		more (a pidfd of the live thread it is examined through),
+ *		and short of fds, what ran out, never "process is defunct";
+ *		with auto, pidfd, agent and diag as above, with -n (every fd,
+ *		or what ran out), and with bpf (which refuses such a process:
+ *		what ran out, or bpf's reason)
  */
 #include <atf-c.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +61,11 @@
 #define	FULL_MIN_AGENT	9	/* the same with --via=agent or diag */
 #define	FULL_MIN_MANY	10	/* the same with several pids */
 #define	MAX_TARGETS	2
+/* A target whose main thread has exited: one fd more, pfiles.1 says. */
+#define	FULL_MIN_LEADERLESS	(FULL_MIN + 1)
+#define	LEADERLESS_THREADS	200
+#define	LEADERLESS_LIM_HI	12
+#define	LEADERLESS_RUNS	2	/* each grab waits EXEC_SETTLE_MS */
 #define	RUN_MS		60000
 #define	TARGET_MAXFD	1024
 
@@ -67,6 +80,8 @@
 
 typedef struct target {
 	pid_t	t_pid;
+	pid_t	t_tid;		/* the thread that lives: t_pid, or with */
+				/* its main thread exited, another */
 	int	t_ctl;		/* closed: the target exits */
 	char	t_arg[16];	/* its pid, as pfiles is given it */
 	char	*t_view;	/* "FD TYPE\n" for each fd, its own view */
@@ -151,13 +166,66 @@ open_files(void)
 	return (0);
 }
 
+/* A thread of a leaderless target: it runs until the process exits. */
+static void *
+sleeper(void *arg)
+{
+	(void) arg;
+	for (;;)
+		(void) pause();
+	return (NULL);
+}
+
+/*
+ * The thread that speaks for a leaderless target once its main thread
+ * is a zombie: "tid N" and "ready", then fd 4 read until the test
+ * closes it.
+ */
+static void *
+speaker(void *arg)
+{
+	char c;
+
+	(void) arg;
+	for (int i = 0; tu_proc_state(getpid()) != 'Z'; i++) {
+		if (i == RUN_MS)
+			_exit(1);
+		(void) usleep(1000);
+	}
+	(void) dprintf(3, "tid %d\nready\n", (int)gettid());
+	while (read(4, &c, 1) != 0)
+		continue;
+	_exit(0);
+	return (NULL);
+}
+
+/* LEADERLESS_THREADS threads, the speaker, and the main thread's exit. */
+static void __attribute__((__noreturn__))
+leave_main(void)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+
+	if (pthread_attr_init(&attr) != 0 ||
+	    pthread_attr_setstacksize(&attr, 64 * 1024) != 0)
+		_exit(1);
+	for (int i = 0; i < LEADERLESS_THREADS; i++) {
+		if (pthread_create(&t, &attr, sleeper, NULL) != 0)
+			_exit(1);
+	}
+	if (pthread_create(&t, &attr, speaker, NULL) != 0)
+		_exit(1);
+	pthread_exit(NULL);
+}
+
 /*
  * The target (a child): 3 writes to the test, 4 is read until the
  * test closes it; 0, 1, 2 are /dev/null.  Says "FD TYPE" for each of
- * its fds, then "ready".
+ * its fds, then "ready"; a leaderless one first lets its main thread
+ * exit, and says which thread lives ("tid N").
  */
 static void __attribute__((__noreturn__))
-target_main(int rep, int ctl)
+target_main(int rep, int ctl, int leaderless)
 {
 	char c;
 	int nul;
@@ -179,6 +247,8 @@ target_main(int rep, int ctl)
 		if (fstat(fd, &st) == 0)
 			(void) dprintf(3, "%d %s\n", fd, type_word(st.st_mode));
 	}
+	if (leaderless)
+		leave_main();
 	(void) dprintf(3, "ready\n");
 	while (read(4, &c, 1) != 0)
 		continue;
@@ -186,8 +256,9 @@ target_main(int rep, int ctl)
 }
 
 static void
-target_start(target_t *t)
+target_start(target_t *t, int leaderless)
 {
+	const char *tid;
 	int rep[2], ctl[2], found;
 
 	if (pipe2(rep, O_CLOEXEC) != 0 || pipe2(ctl, O_CLOEXEC) != 0)
@@ -195,7 +266,7 @@ target_start(target_t *t)
 	if ((t->t_pid = fork()) < 0)
 		atf_tc_fail("fork: %s", strerror(errno));
 	if (t->t_pid == 0)
-		target_main(rep[1], ctl[0]);
+		target_main(rep[1], ctl[0], leaderless);
 	(void) close(rep[1]);
 	(void) close(ctl[0]);
 	t->t_ctl = ctl[1];
@@ -204,6 +275,16 @@ target_start(target_t *t)
 	(void) close(rep[0]);
 	if (!found)
 		atf_tc_fail("the target did not get ready: %s", t->t_view);
+	t->t_tid = t->t_pid;
+	if (leaderless) {
+		/* its last line: not an fd of the view */
+		if ((tid = strstr(t->t_view, "tid ")) == NULL ||
+		    (t->t_tid = (pid_t)atoi(tid + 4)) == t->t_pid ||
+		    t->t_tid <= 0 || tu_proc_state(t->t_pid) != 'Z')
+			atf_tc_fail("the target's main thread lives on: %s",
+			    t->t_view);
+		t->t_view[tid - t->t_view] = '\0';
+	}
 	t->t_nfds = 0;
 	for (const char *p = t->t_view; *p != '\0'; p++)
 		t->t_nfds += *p == '\n';
@@ -240,24 +321,27 @@ fds_now(pid_t pid)
 	return (n);
 }
 
-/* The target as pfiles found it: alive, not stopped, as it was. */
+/*
+ * The target as pfiles found it: alive, not stopped, as it was (seen
+ * through the thread that lives).
+ */
 static void
 require_untouched(const target_t *t, const char *what)
 {
 	char path[40], *status, *tracer;
-	char s = tu_proc_state(t->t_pid);
+	char s = tu_proc_state(t->t_tid);
 
 	if (s == 0 || s == 'T' || s == 't' || s == 'Z' || s == 'X')
 		atf_tc_fail("%s: the target's state is '%c'", what, s);
-	(void) snprintf(path, sizeof (path), "/proc/%d/status", (int)t->t_pid);
+	(void) snprintf(path, sizeof (path), "/proc/%d/status", (int)t->t_tid);
 	status = tu_read_file(path, NULL);
 	if ((tracer = strstr(status, "\nTracerPid:\t")) == NULL ||
 	    strncmp(tracer, "\nTracerPid:\t0\n", 14) != 0)
 		atf_tc_fail("%s: the target is traced", what);
 	free(status);
-	if (fds_now(t->t_pid) != t->t_nfds)
+	if (fds_now(t->t_tid) != t->t_nfds)
 		atf_tc_fail("%s: the target holds %zu fds, not %zu", what,
-		    fds_now(t->t_pid), t->t_nfds);
+		    fds_now(t->t_tid), t->t_nfds);
 }
 
 /*
@@ -295,6 +379,10 @@ typedef struct targets {
 	int		ts_peerless;	/* one below the full limit: every */
 					/* fd, no fd to prove a peer */
 	int		ts_agent;	/* --via=agent */
+	int		ts_runs;	/* at each limit */
+	rlim_t		ts_lim_hi;	/* the last limit tried */
+	int		ts_leaderless;	/* their main threads exited */
+	const char	*ts_opt;	/* NULL, or "-n" */
 } targets_t;
 
 /* One run of pfiles [-J] [--via=VIA] PID... at the limit; its result. */
@@ -303,11 +391,13 @@ run(const targets_t *ts, const char *via, int json, rlim_t lim,
     tu_result_t *r)
 {
 	char opt[32];
-	const char *opts[3], *pids[MAX_TARGETS];
+	const char *opts[4], *pids[MAX_TARGETS];
 	int n = 0;
 
 	if (json)
 		opts[n++] = "-J";
+	if (ts->ts_opt != NULL)
+		opts[n++] = ts->ts_opt;
 	if (via != NULL) {
 		(void) snprintf(opt, sizeof (opt), "--via=%s", via);
 		opts[n++] = opt;
@@ -374,6 +464,20 @@ require_full(const targets_t *ts, const tu_result_t *r,
 }
 
 /*
+ * -n below that limit, when it examined the process: every fd (the
+ * header's lines may be fewer).
+ */
+static void
+require_listed(const targets_t *ts, const tu_result_t *r, int json,
+    const char *what)
+{
+	char *got = listed(r->tr_out, json);
+
+	tu_require_same_str(what, ts->ts_view, got);
+	free(got);
+}
+
+/*
  * One below it, where a peer: line would name a process (every source
  * but diag): every fd, but the one fd that proves who a peer is was not
  * there: each peer unnamed, and said, for each pid.
@@ -430,10 +534,13 @@ runs_at(const targets_t *ts, const char *via, int json, rlim_t lim,
 {
 	char *first = NULL;
 
-	for (int i = 0; i < RUNS; i++) {
-		char *what = tu_asprintf("%s%s, %d pid%s, RLIMIT_NOFILE %llu, "
-		    "run %d", via != NULL ? via : "auto", json ? " -J" : "",
+	for (int i = 0; i < ts->ts_runs; i++) {
+		char *what = tu_asprintf("%s%s%s%s, %d pid%s%s, RLIMIT_NOFILE "
+		    "%llu, run %d", via != NULL ? via : "auto",
+		    ts->ts_opt != NULL ? " " : "",
+		    ts->ts_opt != NULL ? ts->ts_opt : "", json ? " -J" : "",
 		    ts->ts_n, ts->ts_n == 1 ? "" : "s",
+		    ts->ts_leaderless ? " (main thread exited)" : "",
 		    (unsigned long long)lim, i + 1);
 		tu_result_t r;
 
@@ -442,6 +549,9 @@ runs_at(const targets_t *ts, const char *via, int json, rlim_t lim,
 			require_untouched(&ts->ts_t[k], what);
 		if (lim >= full_min)
 			require_full(ts, &r, usual, json, what);
+		else if (ts->ts_opt != NULL && WIFEXITED(r.tr_status) &&
+		    WEXITSTATUS(r.tr_status) == 0)
+			require_listed(ts, &r, json, what);
 		else if (lim == full_min - 1 && ts->ts_peerless)
 			require_peerless(ts, &r, json, what);
 		else
@@ -455,24 +565,51 @@ runs_at(const targets_t *ts, const char *via, int json, rlim_t lim,
 	free(first);
 }
 
-/* Every limit, RUNS times, text and -J, for one source, on n targets. */
+/* The targets started: n, leaderless or not. */
 static void
-short_runs(const char *via, rlim_t full_min, int n)
+targets_start(targets_t *ts, int n, int leaderless)
 {
-	targets_t ts;
-
-	ts.ts_n = n;
-	/* the agent and diag need their fd more before a peer's */
-	ts.ts_peerless = via == NULL || strcmp(via, "pidfd") == 0;
-	ts.ts_agent = via != NULL && strcmp(via, "agent") == 0;
-	ts.ts_view = tu_asprintf("%s", "");
+	ts->ts_n = n;
+	ts->ts_leaderless = leaderless;
+	ts->ts_runs = leaderless ? LEADERLESS_RUNS : RUNS;
+	ts->ts_lim_hi = leaderless ? LEADERLESS_LIM_HI : LIM_HI;
+	ts->ts_view = tu_asprintf("%s", "");
 	for (int i = 0; i < n; i++) {
 		char *more;
 
-		target_start(&ts.ts_t[i]);
-		more = tu_asprintf("%s%s", ts.ts_view, ts.ts_t[i].t_view);
-		free(ts.ts_view);
-		ts.ts_view = more;
+		target_start(&ts->ts_t[i], leaderless);
+		more = tu_asprintf("%s%s", ts->ts_view, ts->ts_t[i].t_view);
+		free(ts->ts_view);
+		ts->ts_view = more;
+	}
+}
+
+static void
+targets_stop(targets_t *ts)
+{
+	for (int i = 0; i < ts->ts_n; i++)
+		target_stop(&ts->ts_t[i]);
+	free(ts->ts_view);
+}
+
+/*
+ * Every limit, ts_runs times, text and -J, for one source, on n targets
+ * (leaderless: their main threads exited).
+ */
+static void
+short_runs(const char *via, rlim_t full_min, int n, int leaderless)
+{
+	targets_t ts;
+
+	targets_start(&ts, n, leaderless);
+	ts.ts_opt = NULL;
+	/* the agent and diag need their fd more before a peer's */
+	ts.ts_peerless = via == NULL || strcmp(via, "pidfd") == 0;
+	ts.ts_agent = via != NULL && strcmp(via, "agent") == 0;
+	/* auto serves through the agent where pidfd cannot (before 6.9) */
+	if (leaderless && via == NULL && !tu_have_thread_pidfd()) {
+		ts.ts_peerless = 0;
+		ts.ts_agent = 1;
 	}
 	for (int json = 0; json < 2; json++) {
 		tu_result_t usual;
@@ -483,13 +620,11 @@ short_runs(const char *via, rlim_t full_min, int n)
 		if (via == NULL || strcmp(via, "diag") != 0)
 			tu_require_same_str("stderr at the usual limit", "",
 			    usual.tr_err);
-		for (rlim_t lim = LIM_LO; lim <= LIM_HI; lim++)
+		for (rlim_t lim = LIM_LO; lim <= ts.ts_lim_hi; lim++)
 			runs_at(&ts, via, json, lim, full_min, &usual);
 		tu_result_free(&usual);
 	}
-	for (int i = 0; i < n; i++)
-		target_stop(&ts.ts_t[i]);
-	free(ts.ts_view);
+	targets_stop(&ts);
 }
 
 ATF_TC(via_auto);
@@ -502,7 +637,7 @@ ATF_TC_HEAD(via_auto, tc)
 }
 ATF_TC_BODY(via_auto, tc)
 {
-	short_runs(NULL, FULL_MIN, 1);
+	short_runs(NULL, FULL_MIN, 1, 0);
 }
 
 ATF_TC(via_pidfd);
@@ -515,7 +650,7 @@ ATF_TC_HEAD(via_pidfd, tc)
 }
 ATF_TC_BODY(via_pidfd, tc)
 {
-	short_runs("pidfd", FULL_MIN, 1);
+	short_runs("pidfd", FULL_MIN, 1, 0);
 }
 
 ATF_TC(via_agent);
@@ -528,7 +663,7 @@ ATF_TC_HEAD(via_agent, tc)
 }
 ATF_TC_BODY(via_agent, tc)
 {
-	short_runs("agent", FULL_MIN_AGENT, 1);
+	short_runs("agent", FULL_MIN_AGENT, 1, 0);
 }
 
 ATF_TC(via_diag);
@@ -540,7 +675,7 @@ ATF_TC_HEAD(via_diag, tc)
 }
 ATF_TC_BODY(via_diag, tc)
 {
-	short_runs("diag", FULL_MIN_AGENT, 1);
+	short_runs("diag", FULL_MIN_AGENT, 1, 0);
 }
 
 ATF_TC(many_auto);
@@ -555,7 +690,136 @@ ATF_TC_HEAD(many_auto, tc)
 }
 ATF_TC_BODY(many_auto, tc)
 {
-	short_runs(NULL, FULL_MIN_MANY, 2);
+	short_runs(NULL, FULL_MIN_MANY, 2, 0);
+}
+
+ATF_TC(leaderless_auto);
+ATF_TC_HEAD(leaderless_auto, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles (auto) at RLIMIT_NOFILE 6 to "
+	    "12 on a target whose main thread has exited while 200 others "
+	    "run: every fd each run from 10 up (at 9, peers unnamed and "
+	    "said, where pidfd serves), below what ran out, as for any "
+	    "process: never \"process is defunct\"");
+	tu_timeout(tc, 300);
+}
+ATF_TC_BODY(leaderless_auto, tc)
+{
+	short_runs(NULL, FULL_MIN_LEADERLESS, 1, 1);
+}
+
+ATF_TC(leaderless_pidfd);
+ATF_TC_HEAD(leaderless_pidfd, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=pidfd at RLIMIT_NOFILE "
+	    "6 to 12 on a target whose main thread has exited: every fd "
+	    "from 10 up (at 9, peers unnamed and said), what ran out below, "
+	    "never \"process is defunct\"");
+	tu_timeout(tc, 300);
+}
+ATF_TC_BODY(leaderless_pidfd, tc)
+{
+	if (!tu_have_thread_pidfd())
+		atf_tc_skip("no pidfds of threads (Linux 6.9): pidfd refuses "
+		    "a process whose main thread has exited (t_truth)");
+	short_runs("pidfd", FULL_MIN_LEADERLESS, 1, 1);
+}
+
+ATF_TC(leaderless_agent);
+ATF_TC_HEAD(leaderless_agent, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=agent at RLIMIT_NOFILE "
+	    "6 to 12 on a target whose main thread has exited: every fd "
+	    "from 10 up, what ran out below, never \"process is defunct\"; "
+	    "the target let go as it was");
+	tu_timeout(tc, 300);
+}
+ATF_TC_BODY(leaderless_agent, tc)
+{
+	short_runs("agent", FULL_MIN_LEADERLESS, 1, 1);
+}
+
+ATF_TC(leaderless_diag);
+ATF_TC_HEAD(leaderless_diag, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=diag at RLIMIT_NOFILE "
+	    "6 to 12 on a target whose main thread has exited: every fd "
+	    "from 10 up, what ran out below, never \"process is defunct\"");
+	tu_timeout(tc, 300);
+}
+ATF_TC_BODY(leaderless_diag, tc)
+{
+	short_runs("diag", FULL_MIN_LEADERLESS, 1, 1);
+}
+
+ATF_TC(leaderless_n);
+ATF_TC_HEAD(leaderless_n, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles -n at RLIMIT_NOFILE 6 to 12 "
+	    "on a target whose main thread has exited: every fd from 10 up, "
+	    "below every fd or what ran out, never \"process is defunct\"");
+	tu_timeout(tc, 300);
+}
+ATF_TC_BODY(leaderless_n, tc)
+{
+	targets_t ts;
+
+	targets_start(&ts, 1, 1);
+	ts.ts_opt = "-n";
+	ts.ts_peerless = ts.ts_agent = 0;
+	for (int json = 0; json < 2; json++) {
+		tu_result_t usual;
+
+		run(&ts, NULL, json, 0, &usual);
+		tu_require_exit("pfiles -n at the usual limit", &usual, 0);
+		tu_require_same_str("stderr at the usual limit", "",
+		    usual.tr_err);
+		for (rlim_t lim = LIM_LO; lim <= ts.ts_lim_hi; lim++)
+			runs_at(&ts, NULL, json, lim, FULL_MIN_LEADERLESS,
+			    &usual);
+		tu_result_free(&usual);
+	}
+	targets_stop(&ts);
+}
+
+ATF_TC(leaderless_bpf);
+ATF_TC_HEAD(leaderless_bpf, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=bpf at RLIMIT_NOFILE 6 "
+	    "to 12 on a target whose main thread has exited, which bpf does "
+	    "not serve: exit 1, nothing on stdout, one line: what ran out or "
+	    "bpf's reason, never \"process is defunct\"");
+	tu_timeout(tc, 300);
+}
+ATF_TC_BODY(leaderless_bpf, tc)
+{
+	targets_t ts;
+
+	tu_require_bpf();
+	targets_start(&ts, 1, 1);
+	ts.ts_opt = NULL;
+	for (rlim_t lim = LIM_LO; lim <= ts.ts_lim_hi; lim++) {
+		char *what = tu_asprintf("bpf, RLIMIT_NOFILE %llu",
+		    (unsigned long long)lim);
+		char *head = tu_asprintf("pfiles: cannot examine %s: ",
+		    ts.ts_t[0].t_arg), *nl;
+		tu_result_t r;
+
+		run(&ts, "bpf", 0, lim, &r);
+		require_untouched(&ts.ts_t[0], what);
+		if (strncmp(r.tr_err, head, strlen(head)) == 0 &&
+		    strncmp(r.tr_err + strlen(head), "bpf: ", 5) == 0 &&
+		    (nl = strchr(r.tr_err, '\n')) != NULL && nl[1] == '\0') {
+			tu_require_exit(what, &r, 1);
+			tu_require_same_str(what, "", r.tr_out);
+		} else {
+			require_short(&ts, &r, lim, 0, what);
+		}
+		tu_result_free(&r);
+		free(head);
+		free(what);
+	}
+	targets_stop(&ts);
 }
 
 ATF_TP_ADD_TCS(tp)
@@ -565,5 +829,11 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, via_agent);
 	ATF_TP_ADD_TC(tp, via_diag);
 	ATF_TP_ADD_TC(tp, many_auto);
+	ATF_TP_ADD_TC(tp, leaderless_auto);
+	ATF_TP_ADD_TC(tp, leaderless_pidfd);
+	ATF_TP_ADD_TC(tp, leaderless_agent);
+	ATF_TP_ADD_TC(tp, leaderless_diag);
+	ATF_TP_ADD_TC(tp, leaderless_n);
+	ATF_TP_ADD_TC(tp, leaderless_bpf);
 	return (atf_no_error());
 }

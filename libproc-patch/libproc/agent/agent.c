@@ -574,8 +574,11 @@ thread_to_borrow(struct ps_prochandle *P)
 	}
 	/* The thread Pgrab examines through, or a live one of a zombie. */
 	tid = P->tid != 0 ? P->tid : P->pid;
-	if (ps->pst_state == 'Z' && (tid = Plive_thread(P)) == 0) {
-		(void) Pseterr(P, ESRCH, "process is defunct");
+	if (ps->pst_state == 'Z' && (tid = Plive_thread(P)) <= 0) {
+		/* Threads not looked at (short of fds) are no zombie. */
+		err = tid < 0 ? errno : ESRCH;
+		(void) Pseterr(P, err, "%s", tid < 0 ? strerror(err) :
+		    "process is defunct");
 		return (0);
 	}
 	return (tid);

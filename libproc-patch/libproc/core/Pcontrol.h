@@ -202,6 +202,11 @@ extern ssize_t proc_read_record(int, const char *, char *, size_t);
  */
 extern size_t Pfd_room(void);
 /*
+ * Is err this process's own want of fds (EMFILE, ENFILE: fdroom.c)?  It
+ * says nothing of the target: never taken for its exit or a zombie.
+ */
+extern int Pshort_of_fds(int);
+/*
  * May the walk spread its work over threads of its own (fdroom.c)?  Not
  * on one CPU, nor when Pfd_room() is 0: then all is done one at a time.
  */
@@ -219,8 +224,9 @@ extern const procstatus_t *Pstatus_facts(struct ps_prochandle *);
 extern const procstatus_t *Prefresh_status(struct ps_prochandle *);
 
 /*
- * A live thread of the process other than its main thread, or 0 (Pgrab.c):
- * for a process whose main thread has exited.
+ * A live thread of the process other than its main thread, 0 when none
+ * lives on, or -1 with errno when not every thread could be looked at
+ * (Pgrab.c): for a process whose main thread has exited.
  */
 extern pid_t Plive_thread(struct ps_prochandle *);
 

@@ -153,10 +153,20 @@ killed(const procstat_t *st)
 	return ((st->ps_sigpnd & (1ULL << (SIGKILL - 1))) != 0);
 }
 
+/* An error that says the thread or process looked at is gone. */
+static int
+gone(int err)
+{
+	return (err == ENOENT || err == ESRCH);
+}
+
 /*
  * A thread of the process, other than skip, that lives on (with unkilled,
- * one that has no SIGKILL pending either): its tid, or 0 when there is
- * none (the whole process is exiting or dead, or being killed).
+ * one that has no SIGKILL pending either): its tid; 0 when there is none
+ * (the whole process is exiting or dead, or being killed); -1 with errno
+ * when none was found among the threads that could be looked at but not
+ * every one could be (short of fds of our own: EMFILE, ENFILE): no proof of
+ * a zombie, of an exit or of a kill.
  */
 static pid_t
 thread_living(struct ps_prochandle *P, pid_t skip, int unkilled)
@@ -167,35 +177,45 @@ thread_living(struct ps_prochandle *P, pid_t skip, int unkilled)
 	pid_t tid = 0;
 	DIR *dir;
 	ssize_t n;
-	int fd;
+	int fd, err = 0;
 
 	/* The process's, also when it is examined through a thread. */
 	(void) snprintf(name, sizeof (name), "/proc/%d/task", (int)P->pid);
 	if ((fd = open(name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
 	    (dir = fdopendir(fd)) == NULL) {
+		err = errno;
 		if (fd >= 0)
 			(void) close(fd);
-		return (0);
+		errno = err;
+		return (gone(err) ? 0 : -1);
 	}
-	while (tid == 0 && (d = readdir(dir)) != NULL) {
+	while (tid == 0 && (errno = 0, d = readdir(dir)) != NULL) {
 		long t = strtol(d->d_name, NULL, 10);
 
 		if (t <= 0 || t == skip || t > INT_MAX)
 			continue;
 		(void) snprintf(name, sizeof (name), "%ld/stat", t);
-		if ((n = proc_read_small(fd, name, buf,
-		    sizeof (buf))) > 0 &&
-		    procfs_parse_stat(buf, (size_t)n, &st) == 0 &&
+		if ((n = proc_read_small(fd, name, buf, sizeof (buf))) < 0) {
+			if (!gone(errno))
+				err = errno;	/* not looked at */
+		} else if (procfs_parse_stat(buf, (size_t)n, &st) == 0 &&
 		    lives_on(&st) && !(unkilled && killed(&st)))
 			tid = (pid_t)t;
 	}
+	if (d == NULL && errno != 0 && !gone(errno))
+		err = errno;
 	(void) closedir(dir);
+	if (tid == 0 && err != 0) {
+		errno = err;
+		return (-1);
+	}
 	return (tid);
 }
 
 /*
- * A live thread of a process whose main thread is a zombie: its tid, or
- * 0 when there is none (the whole process is exiting or dead).
+ * A live thread of a process whose main thread is a zombie: its tid, 0
+ * when there is none (the whole process is exiting or dead), or -1 with
+ * errno when the threads could not all be looked at.
  */
 pid_t
 Plive_thread(struct ps_prochandle *P)
@@ -239,8 +259,14 @@ use_thread(struct ps_prochandle *P, pid_t tid, procstat_t *stp)
 	(void) close(P->procfd);
 	P->procfd = fd;
 	P->tid = tid;
-	/* pidfd_getfd takes a thread's files: this thread's. */
+	/*
+	 * pidfd_getfd takes a thread's files: this thread's.  Where there
+	 * is none (before 6.9) the pidfd source refuses; none for want of
+	 * an fd is said as such.
+	 */
 	P->thrpidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	if (P->thrpidfd < 0 && Pshort_of_fds(errno))
+		return (-1);
 	(void) memcpy(fname, P->psinfo.pr_fname, sizeof (fname));
 	if (fill_psinfo(P->procfd, P->pid, &P->psinfo, stp) != 0)
 		return (-1);
@@ -341,11 +367,8 @@ Plives_on(struct ps_prochandle *P)
 int
 Pkilled(struct ps_prochandle *P)
 {
-	errno = 0;
-	if (thread_living(P, 0, 1) != 0)
-		return (0);
-	/* No look at the threads (short of fds) is no proof of a kill. */
-	return (errno != EMFILE && errno != ENFILE);
+	/* No look at every thread (short of fds) is no proof of a kill. */
+	return (thread_living(P, 0, 1) == 0);
 }
 
 int
@@ -356,15 +379,12 @@ Pexiting(struct ps_prochandle *P)
 			return (1);
 		if (Plives_on(P))
 			return (0);
-		errno = 0;
-		if (thread_living(P, 0, 0) != 0)
-			return (0);
 		/*
-		 * No look at the threads could be had: we are short of fds,
-		 * which is no proof of exit; the pidfd, which said none,
-		 * stands.
+		 * A thread that lives on, or no look at every thread (we are
+		 * short of fds), which is no proof of exit: Pexited, which
+		 * said none, stands.
 		 */
-		if (P->pidfd >= 0 && (errno == EMFILE || errno == ENFILE))
+		if (thread_living(P, 0, 0) != 0)
 			return (0);
 		if (ms == EXEC_SETTLE_MS || P->pidfd < 0)
 			return (1);
@@ -405,6 +425,26 @@ Pfree(struct ps_prochandle *P)
 }
 
 /*
+ * A process whose main thread is a zombie, examined through a thread that
+ * lives on: 0, or G_*.  G_ZOMB when none lives on, or for a moment, in
+ * an exec, or not yet settled: again.  What kept pfiles from looking at
+ * its threads (short of fds) is said as such, never taken for a zombie.
+ */
+static int
+grab_thread(struct ps_prochandle *P, int settled, procstat_t *stp)
+{
+	pid_t tid;
+
+	if ((tid = Plive_thread(P)) < 0)
+		return (errno_to_gerr(errno));
+	if (tid == 0 || !settled || in_exec(P, tid))
+		return (G_ZOMB);
+	if (use_thread(P, tid, stp) != 0)
+		return (gone(errno) ? G_ZOMB : errno_to_gerr(errno));
+	return (0);
+}
+
+/*
  * One attempt at the grab, once the pidfd is held: G_* (0 when it holds);
  * what it opened is closed again when it fails.  A main thread that is a
  * zombie while others live is an exec's hand-over, or a main thread that
@@ -415,7 +455,6 @@ static int
 grab_once(struct ps_prochandle *P, int settled)
 {
 	procstat_t st;
-	pid_t tid;
 	int gerr;
 
 	/*
@@ -435,12 +474,12 @@ grab_once(struct ps_prochandle *P, int settled)
 	}
 	if (fill_psinfo(P->procfd, P->pid, &P->psinfo, &st) != 0)
 		goto fail;
-	if (st.ps_state == 'X' || (st.ps_state == 'Z' &&
-	    ((tid = Plive_thread(P)) == 0 || !settled || in_exec(P, tid) ||
-	    use_thread(P, tid, &st) != 0))) {
-		gerr = G_ZOMB;		/* for a moment, in an exec: again */
+	if (st.ps_state == 'X') {
+		gerr = G_ZOMB;
 		goto fail_gerr;
 	}
+	if (st.ps_state == 'Z' && (gerr = grab_thread(P, settled, &st)) != 0)
+		goto fail_gerr;
 	if (P->psinfo.pr_flag & SSYS) {
 		gerr = G_SYS;
 		goto fail_gerr;

@@ -11,6 +11,7 @@
  * two gets EMFILE would change from run to run): one fd at a time, in
  * order, each closed before the next is opened.
  */
+#include <errno.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -54,4 +55,10 @@ Pconcurrent(void)
 	c = Pfd_room() > 0 && sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	atomic_store_explicit(&conc, c + 1, memory_order_relaxed);
 	return (c);
+}
+
+int
+Pshort_of_fds(int err)
+{
+	return (err == EMFILE || err == ENFILE);
 }

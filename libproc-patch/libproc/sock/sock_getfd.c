@@ -52,7 +52,7 @@ dup_of(struct ps_prochandle *P, sockask_t *ask, int *full)
 		ask->sa_err = ENOENT;	/* closed since the walk */
 	else if (Pexited(P))
 		ask->sa_err = ESRCH;
-	else if (err == EMFILE || err == ENFILE)
+	else if (Pshort_of_fds(err))
 		*full = 1;
 	else
 		sockfacts_error(&ask->sa_facts, "pidfd_getfd: %s",

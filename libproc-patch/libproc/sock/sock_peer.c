@@ -36,12 +36,6 @@
 /* Why a proof could not be tried: pfiles itself had no fd to spare. */
 static const char nofd_why[] = "too many open files";
 
-static int
-short_of_fds(int err)
-{
-	return (err == EMFILE || err == ENFILE);
-}
-
 int
 sock_peer_pidfd(const void *arg)
 {
@@ -73,7 +67,7 @@ sock_peer_pidfd_ino(const void *arg)
 		return (fd);
 	err = errno;
 	(void) close(fd);
-	return (short_of_fds(err) ? -err : -ESRCH);
+	return (Pshort_of_fds(err) ? -err : -ESRCH);
 }
 
 /* Whether the process of pidfd is not reaped yet (a zombie still is). */
@@ -125,7 +119,7 @@ sock_peer_name(sockfacts_t *sf, sock_peer_pidfd_f *pidfd_of, const void *arg)
 		err = -pidfd;
 	}
 	/* what could not be tried is said, not taken for gone */
-	if (short_of_fds(err)) {
+	if (Pshort_of_fds(err)) {
 		sf->sf_gaps |= SF_PEERCOMM;
 		if (sf->sf_gapwhy == NULL)
 			sf->sf_gapwhy = nofd_why;

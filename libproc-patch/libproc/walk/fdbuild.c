@@ -84,7 +84,7 @@ read_fdinfo(struct ps_prochandle *P, const char *name, fdscratch_t *fs)
 	if (P->fdinfofd < 0 && fdwalk_fdinfo_dir(P) != 0)
 		return (errno);
 	if ((fd = fdinfo_open(P, name)) < 0 &&
-	    (errno == EMFILE || errno == ENFILE) && fs->fs_nclose > 0) {
+	    Pshort_of_fds(errno) && fs->fs_nclose > 0) {
 		close_fdinfos(fs);
 		fd = fdinfo_open(P, name);
 	}
