@@ -262,28 +262,38 @@ ATF_TC_HEAD(exec_is_no_exit, tc)
 	atf_tc_set_md_var(tc, "descr", "A process with 600 sockets that "
 	    "execs itself every 30 ms from a second thread, examined 30 times "
 	    "with pidfd and 30 with the agent: every run exits 0 and has "
-	    "nothing to say on stderr (no 'exited', no lost agent)");
+	    "nothing to say on stderr (no 'exited', no lost agent) but, with "
+	    "the agent, that peers it asked inside the process are unnamed");
 	tu_timeout(tc, 300);
 }
 ATF_TC_BODY(exec_is_no_exit, tc)
 {
 	static const char *const vias[] = { "--via=pidfd", "--via=agent" };
-	char pid[16];
+	char pid[16], *unnamed;
 	tu_child_t c;
 	int st;
 
 	start(&c, "exec", pid, sizeof (pid));
+	/*
+	 * A round of passing that an exec breaks turns passing off for the
+	 * grab: the per-socket batch then asks inside the process, where
+	 * no peer can be proven, and says so (the one true word here).
+	 */
+	unnamed = tu_asprintf("pfiles: %s: not shown: peer (agent: asked "
+	    "inside the process, not passed to pfiles)\n", pid);
 	for (int i = 0; i < 60; i++) {
 		const char *args[] = { vias[i % 2], pid, NULL };
 		tu_result_t r;
 
 		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 		ATF_CHECK_MSG(WIFEXITED(r.tr_status) &&
-		    WEXITSTATUS(r.tr_status) == 0 && r.tr_errlen == 0,
+		    WEXITSTATUS(r.tr_status) == 0 && (r.tr_errlen == 0 ||
+		    (i % 2 == 1 && strcmp(r.tr_err, unnamed) == 0)),
 		    "%s, run %d: status 0x%x: %.*s", vias[i % 2], i,
 		    r.tr_status, (int)strcspn(r.tr_err, "\n"), r.tr_err);
 		tu_result_free(&r);
 	}
+	free(unnamed);
 	(void) close(c.tc_in);
 	c.tc_in = -1;
 	st = tu_stop(&c, LINE_MS);
