@@ -71,6 +71,7 @@ endpoints_free(endpoints_t *en)
 	free(en->en_other.h_v);
 	free(en->en_peers);
 	free(en->en_ix);
+	free(en->en_missed);
 	free(en);
 }
 
@@ -283,10 +284,16 @@ resolve_holders(resolve_t *rs)
 	return (err);
 }
 
-/* What the answers lack, and why, for the handle's ep_why. */
-static void
-say_why(struct ps_prochandle *P, const endpoints_t *en)
+/*
+ * What the answers lack, and why, for the handle's ep_why: once the walk
+ * is over, when its records have said which sockets missing from the
+ * run's tables have no peer (endpoints_seen()).
+ */
+void
+endpoints_end(struct ps_prochandle *P, const endpoints_t *en)
 {
+	if (en == NULL)
+		return;
 	if (en->en_scanfail > 0)
 		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%u fd table%s "
 		    "of other processes could not be read (%s)",
@@ -340,7 +347,6 @@ endpoints_resolve(struct ps_prochandle *P, fdtab_t *tab)
 	    (err = resolve_peers(&rs)) != 0 ||
 	    (err = resolve_holders(&rs)) != 0)
 		goto fail;
-	say_why(P, en);
 	ep_ix_link(en, rs.rs_where);
 	resolve_end(&rs);
 	/*
