@@ -12,6 +12,11 @@
  *  - an unbound netlink socket, which no socket table holds, alone and
  *    among other pids: nothing is said of its other end (it has none),
  *    and diag names no dump of another kind as the reason it is missing.
+ *  - an unbound TCP and an unbound UDP socket, in no table and with no
+ *    peer, alone and among other pids: nothing is said of their other
+ *    ends; and the same with a TCP connection made within the process
+ *    after the run read the tables (race_shim): the 2 connected sockets,
+ *    and only they, are said to be missing from the tables.
  *  - a raw socket: diag names the dumps that could hold it, once.
  *  - the agent on a process of another pid and network namespace
  *    passes its sockets all the same (to pfiles' sockets made in that
@@ -270,25 +275,104 @@ ATF_TC_BODY(dualstack_udp_bpf, tc)
 /* Sockets no table holds, or only a dump this kernel may lack holds. */
 
 /*
- * A child of ours holding one socket (family, type, protocol), unbound;
- * with pair, a socketpair besides.  It says its pid; stopped by kill.
+ * What a holder makes: s_count sockets socket(family, type, protocol),
+ * unbound; with s_listen, s_count TCP listeners on 127.0.0.1 instead.
+ */
+typedef struct spec {
+	int	s_family, s_type, s_protocol, s_listen, s_count;
+} spec_t;
+
+#define	LATE_CMD	"cmd"	/* fifos of the race shim's handshake */
+#define	LATE_ACK	"ack"
+
+/* A TCP listener on 127.0.0.1, its address into *sin: its fd, or -1. */
+static int
+loopback_listener(struct sockaddr_in *sin)
+{
+	socklen_t len = sizeof (*sin);
+	int l;
+
+	memset(sin, 0, sizeof (*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((l = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+	    bind(l, (struct sockaddr *)sin, sizeof (*sin)) != 0 ||
+	    listen(l, 4) != 0 ||
+	    getsockname(l, (struct sockaddr *)sin, &len) != 0)
+		return (-1);
+	return (l);
+}
+
+/* A socket of spec, made in a holder: 0, or -1. */
+static int
+make_one(const spec_t *sp)
+{
+	struct sockaddr_in sin;
+
+	if (sp->s_listen)
+		return (loopback_listener(&sin) >= 0 ? 0 : -1);
+	return (socket(sp->s_family, sp->s_type, sp->s_protocol) >= 0 ? 0 :
+	    -1);
+}
+
+/*
+ * In a holder that serves the race shim: each line on LATE_CMD makes a
+ * TCP connection over loopback within it (a listener, connect, accept,
+ * the listener closed: two connected sockets), answered on LATE_ACK.
+ */
+static void __attribute__((__noreturn__))
+serve_late(int cmd, int ack)
+{
+	struct sockaddr_in sin;
+	char c;
+	int l;
+
+	while (read(cmd, &c, 1) == 1) {
+		if (c != '\n')
+			continue;
+		if ((l = loopback_listener(&sin)) < 0 ||
+		    connect(socket(AF_INET, SOCK_STREAM, 0),
+		    (struct sockaddr *)&sin, sizeof (sin)) != 0 ||
+		    accept(l, NULL, NULL) < 0 || close(l) != 0 ||
+		    write(ack, "done\n", 5) != 5)
+			_exit(1);
+	}
+	_exit(1);
+}
+
+/*
+ * A child of ours holding the sockets of specs[n], and pairs socketpairs;
+ * with serve, serving the race shim (serve_late()).  It says its pid;
+ * stopped by kill.
  */
 static pid_t
-holder(int family, int type, int protocol, int pair, char *pid)
+holder_of(const spec_t *specs, size_t n, int pairs, int serve, char *pid)
 {
-	int p[2], sv[2];
+	int p[2], sv[2], cmd = -1, ack = -1;
 	pid_t kid;
 	char c = 0;
 
 	ATF_REQUIRE(pipe(p) == 0);
 	if ((kid = fork()) == 0) {
+		int nul = open("/dev/null", O_RDWR);
+
+		/* fd 0 a file, whatever the test's is (inet_made_since) */
 		(void) close(p[0]);
-		if (socket(family, type, protocol) < 0 || (pair &&
-		    socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0))
+		if (nul < 0 || dup2(nul, 0) != 0)
 			c = 1;
+		for (size_t i = 0; i < n; i++)
+			for (int k = 0; k < specs[i].s_count; k++)
+				c |= make_one(&specs[i]) != 0;
+		for (int i = 0; i < pairs; i++)
+			c |= socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0;
+		if (serve && ((cmd = open(LATE_CMD, O_RDWR)) < 0 ||
+		    (ack = open(LATE_ACK, O_RDWR)) < 0))
+			c = 2;
 		(void) write(p[1], &c, 1);
 		(void) close(p[1]);
 		(void) alarm(120);
+		if (serve)
+			serve_late(cmd, ack);
 		for (;;)
 			(void) pause();
 	}
@@ -299,11 +383,25 @@ holder(int family, int type, int protocol, int pair, char *pid)
 	if (c != 0) {
 		(void) kill(kid, SIGKILL);
 		(void) waitpid(kid, NULL, 0);
-		atf_tc_skip("socket(%d, %d, %d): not permitted here", family,
-		    type, protocol);
+		ATF_REQUIRE_MSG(!(c & 2), "the holder could not open the "
+		    "fifos");
+		atf_tc_skip("socket(%d, %d, %d): not permitted here",
+		    specs[0].s_family, specs[0].s_type, specs[0].s_protocol);
 	}
 	(void) snprintf(pid, 16, "%d", (int)kid);
 	return (kid);
+}
+
+/*
+ * A child of ours holding one socket (family, type, protocol), unbound;
+ * with pair, a socketpair besides.  It says its pid; stopped by kill.
+ */
+static pid_t
+holder(int family, int type, int protocol, int pair, char *pid)
+{
+	spec_t sp = { family, type, protocol, 0, 1 };
+
+	return (holder_of(&sp, 1, pair, 0, pid));
 }
 
 static void
@@ -392,6 +490,144 @@ ATF_TC_BODY(netlink_unbound, tc)
 	}
 	reap(ka);
 	reap(kb);
+}
+
+/* An unbound TCP socket and an unbound UDP socket. */
+static const spec_t unbound_inet[] = {
+	{ AF_INET, SOCK_STREAM, 0, 0, 1 },
+	{ AF_INET, SOCK_DGRAM, 0, 0, 1 },
+};
+
+/*
+ * Listeners on loopback that no run examines: the run's TCP table then
+ * holds many more sockets than the run looks up, and is not dumped again
+ * within it (the rule of pfiles.1: until its lookups since add up to
+ * half its size), whatever else the host holds.
+ */
+#define	CROWD	64
+static const spec_t crowd = { AF_INET, SOCK_STREAM, 0, 1, CROWD };
+
+/*
+ * pfiles B, pfiles A B and pfiles B A B with each of vias, B holding an
+ * unbound TCP and an unbound UDP socket: exit 0, nothing on stderr.
+ */
+static void
+unbound_runs(const char *const *vias, size_t nvia)
+{
+	char a[16], b[16], x[16];
+	pid_t kx = holder_of(&crowd, 1, 0, 0, x);
+	pid_t ka = holder(AF_UNIX, SOCK_STREAM, 0, 1, a);
+	pid_t kb = holder_of(unbound_inet, 2, 0, 0, b);
+
+	for (size_t i = 0; i < nvia; i++) {
+		for (int run = 0; run < 3; run++) {
+			char *what = tu_asprintf("%s, %s", vias[i] + 6, run == 0 ?
+			    "B" : run == 1 ? "A B" : "B A B");
+			tu_result_t r;
+
+			pfiles(&r, NULL, vias[i], run == 2 ? b : run == 1 ?
+			    a : b, run == 0 ? NULL : run == 1 ? b : a,
+			    run == 2 ? b : NULL);
+			tu_require_exit(what, &r, 0);
+			tu_require_same_str(what, "", r.tr_err);
+			tu_result_free(&r);
+			free(what);
+		}
+	}
+	reap(kx);
+	reap(ka);
+	reap(kb);
+}
+
+ATF_TC(inet_unbound);
+ATF_TC_HEAD(inet_unbound, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "an unbound TCP and an unbound UDP "
+	    "socket, which no socket table holds and which have no peer: "
+	    "pfiles B, pfiles A B and B A B say nothing of them with pidfd, "
+	    "agent and auto (no 'endpoint lines incomplete': they have no "
+	    "other end to look for)");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(inet_unbound, tc)
+{
+	static const char *const vias[] = { "--via=pidfd", "--via=agent",
+	    "--via=auto" };
+
+	unbound_runs(vias, 3);
+}
+
+ATF_TC(inet_unbound_bpf);
+ATF_TC_HEAD(inet_unbound_bpf, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "the same with --via=bpf, whose facts "
+	    "of a run over several pids do not settle the other ends");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(inet_unbound_bpf, tc)
+{
+	static const char *const vias[] = { "--via=bpf" };
+
+	tu_require_bpf();
+	unbound_runs(vias, 1);
+}
+
+ATF_TC(inet_made_since);
+ATF_TC_HEAD(inet_made_since, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=pidfd A T, T holding an "
+	    "unbound TCP and an unbound UDP socket and making a TCP "
+	    "connection over loopback within itself while pfiles walks A "
+	    "(race_shim), after the run read the TCP table: 'endpoint lines "
+	    "incomplete' counts the 2 connected sockets, not the unbound "
+	    "ones");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(inet_made_since, tc)
+{
+	spec_t listener = { AF_INET, SOCK_STREAM, 0, 1, 1 };
+	char a[16], t[16], x[16], *cwd = getcwd(NULL, 0), *logvar, *log;
+	char *want;
+	pid_t kx, ka, kt;
+	tu_result_t r;
+
+	ATF_REQUIRE(cwd != NULL);
+	ATF_REQUIRE(mkfifo(LATE_CMD, 0600) == 0 && mkfifo(LATE_ACK, 0600) == 0);
+	kx = holder_of(&crowd, 1, 0, 0, x);
+	/* A's lookups read the TCP table, in A's turn */
+	ka = holder_of(&listener, 1, 0, 0, a);
+	kt = holder_of(unbound_inet, 2, 0, 1, t);
+	tu_write_file("race.log", "", 0);
+	logvar = tu_asprintf("RACE_LOG=%s/race.log", cwd);
+	{
+		/* A's fd 0: stated by A's pass, then by A's walk (the 2nd) */
+		const char *const env[] = { "LD_PRELOAD=" RACE_SHIM,
+		    "ASAN_OPTIONS=verify_asan_link_order=0",
+		    "RACE_CALL=statx", "RACE_ARG=0", "RACE_NTH=2",
+		    "RACE_ACTION=fifo", "RACE_CMD=" LATE_CMD,
+		    "RACE_ACK=" LATE_ACK, "RACE_SAY=late", logvar, NULL };
+
+		pfiles(&r, env, "--via=pidfd", a, t, NULL);
+	}
+	reap(kx);
+	reap(ka);
+	reap(kt);
+	log = tu_read_file("race.log", NULL);
+	ATF_REQUIRE_MSG(strstr(log, "fifo ok") != NULL, "the connection was "
+	    "not made during A's walk: %s", log);
+	want = tu_asprintf("pfiles: %s: endpoint lines incomplete: 2 sockets "
+	    "are not in the socket tables this run read before (made since, "
+	    "or in no table): their other ends are not looked for\n", t);
+	tu_require_exit("pfiles A T", &r, 0);
+	tu_require_same_str("pfiles A T", want, r.tr_err);
+	tu_result_free(&r);
+	free(want);
+	free(log);
+	free(logvar);
+	free(cwd);
+	(void) unlink(LATE_CMD);
+	(void) unlink(LATE_ACK);
+	(void) unlink("race.log");
 }
 
 ATF_TC(raw_missing_once);
@@ -699,6 +935,9 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, dualstack_udp);
 	ATF_TP_ADD_TC(tp, dualstack_udp_bpf);
 	ATF_TP_ADD_TC(tp, netlink_unbound);
+	ATF_TP_ADD_TC(tp, inet_unbound);
+	ATF_TP_ADD_TC(tp, inet_unbound_bpf);
+	ATF_TP_ADD_TC(tp, inet_made_since);
 	ATF_TP_ADD_TC(tp, raw_missing_once);
 	ATF_TP_ADD_TC(tp, agent_pidns_peer);
 	ATF_TP_ADD_TC(tp, diag_killed);

@@ -71,6 +71,7 @@ endpoints_free(endpoints_t *en)
 	free(en->en_other.h_v);
 	free(en->en_peers);
 	free(en->en_ix);
+	free(en->en_missed);
 	free(en);
 }
 
@@ -311,10 +312,16 @@ say_unheld(struct ps_prochandle *P, const endpoints_t *en)
 	    en->en_unheld == 1 ? "it" : "them");
 }
 
-/* What the answers lack, and why, for the handle's ep_why. */
-static void
-say_why(struct ps_prochandle *P, const endpoints_t *en)
+/*
+ * What the answers lack, and why, for the handle's ep_why: once the walk
+ * is over, when its records have said which sockets missing from the
+ * run's tables have no peer (endpoints_seen()).
+ */
+void
+endpoints_end(struct ps_prochandle *P, const endpoints_t *en)
 {
+	if (en == NULL)
+		return;
 	if (en->en_scanfail > 0)
 		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%u fd table%s "
 		    "of other processes could not be read (%s)",
@@ -375,7 +382,6 @@ endpoints_resolve(struct ps_prochandle *P, fdtab_t *tab)
 	if (en->en_scanned && (en->en_unreadable > 0 || en->en_outside ||
 	    en->en_stale))
 		en->en_unheld = ep_unheld(en);
-	say_why(P, en);
 	resolve_end(&rs);
 	/*
 	 * Tables made for this walk are kept for it: the walk takes from

@@ -35,6 +35,19 @@ extern void endpoints_free(endpoints_t *);
 extern size_t endpoints_of(endpoints_t *, uint64_t, void *, size_t);
 
 /*
+ * The walk's record of one of the target's sockets, its facts in: one
+ * that was missing from a run's tables of an earlier turn and that has
+ * no peer has no other end to look for (endpoint_settle.c).  One caller
+ * at a time, as endpoints_of().
+ */
+extern void endpoints_seen(endpoints_t *, const prfdinfo_t *);
+/*
+ * The walk is over: what its answers lacked, and why, into the handle's
+ * ep_why (Pendpoints_why()); nothing for NULL.
+ */
+extern void endpoints_end(struct ps_prochandle *, const endpoints_t *);
+
+/*
  * The record of socket ino in the socket tables that were dumped for the
  * endpoints, when the endpoints made them for this walk (not the diag
  * source's, which it may add to during the walk), and its table into

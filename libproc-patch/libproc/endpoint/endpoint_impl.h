@@ -58,6 +58,15 @@ typedef struct ids {
 } ids_t;
 
 /*
+ * A socket of the target not in a run's tables of an earlier turn: made
+ * since, or in no table; em_nopeer once the walk found it has no peer.
+ */
+typedef struct epmissed {
+	uint64_t	em_ino;
+	int		em_nopeer;
+} epmissed_t;
+
+/*
  * The index endpoints_of() answers from: the target's socket inodes,
  * sorted and each once (en_own's), each with its first holder in en_own
  * and where its other end is: the other end's first holder in en_own
@@ -106,8 +115,10 @@ struct endpoints {
 	size_t		en_links;	/* fd links the scans read */
 	int		en_stale;	/* the run's holders, of an earlier */
 					/* turn, may lack an other end's */
-	size_t		en_unlisted;	/* sockets not in the run's tables */
-					/* of an earlier turn */
+	epmissed_t	*en_missed;	/* sockets not in the run's tables */
+	size_t		en_nmissed;	/* of an earlier turn, sorted */
+	size_t		en_unlisted;	/* of those, not found since to */
+					/* have no other end (no peer) */
 };
 
 /* endpoint_index.c: holders, and the index of the answers. */

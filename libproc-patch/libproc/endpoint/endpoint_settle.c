@@ -52,9 +52,19 @@ inet_connected(const dent_t *e)
 }
 
 /*
- * Could the target's socket fd, not in a run's tables of an earlier
- * turn, have an other end: not when its kind has none (an unbound
- * netlink socket is in no table, whenever it was made).
+ * A socket of the target not in a run's tables of an earlier turn may
+ * have been made since, with an other end the tables do not show: it is
+ * counted (en_unlisted, "not in the socket tables this run read
+ * before"), unless it cannot have one.  It cannot when
+ *  - its kind has none (may_connect(): an unbound netlink socket is in
+ *    no table, whenever it was made), known before the walk; or
+ *  - it has no peer, as the walk finds it (no_peer()): a socket's other
+ *    end is its peer's socket (UNIX_DIAG_PEER, the one with the reversed
+ *    4-tuple), and one that getpeername finds unconnected has none.  An
+ *    unbound TCP or UDP socket, which the kernel hashes in no table, is
+ *    one; a socket connected since the tables were read is not.
+ * A socket whose facts could not be had (closed since, not asked, a
+ * source that knows only the tables) stays counted.
  */
 static int
 may_be_missed(struct ps_prochandle *P, int fd)
@@ -65,9 +75,72 @@ may_be_missed(struct ps_prochandle *P, int fd)
 	    may_connect(kind.dr_family, kind.dr_protocol));
 }
 
+/*
+ * Do the facts of the walk's record show a socket with no peer: asked
+ * (its name known, no failure said), and getpeername gave none (no peer
+ * name, nor a peer known to be there whose name is not)?
+ */
+static int
+no_peer(const prfdinfo_t *info)
+{
+	const void *g;
+	prsockgaps_t gaps;
+	size_t len;
+
+	if (proc_fdinfo_misc(info, PR_SOCKETNAME, NULL) == NULL ||
+	    proc_fdinfo_misc(info, PR_PEERSOCKNAME, NULL) != NULL ||
+	    proc_fdinfo_misc(info, PR_SOCKERR, NULL) != NULL)
+		return (0);
+	if ((g = proc_fdinfo_misc(info, PR_SOCKGAPS, &len)) == NULL)
+		return (1);
+	if (len < sizeof (gaps))
+		return (0);
+	memcpy(&gaps, g, sizeof (gaps));
+	return (!(gaps.pr_other & PR_GAP_PEERNAME));
+}
+
+void
+endpoints_seen(endpoints_t *en, const prfdinfo_t *info)
+{
+	size_t lo = 0, hi;
+
+	if (en == NULL || en->en_nmissed == 0 || !no_peer(info))
+		return;
+	for (hi = en->en_nmissed; lo < hi; ) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (en->en_missed[mid].em_ino < info->pr_ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < en->en_nmissed && en->en_missed[lo].em_ino ==
+	    info->pr_ino && !en->en_missed[lo].em_nopeer) {
+		en->en_missed[lo].em_nopeer = 1;
+		en->en_unlisted--;
+	}
+}
+
 /* A socket not in a run's tables of an earlier turn (ep_find_peers). */
 static diag_table_t missed;
 #define	MISSED	(&missed)
+
+/* The sockets of ask still missing (tab[i] MISSED), into en_missed. */
+static void
+keep_missed(endpoints_t *en, const holds_t *ask, diag_table_t **tab)
+{
+	free(en->en_missed);
+	en->en_missed = NULL;
+	en->en_nmissed = 0;
+	if (en->en_unlisted == 0 || (en->en_missed = calloc(en->en_unlisted,
+	    sizeof (epmissed_t))) == NULL)
+		return;		/* none is then found to have no peer */
+	for (size_t i = 0; i < ask->h_n; i++) {
+		if (tab[i] == MISSED && en->en_nmissed < en->en_unlisted)
+			en->en_missed[en->en_nmissed++].em_ino =
+			    ask->h_v[i].eh_ino;
+	}
+}
 
 /*
  * Every inode asked about in the tables, into tab (by ask's index), as
@@ -103,6 +176,7 @@ look_up(struct ps_prochandle *P, endpoints_t *en, diag_nets_t *dn,
 		if (stale == 0)
 			break;
 	}
+	keep_missed(en, ask, tab);
 	for (size_t i = 0; i < ask->h_n; i++)
 		if (tab[i] == MISSED)
 			tab[i] = NULL;

@@ -103,6 +103,7 @@ add_endpoints(endpoints_t *ep, fdrec_t *rec)
 	    (info->pr_fileflags & O_PATH) ||
 	    proc_fdinfo_misc(info, PR_CHANGED, NULL) != NULL)
 		return;
+	endpoints_seen(ep, info);
 	if ((len = endpoints_of(ep, info->pr_ino, ends, sizeof (ends))) > 0)
 		(void) fdrec_add(rec, PR_ENDPOINTS, ends, len);
 }
@@ -227,6 +228,7 @@ walk_end(fdwalk_t *fw, int rv)
 		rv = -1;
 		e = ESRCH;
 	}
+	endpoints_end(fw->fw_P, fw->fw_ep);
 	endpoints_free(fw->fw_ep);
 	fdtab_clear(&fw->fw_tab);
 	errno = e;
