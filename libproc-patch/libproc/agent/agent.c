@@ -659,6 +659,47 @@ Pcreate_agent(struct ps_prochandle *P)
 	return (rc);
 }
 
+/*
+ * The stops a lent thread came to while the caller was busy between
+ * batches, passed on without waiting: a signal that came for it is
+ * delivered at once (it would wait, the thread stopped, until the next
+ * batch); a group stop (another process's SIGSTOP) is left to the kernel
+ * (PTRACE_LISTEN), so that SIGCONT ends it as for any thread; an exec is
+ * noted.  Only stops already there are seen.
+ */
+void
+agent_service(struct ps_prochandle *P)
+{
+	struct agent *ag = P->agent;
+	int st, sig;
+
+	for (int n = 0; ag != NULL && ag->ag_state == AG_LENT &&
+	    n < AGENT_MAX_STOPS; n++) {
+		if (waitpid(ag->ag_tid, &st, __WALL | WNOHANG) != ag->ag_tid)
+			return;
+		switch (agent_stop_kind(st, &sig)) {
+		case ST_GONE:
+			ag->ag_state = AG_GONE;
+			return;
+		case ST_EVENT:		/* not ours while lent: a group stop */
+			(void) ptrace(PTRACE_LISTEN, ag->ag_tid, NULL, NULL);
+			continue;
+		case ST_EXEC:
+			ag->ag_execd = 1;
+			break;
+		case ST_SIGNAL:
+			ag->ag_passed++;
+			break;
+		default:
+			sig = 0;
+			break;
+		}
+		if (ptrace(PTRACE_CONT, ag->ag_tid, NULL,
+		    (void *)(long)sig) != 0 && errno == ESRCH)
+			(void) agent_lost(ag);
+	}
+}
+
 int
 agent_lend(struct agent *ag)
 {

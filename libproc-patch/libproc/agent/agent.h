@@ -113,6 +113,8 @@ extern int agent_rseq_resume(struct ps_prochandle *, struct agent *,
  * or an errno, with the state saying what became of it.
  */
 extern int agent_lend(struct agent *);
+/* Pass on the stops a lent thread is in now, without waiting. */
+extern void agent_service(struct ps_prochandle *);
 extern int agent_take(struct ps_prochandle *, struct agent *);
 /*
  * A wait for our interrupt's stop ended with err: the handle's message

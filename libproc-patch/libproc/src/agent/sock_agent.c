@@ -383,6 +383,24 @@ agent_renew(struct ps_prochandle *P)
  * A new agent after a failure of err (Pcreate_agent's, or a batch's):
  * 0, or why there is none.
  */
+/*
+ * May we trace the process at all?  The kernel's check for opening its
+ * memory is ptrace's own (PTRACE_MODE_ATTACH): where that passes, an
+ * EPERM of PTRACE_SEIZE is the thread's state (a zombie leader in an
+ * exec's hand-over, a thread still ours from an agent let go), which
+ * settles, and not a refusal.
+ */
+static int
+may_trace(struct ps_prochandle *P)
+{
+	int fd = Pprocopen(P, "mem", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return (0);
+	(void) close(fd);
+	return (1);
+}
+
 static int
 agent_settle_span(struct ps_prochandle *P, int err)
 {
@@ -394,7 +412,7 @@ agent_settle_span(struct ps_prochandle *P, int err)
 	 * an exec -- once it holds: the thread refused may have been the
 	 * old one, a zombie, while the one now seen took its pid.
 	 */
-	if (err == EPERM && Plives_on(P)) {
+	if (err == EPERM && Plives_on(P) && !may_trace(P)) {
 		(void) usleep(5000);
 		if (Pcreate_agent(P) == 0)
 			return (0);
@@ -507,15 +525,34 @@ agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 		batch_peer(P, sf);
 		return (0);
 	}
-	sockfacts_error(sf, "agent: %s", P->errmsg[0] != '\0' ? P->errmsg :
-	    strerror(err != 0 ? err : EIO));
+	/* Gone, by the agent's word, yet living on: an exec took each. */
+	if ((err == ESRCH || strcmp(P->errmsg, "no such process") == 0) &&
+	    !Pexiting(P))
+		sockfacts_error(sf, "agent: each agent made was lost to an "
+		    "exec in the process");
+	else
+		sockfacts_error(sf, "agent: %s", P->errmsg[0] != '\0' ?
+		    P->errmsg : strerror(err != 0 ? err : EIO));
 	return (0);
+}
+
+/*
+ * Each socket's facts; first, a signal or a group stop that met the lent
+ * thread since the last socket is passed on, so that it waits on us for
+ * as long as one socket takes at most, not until the next batch.
+ */
+static int
+agent_facts_served(struct ps_prochandle *P, int fd, uint64_t ino,
+    sockfacts_t *sf)
+{
+	agent_service(P);
+	return (agent_facts(P, fd, ino, sf));
 }
 
 static void
 agent_facts_each(struct ps_prochandle *P, sockask_t *asks, size_t n)
 {
-	sockask_each(P, asks, n, agent_facts);
+	sockask_each(P, asks, n, agent_facts_served);
 }
 
 const socksrc_ops_t sock_agent_ops = {
