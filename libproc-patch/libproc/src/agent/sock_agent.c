@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -385,17 +386,21 @@ agent_renew(struct ps_prochandle *P)
  */
 /*
  * May we trace the process at all?  The kernel's check for opening its
- * memory is ptrace's own (PTRACE_MODE_ATTACH): where that passes, an
- * EPERM of PTRACE_SEIZE is the thread's state (a zombie leader in an
- * exec's hand-over, a thread still ours from an agent let go), which
- * settles, and not a refusal.
+ * memory is ptrace's own (PTRACE_MODE_ATTACH: credentials, Yama, the
+ * LSMs): where that passes, and no seccomp filter of ours may refuse
+ * ptrace(2) itself, an EPERM of PTRACE_SEIZE is the thread's state (a
+ * zombie leader in an exec's hand-over, a thread still ours from an
+ * agent let go), which settles, and not a refusal.
  */
 static int
 may_trace(struct ps_prochandle *P)
 {
-	int fd = Pprocopen(P, "mem", O_RDONLY | O_CLOEXEC);
+	int fd;
 
-	if (fd < 0)
+	/* PR_GET_SECCOMP: 0 unfiltered; a filter may refuse prctl too. */
+	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) != 0)
+		return (0);
+	if ((fd = Pprocopen(P, "mem", O_RDONLY | O_CLOEXEC)) < 0)
 		return (0);
 	(void) close(fd);
 	return (1);
