@@ -49,15 +49,16 @@
 #define	LINE_MS	10000
 #define	MAX_TIDS 16
 
-/* The soak's folder, in the case's work directory. */
+/* A new soak folder, in the case's work directory. */
 static char *
 soak_dir(void)
 {
-	char cwd[4096];
+	char cwd[4096], *dir;
 
 	ATF_REQUIRE(getcwd(cwd, sizeof (cwd)) != NULL);
-	(void) mkdir("soak", 0700);
-	return (tu_asprintf("%s/soak", cwd));
+	dir = tu_asprintf("%s/soak.XXXXXX", cwd);
+	ATF_REQUIRE(mkdtemp(dir) != NULL);
+	return (dir);
 }
 
 /* A target of kind in dir, its stderr a pipe; what it said before ready. */
