@@ -21,8 +21,10 @@
  *			and -J), a run over its bound, one killed at the hard
  *			bound, a crash, a sanitizer's report are failures; a
  *			clean run, and "no such process" about a process
- *			that is gone, are not; each run is written into the
- *			target's slot for the watchdog
+ *			that is gone, are not (nor is anything run at it, or
+ *			at a pid whose start time is not its target's); each
+ *			run is written into the target's slot for the
+ *			watchdog
  */
 #include <atf-c.h>
 #include <dirent.h>
@@ -430,7 +432,9 @@ static const struct {
 	{ { NULL }, "echo \"pfiles: $1: process exited during examination\" "
 	    ">&2; exit 1", "a false word about a live target" },
 	{ { "-b", "200", NULL }, "sleep 1", "over its bound of 200 ms" },
-	{ { "-k", "500", NULL }, "sleep 20", "\tkilled\t" },
+	{ { "-k", "500", NULL }, "exec sleep 20", "ended at its hard bound "
+	    "of 500 ms" },
+	{ { "-k", "300", NULL }, "trap '' TERM; exec sleep 20", "\tkilled\t" },
 	{ { NULL }, "kill -SEGV $$", "crashed: Segmentation fault" },
 	{ { NULL }, "echo '==1==ERROR: AddressSanitizer: heap-use-after-free'"
 	    " >&2", "a sanitizer's report: ==1==ERROR: AddressSanitizer" },
@@ -441,14 +445,42 @@ static const struct {
 
 #define	NJUDGE	(sizeof (judge_cases) / sizeof (judge_cases[0]))
 
+/*
+ * A target whose pid has been taken by another process: its slot's start
+ * time is not the pid's (made so here): gone, not run at, exit 3.
+ */
+static void
+gone_by_start(const char *dir, tu_child_t *t)
+{
+	const char *argv[] = { RUNNER, "-d", dir, "-p", NULL, "-s", "pidfd",
+	    "--", "/bin/true", NULL };
+	soak_ctl_t *ctl = soak_map_ctl(dir);
+	char pid[16];
+	tu_result_t r;
+	int n;
+
+	ATF_REQUIRE(ctl != NULL && (n = soak_slot_of(ctl, t->tc_pid)) >= 0);
+	(void) snprintf(pid, sizeof (pid), "%d", (int)t->tc_pid);
+	argv[4] = pid;
+	ctl->c_slot[n].s_start++;
+	tu_run(argv, NULL, LINE_MS, &r);
+	ctl->c_slot[n].s_start--;
+	ATF_CHECK_MSG(WIFEXITED(r.tr_status) && WEXITSTATUS(r.tr_status) == 3 &&
+	    strstr(r.tr_out, "the target was gone before the run") != NULL,
+	    "a pid not its target's: status 0x%x: %s", r.tr_status, r.tr_out);
+	tu_result_free(&r);
+	(void) munmap(ctl, sizeof (*ctl));
+}
+
 ATF_TC(run_judged);
 ATF_TC_HEAD(run_judged, tc)
 {
 	atf_tc_set_md_var(tc, "descr", "The runner: a false word about a live "
 	    "target, a run over its bound, one killed, a crash, a sanitizer's "
 	    "report, an odd exit status each fail; a clean run and 'no such "
-	    "process' about a process that is gone do not; each run is in the "
-	    "target's slot");
+	    "process' about a process that is gone do not, and nothing is run "
+	    "at it, nor at a pid another process has taken; each run is in "
+	    "the target's slot");
 	tu_timeout(tc, 120);
 }
 ATF_TC_BODY(run_judged, tc)
@@ -482,9 +514,10 @@ ATF_TC_BODY(run_judged, tc)
 	(void) snprintf(pid, sizeof (pid), "%d", (int)gone);
 	line = judged(dir, pid, none, "echo \"pfiles: cannot examine $1: no "
 	    "such process\" >&2; exit 1");
-	ATF_CHECK_MSG(strstr(line, "the target was not alive before the "
-	    "run") != NULL && strstr(line, "false word") == NULL, "%s", line);
+	ATF_CHECK_MSG(strstr(line, "the target was gone before the run") !=
+	    NULL && strstr(line, "false word") == NULL, "%s", line);
 	free(line);
+	gone_by_start(dir, &t);
 	stop_target(&t);
 	free(dir);
 }

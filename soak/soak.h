@@ -45,6 +45,7 @@ typedef struct soak_slot {
 	int32_t		s_pid;		/* 0: free */
 	uint32_t	s_ready;	/* its heartbeat file is made */
 	uint32_t	s_group_stops;	/* SIGSTOP is part of its life */
+	uint64_t	s_start;	/* its start time (/proc/PID/stat) */
 	char		s_kind[SOAK_NAME];
 	uint64_t	s_nruns;	/* runs ever; the ring's head */
 	soak_run_t	s_run[SOAK_RUNS];

@@ -102,10 +102,12 @@ ns=$(echo $SOURCES | wc -w)
 echo "soak: $MINUTES min; targets: $KINDS; sources: $SOURCES;" \
     "$ncpu CPU hogs"
 
-# The i-th run: a target, a source, text or -J, a limit or none, in turn.
+# The i-th run: a target, a source, text or -J, a limit or none, in turn;
+# none at a target that is gone (soak_run said so once, status 3).
 one_run() {
 	k=$(echo $KINDS | cut -d' ' -f$(($1 % nk + 1)))
 	s=$(echo $SOURCES | cut -d' ' -f$(($1 / nk % ns + 1)))
+	case " $gone " in *" $k "*) return 0 ;; esac
 	eval "pid=\$pid_$k"
 	set -- "$1"
 	[ "$s" = default ] || set -- "$@" "--via=$s"
@@ -121,11 +123,15 @@ one_run() {
 	"$B/soak/soak_run" -d "$dir" -p "$pid" -s "$s" -l "$fmt" \
 	    -n "$nofile" -b $RUN_MS -k "$KILL_MS" -- "$PF" "$@" "$pid" \
 	    >>"$dir/runs.log"
+	[ $? = 3 ] && gone="$gone $k"
+	return 0
 }
 
 end=$(($(date +%s) + MINUTES * 60))
 i=0
-while [ -z "$stopping" ] && [ "$(date +%s)" -lt "$end" ]; do
+gone=
+while [ -z "$stopping" ] && [ "$(date +%s)" -lt "$end" ] &&
+    [ "$(echo $gone | wc -w)" -lt "$nk" ]; do
 	one_run $i
 	i=$((i + 1))
 done
@@ -133,6 +139,15 @@ done
 kill -TERM "$wpid" 2>/dev/null
 wait "$wpid" 2>/dev/null
 wpid=
+# How each target that ended ended (the watchdog said when).
+for k in $KINDS; do
+	eval "pid=\$pid_$k"
+	kill -0 "$pid" 2>/dev/null && continue
+	wait "$pid"
+	st=$?
+	[ $st -gt 128 ] && st="signal $((st - 128))" || st="status $st"
+	echo "soak_target $k[$pid]: ended, $st" >>"$dir/$k.log"
+done
 sh "$(dirname "$0")/summary.sh" "$dir" $KINDS
 failures=$(sed -n 's/^soak: .* runs, \([0-9]*\) failures$/\1/p' \
     "$dir/summary")

@@ -175,6 +175,28 @@ soak_alive_once(pid_t pid)
 	return (live);
 }
 
+/* pid's start time (the 22nd field of /proc/PID/stat), or 0. */
+uint64_t
+soak_starttime(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long t = 0;
+	ssize_t n;
+	int fd;
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return (0);
+	n = read(fd, buf, sizeof (buf) - 1);
+	(void) close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 1, " %*c %*d %*d "
+	    "%*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d "
+	    "%llu", &t) != 1)
+		return (0);
+	return ((uint64_t)t);
+}
+
 /* The same, looked at again for 200 ms before it is taken for dead. */
 int
 soak_alive(pid_t pid)
@@ -187,4 +209,12 @@ soak_alive(pid_t pid)
 		(void) usleep(20000);
 	}
 	return (0);
+}
+
+/* Does the target of slot s live: alive, and its pid not another's? */
+int
+soak_target_alive(const soak_slot_t *s)
+{
+	return (soak_alive(s->s_pid) && soak_starttime(s->s_pid) ==
+	    s->s_start);
 }

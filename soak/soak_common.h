@@ -19,5 +19,7 @@ void	soak_slot_write(soak_slot_t *, const soak_run_t *, int is_new);
 char	soak_stat_state(int fd);
 int	soak_alive_once(pid_t);
 int	soak_alive(pid_t);
+uint64_t soak_starttime(pid_t);
+int	soak_target_alive(const soak_slot_t *);
 
 #endif	/* _SOAK_COMMON_H */

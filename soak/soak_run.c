@@ -8,8 +8,8 @@
  *
  * Runs PROGRAM (pfiles, with its arguments) with stdin /dev/null, only
  * fds 0, 1 and 2, stdout and stderr into DIR/run.out and DIR/run.err, at
- * the soft RLIMIT_NOFILE NOFILE when given; kills it (SIGKILL) after
- * KILL_MS (30000).  The run is written into the slot of PID in DIR's ctl
+ * the soft RLIMIT_NOFILE NOFILE when given; ends it after KILL_MS (30000)
+ * with SIGTERM, and SIGKILL 5 s later.  The run is written into the slot of PID in DIR's ctl
  * (its number, SOURCE, its CLOCK_MONOTONIC start and end), for the target
  * and the watchdog.  Prints one line:
  *
@@ -17,17 +17,21 @@
  *
  * VERDICT is "ok" or "FAIL: " and the reasons, "; " between them:
  *
- *  - killed at the hard bound; crashed (a signal); an exit status other
+ *  - ended at the hard bound; crashed (a signal); an exit status other
  *    than 0 and 1;
  *  - ran longer than BOUND_MS (10000);
  *  - a sanitizer's report on stderr (ASan, LSan, UBSan);
  *  - a false word: "no such process", "defunct" or "process exited" on
  *    stderr or stdout (-J puts errors there) while the target was alive
  *    before and after the run;
- *  - the target not alive after the run, or not before it.
+ *  - the target not alive after the run.
  *
- * A failed run's output is kept as DIR/fail-ID.out and fail-ID.err.
- * Exits 0 when ok, 1 when not, 2 on a usage error.
+ * A target is alive when one of its threads is neither a zombie nor dead
+ * and, when it has a slot, its pid is still its own (the start time the
+ * slot holds).  A target gone before the run is not run at: the line
+ * says so, and it exits 3.  A failed run's output is kept as
+ * DIR/fail-ID.out and fail-ID.err.  Exits 0 when ok, 1 when not, 2 on a
+ * usage error.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +51,7 @@
 #include "soak_common.h"
 
 #define	OUT_MAX		(64 << 20)	/* most of an output that is read */
+#define	TERM_GRACE_MS	5000		/* from SIGTERM to SIGKILL */
 
 typedef struct opts {
 	const char	*o_dir, *o_source, *o_label;
@@ -162,8 +167,13 @@ judge(const opts_t *o, const result_t *r, char *v, size_t vsz)
 	int st = r->r_status;
 
 	v[0] = '\0';
+	if (!r->r_alive_before) {
+		verdict_add(v, vsz, "the target was gone before the run (not "
+		    "run)");
+		return;
+	}
 	if (r->r_killed)
-		verdict_add(v, vsz, "killed at its hard bound of %ld ms",
+		verdict_add(v, vsz, "ended at its hard bound of %ld ms",
 		    o->o_kill_ms);
 	else if (WIFSIGNALED(st))
 		verdict_add(v, vsz, "crashed: %s", strsignal(WTERMSIG(st)));
@@ -172,9 +182,7 @@ judge(const opts_t *o, const result_t *r, char *v, size_t vsz)
 	if (r->r_ms > o->o_bound_ms)
 		verdict_add(v, vsz, "ran %lld ms, over its bound of %ld ms",
 		    (long long)r->r_ms, o->o_bound_ms);
-	if (!r->r_alive_before)
-		verdict_add(v, vsz, "the target was not alive before the run");
-	else if (!r->r_alive_after)
+	if (!r->r_alive_after)
 		verdict_add(v, vsz, "the target died during the run");
 	judge_output(r, v, vsz);
 }
@@ -205,7 +213,11 @@ child(const opts_t *o, const result_t *r)
 	_exit(127);
 }
 
-/* Wait for pid until deadline (CLOCK_MONOTONIC), then kill it. */
+/*
+ * Wait for pid until deadline (CLOCK_MONOTONIC), then end it as a careful
+ * user would: SIGTERM (pfiles lets a borrowed thread go before it dies),
+ * and SIGKILL only TERM_GRACE_MS later.
+ */
 static void
 wait_bounded(pid_t pid, int64_t deadline, result_t *r)
 {
@@ -216,11 +228,16 @@ wait_bounded(pid_t pid, int64_t deadline, result_t *r)
 
 		if (waitpid(pid, &r->r_status, WNOHANG) == pid)
 			break;
-		if (left <= 0) {
-			r->r_killed = 1;
+		if (left <= 0 && r->r_killed) {
 			(void) kill(pid, SIGKILL);
 			(void) waitpid(pid, &r->r_status, 0);
 			break;
+		}
+		if (left <= 0) {
+			r->r_killed = 1;
+			(void) kill(pid, SIGTERM);
+			deadline = soak_now() + TERM_GRACE_MS * 1000000LL;
+			continue;
 		}
 		if (pfd >= 0) {
 			struct pollfd p = { pfd, POLLIN, 0 };
@@ -234,7 +251,18 @@ wait_bounded(pid_t pid, int64_t deadline, result_t *r)
 		(void) close(pfd);
 }
 
-/* The run: written into the target's slot (when it has one), judged. */
+/* Does the target live (and is its pid still its own, by its slot)? */
+static int
+target_alive(const opts_t *o, const soak_slot_t *slot)
+{
+	return (slot != NULL ? soak_target_alive(slot) :
+	    soak_alive(o->o_pid));
+}
+
+/*
+ * The run: written into the target's slot (when it has one), judged.
+ * None at a target already gone (r_alive_before 0).
+ */
 static uint64_t
 run_once(const opts_t *o, soak_slot_t *slot, result_t *r)
 {
@@ -243,7 +271,8 @@ run_once(const opts_t *o, soak_slot_t *slot, result_t *r)
 	pid_t pid;
 
 	memset(&run, 0, sizeof (run));
-	r->r_alive_before = soak_alive(o->o_pid);
+	if (!(r->r_alive_before = target_alive(o, slot)))
+		return (0);
 	t0 = soak_now();
 	if (slot != NULL) {
 		run.r_id = __atomic_add_fetch(&ctl->c_next_run, 1,
@@ -265,7 +294,7 @@ run_once(const opts_t *o, soak_slot_t *slot, result_t *r)
 		run.r_end_ns = soak_now();
 		soak_slot_write(slot, &run, 0);
 	}
-	r->r_alive_after = soak_alive(o->o_pid);
+	r->r_alive_after = target_alive(o, slot);
 	return (run.r_id);
 }
 
@@ -365,6 +394,8 @@ main(int argc, char **argv)
 	    (unsigned long long)id, kind, o.o_source, o.o_label, o.o_nofile,
 	    status, (long long)r.r_ms, verdict[0] != '\0' ? "FAIL: " : "ok",
 	    verdict);
+	if (!r.r_alive_before)
+		return (3);
 	if (verdict[0] != '\0')
 		keep_output(&o, &r, id);
 	return (verdict[0] != '\0');

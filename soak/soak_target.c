@@ -671,6 +671,7 @@ claim_slot(const soak_mode_t *m)
 		(void) snprintf(s->s_kind, sizeof (s->s_kind), "%s",
 		    T.t_kind);
 		s->s_group_stops = (uint32_t)m->m_group_stops;
+		s->s_start = soak_starttime(me);
 	}
 }
 

@@ -24,7 +24,7 @@
  *
  *	fail stop KIND SOURCE run=N tid=TID ms=MS
  *	fail gap KIND SOURCE run=N ms=MS
- *	fail dead KIND
+ *	fail dead KIND run=N		(N: the last run at it)
  *	fail stall KIND ms=MS
  *
  * At the end, one line per target and source with anything to count:
@@ -288,8 +288,12 @@ look_target(tgt_t *t, int64_t now)
 	} else if (t->t_none_since == 0) {
 		t->t_none_since = now;
 	} else if (now - t->t_none_since > DEAD_NS) {
+		soak_slot_t s;
+
+		soak_slot_read(&W.w_ctl->c_slot[t->t_slot], &s);
 		t->t_dead = 1;
-		(void) snprintf(line, sizeof (line), "dead %s", t->t_kind);
+		(void) snprintf(line, sizeof (line), "dead %s run=%llu",
+		    t->t_kind, (unsigned long long)soak_slot_last(&s).r_id);
 		say_fail(line);
 	}
 }

@@ -20,6 +20,9 @@ function verdict(line,    j) {
 		line = substr(line, index(line, "\t") + 1)
 	return line
 }
+FILENAME ~ /runs\.log$/ && $1 == "run" && $2 == 0 {
+	next	# not run: its target was gone (the watchdog says when)
+}
 FILENAME ~ /runs\.log$/ && $1 == "run" {
 	key = $3 SUBSEP $4
 	runs[key]++
@@ -34,11 +37,13 @@ FILENAME ~ /runs\.log$/ && $1 == "run" {
 		    $6 > 0 ? " RLIMIT_NOFILE " $6 : "", substr(v, 7))
 	next
 }
-FILENAME ~ /\.log$/ && / FAIL / {
+FILENAME ~ /\.log$/ && (/ FAIL / || /\]: ended, /) {
 	k = FILENAME
 	sub(/^.*\//, "", k)
 	sub(/\.log$/, "", k)
-	if (said[k]++ < 5)
+	if (/\]: ended, /)
+		ended[k] = substr($0, index($0, "ended, "))
+	else if (said[k]++ < 5)
 		selfline[k] = selfline[k] "\n      " $0
 }
 FILENAME ~ /watch\.out$/ && $1 == "stat" {
@@ -49,10 +54,13 @@ FILENAME ~ /watch\.out$/ && $1 == "stat" {
 	if ($8 > allgap) allgap = $8
 }
 FILENAME ~ /watch\.out$/ && $1 == "fail" {
-	id = $5
-	sub(/^run=/, "", id)
+	id = ""
+	for (j = 3; j <= NF; j++)
+		if ($j ~ /^run=/)
+			id = substr($j, 5)
 	fail[++nf] = "watchdog: " substr($0, 6) \
-	    ((id in info) ? " (" info[id] ")" : "")
+	    ((id in info) ? " (" info[id] ")" : "") \
+	    ($2 == "dead" && ($3 in ended) ? ": " ended[$3] : "")
 }
 FILENAME ~ /watch\.out$/ && $1 == "selfcheck" && $3 > 0 {
 	nself += $3
