@@ -126,18 +126,29 @@ soak_slot_write(soak_slot_t *s, const soak_run_t *r, int is_new)
 	(void) __atomic_add_fetch(&s->s_seq, 1, __ATOMIC_ACQ_REL);
 }
 
+/*
+ * A /proc/.../stat text read from fd into buf: its fields after the
+ * command's name (" S PPID ..."), or NULL.
+ */
+static const char *
+stat_fields(int fd, char *buf, size_t size)
+{
+	ssize_t n = pread(fd, buf, size - 1, 0);
+	const char *p;
+
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	return (p != NULL && p[1] == ' ' && p[2] != '\0' ? p + 1 : NULL);
+}
+
 /* The state letter of a /proc/.../stat text read from fd, or 0. */
 char
 soak_stat_state(int fd)
 {
-	char buf[512], *p;
-	ssize_t n = pread(fd, buf, sizeof (buf) - 1, 0);
+	char buf[512];
+	const char *f = stat_fields(fd, buf, sizeof (buf));
 
-	if (n <= 0)
-		return (0);
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return (p != NULL && p[1] == ' ' ? p[2] : 0);
+	return (f != NULL ? f[1] : 0);
 }
 
 /*
@@ -179,20 +190,18 @@ soak_alive_once(pid_t pid)
 uint64_t
 soak_starttime(pid_t pid)
 {
-	char path[64], buf[1024], *p;
+	char path[64], buf[1024];
 	unsigned long long t = 0;
-	ssize_t n;
+	const char *f;
 	int fd;
 
 	(void) snprintf(path, sizeof (path), "/proc/%d/stat", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return (0);
-	n = read(fd, buf, sizeof (buf) - 1);
+	f = stat_fields(fd, buf, sizeof (buf));
 	(void) close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL || sscanf(p + 1, " %*c %*d %*d "
-	    "%*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d "
-	    "%llu", &t) != 1)
+	if (f == NULL || sscanf(f, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u "
+	    "%*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &t) != 1)
 		return (0);
 	return ((uint64_t)t);
 }
