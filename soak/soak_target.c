@@ -15,14 +15,14 @@
  * heartbeat file for the watchdog; it goes on running:
  *
  *  - a heartbeat thread beats every millisecond (its nanosleep of 1 ms
- *    checked against CLOCK_MONOTONIC: never early, never EINTR, as every
- *    thread blocks every signal it does not expect);
+ *    checked against CLOCK_MONOTONIC: never early, never EINTR, as it
+ *    blocks every signal), and queues each gap of 5 ms or more;
  *  - a checker thread, every 100 ms (a second for large tables): every
  *    fd it made is still there and still the same file (fstat), and, at
  *    a quiet check (no run of pfiles at it from before the check to
- *    after), no fd it did not make is there twice with the same inode
- *    (pfiles' socket or duplicate left in it), and no anonymous
- *    executable mapping came or went;
+ *    after), no fd it did not make is there at two quiet checks running
+ *    with the same inode (pfiles' socket or duplicate left in it), and no
+ *    anonymous executable mapping came or went;
  *  - the main thread (most modes) runs loops holding known values in
  *    callee-saved registers, checks a pattern's checksum and its own
  *    signal mask, and sleeps a known time, checked.
