@@ -8,6 +8,9 @@
  *			agent is at it is one stop over 1000 ms, put down to
  *			that run; held 100 ms outside any run, a stop of
  *			"none" under the bound
+ *  stop_split_by_run	a thread held 700 ms, let run for far less than
+ *			the watchdog's look (100 ms here), and held 700 ms
+ *			again: two stops under the bound, not one over it
  *  gap_over_bound	every thread of a target held 1.8 s: a heartbeat
  *			gap over 1500 ms
  *  group_stop_own	a SIGSTOP of 1.3 s is a stop of the plain target,
@@ -86,10 +89,13 @@ stop_target(tu_child_t *c)
 	(void) tu_stop(c, LINE_MS);
 }
 
+/* The watchdog: looks every look_ms, a gap over gap_ms a failure. */
 static void
-start_watch(tu_child_t *c, const char *dir, const char *gap_ms)
+start_watch(tu_child_t *c, const char *dir, const char *gap_ms,
+    const char *look_ms)
 {
-	const char *argv[] = { WATCH, "-s", "1000", "-g", gap_ms, dir, NULL };
+	const char *argv[] = { WATCH, "-s", "1000", "-g", gap_ms, "-i",
+	    look_ms, dir, NULL };
 	char *said;
 	int found;
 
@@ -188,7 +194,7 @@ ATF_TC_BODY(stop_over_bound, tc)
 
 	free(start_target(&t, "plain", dir));
 	(void) snprintf(pid, sizeof (pid), "%d", (int)t.tc_pid);
-	start_watch(&w, dir, "1500");
+	start_watch(&w, dir, "1500", "2");
 	hold_traced(&t.tc_pid, 1, 100);
 	(void) usleep(300000);	/* seen running between the two stops */
 	{
@@ -222,6 +228,60 @@ ATF_TC_BODY(stop_over_bound, tc)
 	free(dir);
 }
 
+/* The time tid has run, ever, in ns (its schedstat). */
+static unsigned long long
+ran_ns(pid_t tid)
+{
+	char path[64], *text;
+	unsigned long long ns = 0;
+
+	(void) snprintf(path, sizeof (path), "/proc/%d/schedstat", (int)tid);
+	text = tu_read_file(path, NULL);
+	ATF_REQUIRE(text != NULL && sscanf(text, "%llu", &ns) == 1);
+	free(text);
+	return (ns);
+}
+
+ATF_TC(stop_split_by_run);
+ATF_TC_HEAD(stop_split_by_run, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The watchdog, looking every 100 ms: "
+	    "a thread held in a ptrace stop for 700 ms, let run for a moment "
+	    "(its run time grows), and held again for 700 ms has had two "
+	    "stops under the bound, not one over it, though no look sees it "
+	    "running");
+}
+ATF_TC_BODY(stop_split_by_run, tc)
+{
+	char *dir = soak_dir(), *out;
+	unsigned long long ran;
+	const char *first;
+	tu_child_t t, w;
+	int st, i;
+
+	free(start_target(&t, "plain", dir));
+	start_watch(&w, dir, "60000", "100");
+	hold_traced(&t.tc_pid, 1, 700);
+	ATF_REQUIRE(ptrace(PTRACE_SEIZE, t.tc_pid, NULL, NULL) == 0);
+	ran = ran_ns(t.tc_pid);
+	for (i = 0; i < LINE_MS * 10 && ran_ns(t.tc_pid) == ran; i++)
+		(void) usleep(100);
+	ATF_REQUIRE_MSG(i < LINE_MS * 10, "the thread did not run");
+	ATF_REQUIRE(ptrace(PTRACE_INTERRUPT, t.tc_pid, NULL, NULL) == 0);
+	ATF_REQUIRE(waitpid(t.tc_pid, &st, __WALL) == t.tc_pid &&
+	    WIFSTOPPED(st));
+	(void) usleep(700000);
+	ATF_REQUIRE(ptrace(PTRACE_DETACH, t.tc_pid, NULL, NULL) == 0);
+	out = stop_watch(&w);
+	ATF_CHECK_EQ_MSG(lines_with(out, "fail stop ", &first), 0,
+	    "two stops of 700 ms taken for one: %s", first);
+	ATF_CHECK_MSG(lines_with(out, "stat plain none 2 ", &first) == 1,
+	    "not two stops");
+	stop_target(&t);
+	free(out);
+	free(dir);
+}
+
 ATF_TC(gap_over_bound);
 ATF_TC_HEAD(gap_over_bound, tc)
 {
@@ -241,7 +301,7 @@ ATF_TC_BODY(gap_over_bound, tc)
 	DIR *d;
 
 	free(start_target(&t, "plain", dir));
-	start_watch(&w, dir, "1500");
+	start_watch(&w, dir, "1500", "2");
 	(void) snprintf(path, sizeof (path), "/proc/%d/task", (int)t.tc_pid);
 	ATF_REQUIRE((d = opendir(path)) != NULL);
 	while ((e = readdir(d)) != NULL && n < MAX_TIDS)
@@ -301,7 +361,7 @@ ATF_TC_BODY(group_stop_own, tc)
 	said = start_target(&s, "sigstop", dir);
 	ATF_REQUIRE_MSG((at = strstr(said, "pest ")) != NULL, "%s", said);
 	pest = (pid_t)atoi(at + 5);
-	start_watch(&w, dir, "60000");
+	start_watch(&w, dir, "60000", "2");
 	/* Its stopper frozen first, the target let go if it held it. */
 	ATF_REQUIRE(kill(pest, SIGSTOP) == 0);
 	state_is(pest, 'T');
@@ -525,6 +585,7 @@ ATF_TC_BODY(run_judged, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, stop_over_bound);
+	ATF_TP_ADD_TC(tp, stop_split_by_run);
 	ATF_TP_ADD_TC(tp, gap_over_bound);
 	ATF_TP_ADD_TC(tp, group_stop_own);
 	ATF_TP_ADD_TC(tp, fd_left_found);

@@ -2,17 +2,20 @@
 /*
  * soak_watch: the soak's watchdog (make soak, soak/soak.sh).
  *
- *	soak_watch [-s STOP_MS] [-g GAP_MS] [-L SECONDS] DIR
+ *	soak_watch [-s STOP_MS] [-g GAP_MS] [-i LOOK_MS] [-L SECONDS] DIR
  *
- * Every 2 ms it reads the state of every thread of every target that has
+ * Every LOOK_MS (2) ms it reads the state of every thread of every target that has
  * a slot in DIR's ctl (/proc/PID/task/TID/stat), and the target's
  * heartbeat (DIR/hb.N), until SIGTERM or SIGINT (or SECONDS, default
  * 3600); it says "ready" after its first look.
  *
- *  - A stop span is the time a thread is seen stopped, from the first
- *    look that finds it so to the first that does not: state 't' (a
- *    tracer's stop: pfiles' agent), and 'T' (a group stop) except in a
- *    target whose slot says SIGSTOP is part of its life (sigstop).
+ *  - A stop span is the time a thread is seen stopped without running in
+ *    between, from the first look that finds it so to the last: state
+ *    't' (a tracer's stop: pfiles' agent), and 'T' (a group stop) except
+ *    in a target whose slot says SIGSTOP is part of its life (sigstop).
+ *    Its run time (/proc/PID/task/TID/schedstat) unchanged from look to
+ *    look proves it did not run; a span is never longer than proven,
+ *    however late a look (a loaded machine).
  *  - A heartbeat gap is one the target queued (its heartbeat thread went
  *    5 ms or more between two beats, exec included).
  *
@@ -46,7 +49,6 @@
 
 #include "soak_common.h"
 
-#define	TICK_NS		2000000LL	/* between two looks */
 #define	HIST_MS		4096		/* the histograms' last bucket */
 #define	DEAD_NS		500000000LL	/* no live thread for so long: dead */
 
@@ -66,7 +68,10 @@ typedef struct thr {
 	int		th_fd;		/* its stat */
 	uint32_t	th_gen;		/* the last look that listed it */
 	int		th_stopped;
-	int64_t		th_since;
+	int64_t		th_since;	/* the first look that saw the stop */
+	int64_t		th_last;	/* the last one */
+	int		th_sfd;		/* its schedstat, once stopped */
+	uint64_t	th_ran_ns;	/* its run time at th_since */
 } thr_t;
 
 typedef struct tgt {
@@ -88,6 +93,7 @@ static struct {
 	soak_ctl_t	*w_ctl;
 	tgt_t		*w_tgt[SOAK_SLOTS];
 	int64_t		w_stop_ms, w_gap_ms;
+	int64_t		w_tick;		/* between two looks, ns */
 	uint64_t	w_looks, w_fails;
 	int64_t		w_max_tick;
 	uint32_t	w_gen;
@@ -220,11 +226,42 @@ thread_of(tgt_t *t, pid_t tid)
 		t->t_thr = v;
 		t->t_cap = cap;
 	}
-	t->t_thr[t->t_n] = (thr_t){ .th_tid = tid, .th_fd = fd };
+	t->t_thr[t->t_n] = (thr_t){ .th_tid = tid, .th_fd = fd,
+	    .th_sfd = -1 };
 	return (&t->t_thr[t->t_n++]);
 }
 
-/* One thread's state now: a stop begun or ended.  Is it alive? */
+/*
+ * The time thread th has run, ever (the first field of its schedstat, in
+ * ns); 0 where the kernel does not say.
+ */
+static uint64_t
+ran_ns(tgt_t *t, thr_t *th)
+{
+	char path[96], buf[128];
+	unsigned long long ns = 0;
+	ssize_t n;
+
+	if (th->th_sfd < 0) {
+		(void) snprintf(path, sizeof (path),
+		    "/proc/%d/task/%d/schedstat", (int)t->t_pid,
+		    (int)th->th_tid);
+		th->th_sfd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (th->th_sfd < 0 || (n = pread(th->th_sfd, buf, sizeof (buf) - 1,
+	    0)) <= 0)
+		return (0);
+	buf[n] = '\0';
+	return (sscanf(buf, "%llu", &ns) == 1 ? (uint64_t)ns : 0);
+}
+
+/*
+ * One thread's state now: a stop begun, gone on, or ended.  A stop is
+ * what is proven of it: seen stopped from one look (th_since) to another
+ * (th_last) without having run in between (its run time unchanged: a
+ * thread let run for less than a look between two stops has had two).
+ * Is the thread alive?
+ */
 static int
 look_thread(tgt_t *t, thr_t *th, int64_t now)
 {
@@ -234,13 +271,16 @@ look_thread(tgt_t *t, thr_t *th, int64_t now)
 	if (c == 0)
 		return (0);	/* gone: reaped below */
 	th->th_gen = W.w_gen;
+	if (th->th_stopped && (!stopped || ran_ns(t, th) != th->th_ran_ns)) {
+		th->th_stopped = 0;
+		record(t, th->th_tid, th->th_since, th->th_last);
+	}
 	if (stopped && !th->th_stopped) {
 		th->th_stopped = 1;
 		th->th_since = now;
-	} else if (!stopped && th->th_stopped) {
-		th->th_stopped = 0;
-		record(t, th->th_tid, th->th_since, now);
+		th->th_ran_ns = ran_ns(t, th);
 	}
+	th->th_last = now;
 	return (c != 'Z' && c != 'X');
 }
 
@@ -256,8 +296,10 @@ reap_threads(tgt_t *t, int64_t now)
 			continue;
 		}
 		if (th->th_stopped)
-			record(t, th->th_tid, th->th_since, now);
+			record(t, th->th_tid, th->th_since, th->th_last);
 		(void) close(th->th_fd);
+		if (th->th_sfd >= 0)
+			(void) close(th->th_sfd);
 		*th = t->t_thr[--t->t_n];
 	}
 }
@@ -365,7 +407,7 @@ finish_target(tgt_t *t, int64_t now)
 	for (size_t i = 0; i < t->t_n; i++)
 		if (t->t_thr[i].th_stopped)
 			record(t, t->t_thr[i].th_tid, t->t_thr[i].th_since,
-			    now);
+			    t->t_thr[i].th_last);
 	if (!t->t_dead)
 		drain_gaps(t);
 	if (!t->t_dead && stall > W.w_gap_ms) {
@@ -391,7 +433,7 @@ static int
 usage(void)
 {
 	(void) fprintf(stderr, "usage: soak_watch [-s STOP_MS] [-g GAP_MS] "
-	    "[-L SECONDS] DIR\n");
+	    "[-i LOOK_MS] [-L SECONDS] DIR\n");
 	return (2);
 }
 
@@ -404,8 +446,11 @@ main(int argc, char **argv)
 
 	W.w_stop_ms = 1000;
 	W.w_gap_ms = 1500;
-	while ((c = getopt(argc, argv, "s:g:L:")) != -1) {
-		if (c == 's')
+	W.w_tick = 2000000;
+	while ((c = getopt(argc, argv, "s:g:i:L:")) != -1) {
+		if (c == 'i' && atol(optarg) > 0)
+			W.w_tick = atol(optarg) * 1000000LL;
+		else if (c == 's')
 			W.w_stop_ms = atol(optarg);
 		else if (c == 'g')
 			W.w_gap_ms = atol(optarg);
@@ -433,7 +478,7 @@ main(int argc, char **argv)
 	look(now);
 	(void) printf("ready\n");
 	(void) fflush(stdout);
-	for (next = now + TICK_NS; !stopping && now < life; last = now) {
+	for (next = now + W.w_tick; !stopping && now < life; last = now) {
 		struct timespec ts = { (time_t)(next / 1000000000LL),
 		    (long)(next % 1000000000LL) };
 
@@ -443,7 +488,7 @@ main(int argc, char **argv)
 		if (now - last > W.w_max_tick)
 			W.w_max_tick = now - last;
 		look(now);
-		next = next + TICK_NS > now ? next + TICK_NS : now + TICK_NS;
+		next = next + W.w_tick > now ? next + W.w_tick : now + W.w_tick;
 	}
 	for (int i = 0; i < SOAK_SLOTS; i++)
 		if (W.w_tgt[i] != NULL)
