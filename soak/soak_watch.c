@@ -25,8 +25,11 @@
  * GAP_MS (1500), a target found dead (no live thread for 500 ms), and a
  * heartbeat still stalled at the end over GAP_MS, are said at once:
  *
- *	fail stop KIND SOURCE run=N tid=TID ms=MS
- *	fail gap KIND SOURCE run=N ms=MS
+ *	fail stop KIND SOURCE run=N tid=TID ms=MS late=MS
+ *	fail gap KIND SOURCE run=N ms=MS late=MS
+ *
+ * (late: how much of that time the watchdog itself went 50 ms or more
+ * without a look: the machine's time, not only pfiles'.)
  *	fail dead KIND run=N		(N: the last run at it)
  *	fail stall KIND ms=MS
  *
@@ -51,6 +54,8 @@
 
 #define	HIST_MS		4096		/* the histograms' last bucket */
 #define	DEAD_NS		500000000LL	/* no live thread for so long: dead */
+#define	LATE_NS		50000000LL	/* a look so late: the machine's */
+#define	LATE_RING	256
 
 enum { S_DEFAULT, S_PIDFD, S_AGENT, S_DIAG, S_BPF, S_NONE, S_OTHER, S_N };
 static const char *const src_name[S_N] = {
@@ -96,6 +101,10 @@ static struct {
 	int64_t		w_tick;		/* between two looks, ns */
 	uint64_t	w_looks, w_fails;
 	int64_t		w_max_tick;
+	struct {			/* its own late looks, the last ones */
+		int64_t	l_from, l_to;
+	}		w_late[LATE_RING];
+	uint64_t	w_nlate;
 	uint32_t	w_gen;
 } W;
 
@@ -166,6 +175,27 @@ attribute(const tgt_t *t, int64_t a, int64_t b, uint64_t *run)
 	return (src);
 }
 
+/*
+ * How long, in ms, of [a, b] the watchdog itself went without a look for
+ * LATE_NS or more: time the machine ran nothing of the soak's, or not
+ * the watchdog (said beside a failure, which it does not excuse).
+ */
+static int64_t
+late_within(int64_t a, int64_t b)
+{
+	int64_t sum = 0;
+
+	for (uint64_t k = 0; k < W.w_nlate && k < LATE_RING; k++) {
+		int64_t f = W.w_late[k].l_from, t = W.w_late[k].l_to;
+
+		f = f > a ? f : a;
+		t = t < b ? t : b;
+		if (t > f)
+			sum += t - f;
+	}
+	return (sum / 1000000);
+}
+
 static void
 say_fail(const char *line)
 {
@@ -188,12 +218,14 @@ record(tgt_t *t, pid_t tid, int64_t a, int64_t b)
 	acc_add(tid != 0 ? &t->t_stop[src] : &t->t_gap[src], ms);
 	if (tid != 0 && ms > W.w_stop_ms)
 		(void) snprintf(line, sizeof (line), "stop %s %s run=%llu "
-		    "tid=%d ms=%lld", t->t_kind, src_name[src],
-		    (unsigned long long)run, (int)tid, (long long)ms);
+		    "tid=%d ms=%lld late=%lld", t->t_kind, src_name[src],
+		    (unsigned long long)run, (int)tid, (long long)ms,
+		    (long long)late_within(a, b));
 	else if (tid == 0 && ms > W.w_gap_ms)
 		(void) snprintf(line, sizeof (line), "gap %s %s run=%llu "
-		    "ms=%lld", t->t_kind, src_name[src],
-		    (unsigned long long)run, (long long)ms);
+		    "ms=%lld late=%lld", t->t_kind, src_name[src],
+		    (unsigned long long)run, (long long)ms,
+		    (long long)late_within(a, b));
 	else
 		return;
 	say_fail(line);
@@ -487,6 +519,10 @@ main(int argc, char **argv)
 		now = soak_now();
 		if (now - last > W.w_max_tick)
 			W.w_max_tick = now - last;
+		if (now - last >= LATE_NS) {
+			W.w_late[W.w_nlate % LATE_RING].l_from = last;
+			W.w_late[W.w_nlate++ % LATE_RING].l_to = now;
+		}
 		look(now);
 		next = next + W.w_tick > now ? next + W.w_tick : now + W.w_tick;
 	}
