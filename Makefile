@@ -5,6 +5,8 @@
 #   make check      build, then run the kyua suite (SANITIZE=1: ASan+UBSan)
 #   make demo       pfiles on a live node.js process with 100 connections
 #   make bench      pfiles against lsof, lsfd and ss (not part of check)
+#   make soak       pfiles over and over at self-checking targets for
+#                   SOAK_MINUTES, every CPU busy, judged by a watchdog
 #   make fuzz       AFL++ on every harness for FUZZ_SECONDS each
 #   make check-kernels  the kernel-dependent tests inside Debian's 6.1 and
 #                   6.12 kernels under qemu (KERNELS="pkg ..." to choose)
@@ -16,7 +18,7 @@
 #                   flags)
 #   make deb        the Debian packages pfiles, libproc1, libproc-dev
 #   make deps-T     the Debian packages target T needs (demo, check, fuzz,
-#                   bench; each of those runs its own first)
+#                   bench, soak; each of those runs its own first)
 
 CC	?= cc
 SANITIZE ?= 0
@@ -100,6 +102,7 @@ include preadcount/Makefile.inc
 include atf/Makefile.inc
 -include fuzz/Makefile.inc
 -include bench/Makefile.inc
+-include soak/Makefile.inc
 
 build-all: $(ALL)
 
@@ -161,6 +164,9 @@ DEPS_fuzz := make $(CC_PKGS) afl++ clang libclang-rt-dev
 # what bench/bench.sh times: lsof, lsfd (util-linux), ss (iproute2); node
 DEPS_bench := make $(CC_PKGS) nodejs lsof util-linux iproute2 strace \
 	$(BPF_PKGS)
+# the soak: pfiles with every source it has (bpf's build needs), and the
+# targets and watchdog (soak/), which need nothing more
+DEPS_soak := make $(CC_PKGS) $(BPF_PKGS)
 
 # check-kernels: the suite's, and what boots Debian's kernels under qemu
 # and builds their initramfs (kernels/), and reads their BTF (btfcheck.sh)
@@ -190,7 +196,7 @@ DEPS_kernels-arm64 := make gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
 	libatf-dev qemu-system-arm qemu-user-static kmod $(BPF_PKGS) \
 	pkg-config
 
-DEPS_TARGETS := demo check fuzz bench kernels kernels-arm64 deb
+DEPS_TARGETS := demo check fuzz bench soak kernels kernels-arm64 deb
 .PHONY: $(addprefix deps-,$(DEPS_TARGETS))
 $(addprefix deps-,$(DEPS_TARGETS)): deps-%:
 	@sh $(TOP)/.ci/deps.sh $(DEPS_$*)
