@@ -37,6 +37,7 @@
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent/agent.h"
@@ -136,6 +137,37 @@ live_remove(struct agent *ag)
 	}
 }
 
+static int stop_signal(pid_t);
+
+/*
+ * Let a lent thread go, from a signal handler too (every call here is
+ * async-signal-safe): stop it (PTRACE_INTERRUPT), wait a bounded while
+ * for the stop, and detach, giving it the signal it had stopped for.
+ */
+static void
+release_lent(pid_t tid)
+{
+	struct timespec nap = { 0, 100000 };
+	int st;
+
+	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) != 0)
+		return;
+	for (int i = 0; i < AGENT_RELEASE_NAPS; i++) {
+		pid_t r = waitpid(tid, &st, __WALL | WNOHANG);
+
+		if (r == tid && (WIFEXITED(st) || WIFSIGNALED(st)))
+			return;
+		if (r == tid) {
+			(void) ptrace(PTRACE_DETACH, tid, NULL,
+			    (void *)(long)stop_signal(tid));
+			return;
+		}
+		if (r < 0 && errno != EINTR)
+			return;
+		(void) nanosleep(&nap, NULL);
+	}
+}
+
 void
 Prelease_agents(void)
 {
@@ -143,10 +175,13 @@ Prelease_agents(void)
 	pid_t me = my_tid();
 
 	for (int i = 0; i < AGENT_MAX_LIVE; i++) {
-		if (live[i].l_owner != me || !live[i].l_parked ||
-		    live[i].l_released)
+		if (live[i].l_owner != me || live[i].l_released)
 			continue;
-		(void) ptrace(PTRACE_DETACH, live[i].l_tid, NULL, NULL);
+		/* Not parked: lent (a handler never runs during a batch). */
+		if (live[i].l_parked)
+			(void) ptrace(PTRACE_DETACH, live[i].l_tid, NULL, NULL);
+		else
+			release_lent(live[i].l_tid);
 		live[i].l_released = 1;
 	}
 	errno = saved;
@@ -617,11 +652,23 @@ seize_agent(struct ps_prochandle *P, pid_t tid)
 		errno = err;
 		return (-1);
 	}
+	/*
+	 * Lent at once: the thread runs its own code until the first batch,
+	 * whatever the caller does before it (pfiles reads the socket
+	 * tables and every other process's fds first).
+	 */
 	agent_block_signals(&old);
 	live_add(ag);
+	err = agent_lend(ag);
+	agent_live_set_parked(ag, ag->ag_state == AG_PARKED);
 	agent_restore_signals(&old);
-	PDEBUG(P, "agent: thread %d seized and parked", (int)tid);
 	agent_attach(P, ag);
+	if (err != 0) {
+		errno = err == ESRCH ? Pseterr(P, ESRCH, "no such process") :
+		    Pseterr(P, err, "ptrace cont: %s", strerror(err));
+		return (-1);
+	}
+	PDEBUG(P, "agent: thread %d seized, examined and lent", (int)tid);
 	return (0);
 }
 

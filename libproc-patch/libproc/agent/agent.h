@@ -23,6 +23,7 @@ struct agent_seccomp;		/* agent_seccomp.c */
 #define	AGENT_BATCH_MS	100		/* bound of one batch's calls */
 #define	AGENT_GRACE_MS	200		/* for a call interrupted to stop */
 #define	AGENT_MAX_STOPS	32		/* stops passed over in one wait */
+#define	AGENT_RELEASE_NAPS 1000	/* of 100 us: Prelease_agents' wait */
 #define	AGENT_SPIN_NS	20000		/* waitpid polled before sleeping */
 #define	AGENT_NAP0_NS	10000		/* then sleeps, from this, doubling */
 #define	STACK_BUDGET	(32 * 1024)	/* scratch room below the red zone */
@@ -110,7 +111,9 @@ extern int agent_rseq_resume(struct ps_prochandle *, struct agent *,
  * caller does between batches.  agent_lend() lends a parked thread;
  * agent_take() parks a lent one again (PTRACE_INTERRUPT, as when it was
  * seized), waiting for its stop until ag_until (the caller sets it): 0,
- * or an errno, with the state saying what became of it.
+ * or an errno, with the state saying what became of it.  A new agent is
+ * lent as soon as it has been examined: the thread is stopped for a
+ * batch at a time only, never between Pcreate_agent and the first batch.
  */
 extern int agent_lend(struct agent *);
 /* Pass on the stops a lent thread is in now, without waiting. */
