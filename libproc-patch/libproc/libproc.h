@@ -465,11 +465,11 @@ psyscall_set(psyscall_t *c, int sysindex, argdes_t *argp, uint_t nargs)
 /*
  * Signals and the agent.
  *
- * Outside a batch, a borrowed thread sits in a ptrace stop with its own
- * registers and signal mask: if the controlling process dies then, by
- * any signal, SIGKILL included, the kernel detaches the thread and it
- * carries on exactly as if Pdestroy_agent() had been called (a system
- * call it was blocked in is restarted).  Only during a batch are its
+ * Outside a batch, a borrowed thread runs its own code, seized (lent),
+ * with its own registers and signal mask: if the controlling process
+ * dies then, by any signal, SIGKILL included, the kernel detaches the
+ * thread and it carries on exactly as if Pdestroy_agent() had been
+ * called.  Only during a batch are its
  * registers and mask altered; so while a batch runs, libproc blocks
  * every asynchronous signal of the calling thread (SIGINT, SIGTERM,
  * SIGHUP, SIGQUIT, SIGTSTP, SIGCHLD, ...), and restores the caller's

@@ -536,6 +536,7 @@ static void
 agent_attach(struct ps_prochandle *P, struct agent *ag)
 {
 	P->agent = ag;
+	P->tick = agent_service;
 	(void) Phook_set(P->hooks, agent_release, P, PHOOK_LAST);
 }
 
@@ -718,10 +719,15 @@ void
 agent_service(struct ps_prochandle *P)
 {
 	struct agent *ag = P->agent;
+	long now = agent_now_ms();
 	int st, sig;
 
-	for (int n = 0; ag != NULL && ag->ag_state == AG_LENT &&
-	    n < AGENT_MAX_STOPS; n++) {
+	/* One look a millisecond at most: the loops that tick are tight. */
+	if (ag == NULL || ag->ag_state != AG_LENT || now == ag->ag_served ||
+	    ag->ag_owner != my_tid())	/* ptrace(2) is the tracer's own */
+		return;
+	ag->ag_served = now;
+	for (int n = 0; ag->ag_state == AG_LENT && n < AGENT_MAX_STOPS; n++) {
 		if (waitpid(ag->ag_tid, &st, __WALL | WNOHANG) != ag->ag_tid)
 			return;
 		switch (agent_stop_kind(st, &sig)) {
@@ -882,5 +888,6 @@ Pdestroy_agent(struct ps_prochandle *P)
 	free(ag->ag_buf);
 	free(ag);
 	P->agent = NULL;
+	P->tick = NULL;
 	errno = e;
 }

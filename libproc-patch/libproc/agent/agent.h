@@ -49,6 +49,7 @@ struct agent {
 	int		ag_nodup;	/* the target can open no fd (EMFILE) */
 	int		ag_execd;	/* it exec'd while lent */
 	long		ag_until;	/* the wait for a stop ends then (ms) */
+	long		ag_served;	/* agent_service's last look (ms) */
 	isa_regs_t ag_regs; /* the thread's own, in a batch */
 	uint64_t	ag_mask;
 	uint8_t		*ag_buf;	/* the block's image */

@@ -75,6 +75,8 @@ struct ps_prochandle {
 	/* why each source refused at the last Psetsocksrc, "" when not */
 	char		src_why[PSOCK_NSRC][PERRMSG_MAX];
 	struct agent	*agent;		/* Pcreate_agent() */
+	/* called by the long loops below the agent (Ptick) */
+	void		(*tick)(struct ps_prochandle *);
 	/* the agents' clock (agent/agent_clock.c): ms, over the grab */
 	unsigned	ag_deadline;	/* 0: PAGENT_DEADLINE_MS */
 	long		ag_spent;	/* in spans ended */
@@ -88,6 +90,20 @@ struct ps_prochandle {
 	phook_t		hooks[PHOOKS];	/* Prelease calls them (Phook.h) */
 	char		errmsg[PERRMSG_MAX];
 };
+
+/*
+ * The long loops of the layers below the agent (the walk, between its
+ * chunks of fds; the endpoints' pass over every other process) tick the
+ * handle now and then: a module that lends a thread of the target while
+ * they run registers P->tick to pass on what that thread met meanwhile
+ * (the agent: a signal for it, a group stop).
+ */
+static inline void
+Ptick(struct ps_prochandle *P)
+{
+	if (P->tick != NULL)
+		P->tick(P);
+}
 
 /*
  * The handle's message (Perror.c).  Pseterr sets it from fmt, sets errno

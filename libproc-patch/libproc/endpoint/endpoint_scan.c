@@ -306,6 +306,7 @@ ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
 
 		if (pid == (long)P->pid)
 			continue;
+		Ptick(P);
 		(void) snprintf(path, sizeof (path), "/proc/%ld/fd", pid);
 		if ((fdd = open(path, O_RDONLY | O_DIRECTORY |
 		    O_CLOEXEC)) < 0) {

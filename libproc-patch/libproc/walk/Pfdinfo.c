@@ -190,6 +190,7 @@ walk_batches(const fdwalk_t *fw)
 	rv = 0;			/* a process may have no fds at all */
 	while ((nfds = walk_next(fw, &cur, dents, fds)) > 0) {
 		used = 0;
+		Ptick(P);
 		if (!(fw->fw_flags & PFDI_STATONLY))
 			Psockbatch(P, fds, (size_t)nfds);
 		if (par)
