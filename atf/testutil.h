@@ -104,6 +104,8 @@ typedef struct tu_result {
 void	tu_run(const char *const argv[], const char *const env[],
 	    int timeout_ms, tu_result_t *);
 void	tu_result_free(tu_result_t *);
+/* In a tu_pfiles_t's tp_env: pfiles with the agent's default deadline. */
+#define	TU_DEFAULT_DEADLINE	"LIBPROC_AGENT_DEADLINE_MS"
 /* Milliseconds of CLOCK_MONOTONIC. */
 long long tu_now_ms(void);
 /*
