@@ -142,6 +142,21 @@ count_mem_writes(pid_t pid)
 }
 
 /*
+ * The target is alive after a run of pfiles: one that ended by itself
+ * meanwhile (a fixture's own clock) was truly called exited by pfiles,
+ * and that is said as such, not as pfiles' fault.
+ */
+static void
+require_alive(pid_t pid, const char *viaarg)
+{
+	char s = tu_proc_state(pid);
+
+	ATF_REQUIRE_MSG(s != 0 && s != 'Z' && s != 'X', "the target %d "
+	    "ended by itself during pfiles %s (%s)", (int)pid, viaarg,
+	    s == 0 ? "reaped" : "a zombie");
+}
+
+/*
  * pfiles --via=VIA PID; it must exit 0 and say exactly said on stderr
  * (run_pfiles: nothing).  With pwrites, under strace: the writes to the
  * target's memory.  Its stdout.
@@ -168,6 +183,7 @@ run_pfiles_said(const char *via, pid_t pid, int *pwrites, const char *said)
 
 		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
 	}
+	require_alive(pid, viaarg);
 	tu_require_exit("pfiles", &r, 0);
 	ATF_CHECK_MSG(strcmp(r.tr_err, said) == 0, "pfiles %s said: %s",
 	    viaarg, r.tr_err);
@@ -260,7 +276,7 @@ start_node(tu_child_t *c, const char *n)
 	 * require_view() holds the target's mappings to their number before.
 	 */
 	const char *argv[] = { "node", "--single-threaded",
-	    "--no-memory-reducer", TU_SOCKETS_JS, n, "300", NULL };
+	    "--no-memory-reducer", TU_SOCKETS_JS, n, TU_FIXTURE_LIFE, NULL };
 	char *l;
 	pid_t pid;
 
@@ -294,7 +310,8 @@ ATF_TC_HEAD(pass_sockfix, tc)
 }
 ATF_TC_BODY(pass_sockfix, tc)
 {
-	const char *argv[] = { TU_SOCKFIX, "-s", "all", "-t", "120", NULL };
+	const char *argv[] = { TU_SOCKFIX, "-s", "all", "-t",
+	    TU_FIXTURE_LIFE, NULL };
 	tu_child_t c;
 	pid_t pid;
 	int pwrites;
@@ -355,8 +372,8 @@ ATF_TC_HEAD(pass_netns, tc)
 ATF_TC_BODY(pass_netns, tc)
 {
 	const char *argv[] = { "unshare", "-n", TU_SOCKFIX, "-s",
-	    "unix,abstract,unnamed,socketpair,netlink,pipe,file", "-t", "120",
-	    NULL };
+	    "unix,abstract,unnamed,socketpair,netlink,pipe,file", "-t",
+	    TU_FIXTURE_LIFE, NULL };
 	tu_child_t c;
 	pid_t pid;
 	int pwrites;
@@ -382,7 +399,8 @@ ATF_TC_HEAD(pass_fallback_emfile, tc)
 }
 ATF_TC_BODY(pass_fallback_emfile, tc)
 {
-	const char *argv[] = { TU_SOCKFIX, "-s", "all", "-t", "120", NULL };
+	const char *argv[] = { TU_SOCKFIX, "-s", "all", "-t",
+	    TU_FIXTURE_LIFE, NULL };
 	struct rlimit rl, zero;
 	target_view_t v;
 	tu_child_t c;
@@ -442,7 +460,7 @@ ATF_TC_BODY(fallback_batch_emfile, tc)
 {
 	char nr[16];
 	const char *argv[] = { SECCOMP_DENY, nr, "1", TU_SOCKFIX, "-s",
-	    "all", "-t", "120", NULL };
+	    "all", "-t", TU_FIXTURE_LIFE, NULL };
 	struct rlimit rl, low;
 	target_view_t v;
 	tu_child_t c;
