@@ -40,6 +40,16 @@
 /* A default bound for waits, generous for a loaded 2-core machine. */
 #define	TU_TIMEOUT_MS	30000
 
+/*
+ * How long a fixture lives by its own clock, in seconds (sockfix -t,
+ * sockets.js's TIMEOUT_SECONDS).  A last resort only: a fixture ends when
+ * the test closes its stdin, and with the test (PR_SET_PDEATHSIG, which
+ * tu_spawn sets).  Longer than kyua lets a case run (300 s unless the
+ * case sets more), however slow the machine: a fixture that ended by
+ * itself in the middle of a case would be truly called exited by pfiles.
+ */
+#define	TU_FIXTURE_LIFE	"3600"
+
 /* A child started by tu_spawn().  Closed descriptors are -1. */
 typedef struct tu_child {
 	pid_t	tc_pid;		/* 0 once reaped */
