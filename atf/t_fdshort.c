@@ -322,6 +322,27 @@ fds_now(pid_t pid)
 }
 
 /*
+ * The target's thread that lives is gone: how the target ended, for the
+ * test is its parent (the exit of the whole process, or of this thread
+ * alone), so that the failure says what happened.
+ */
+static void __attribute__((__noreturn__))
+target_gone(const target_t *t, const char *what)
+{
+	int st = 0;
+	pid_t r = waitpid(t->t_pid, &st, WNOHANG);
+
+	if (r == t->t_pid && WIFSIGNALED(st))
+		atf_tc_fail("%s: the target was killed by signal %d", what,
+		    WTERMSIG(st));
+	if (r == t->t_pid)
+		atf_tc_fail("%s: the target exited (status 0x%x)", what,
+		    (unsigned)st);
+	atf_tc_fail("%s: the target's thread %d is gone, the process %s",
+	    what, (int)t->t_tid, r == 0 ? "lives on" : strerror(errno));
+}
+
+/*
  * The target as pfiles found it: alive, not stopped, as it was (seen
  * through the thread that lives).
  */
@@ -331,7 +352,9 @@ require_untouched(const target_t *t, const char *what)
 	char path[40], *status, *tracer;
 	char s = tu_proc_state(t->t_tid);
 
-	if (s == 0 || s == 'T' || s == 't' || s == 'Z' || s == 'X')
+	if (s == 0)
+		target_gone(t, what);
+	if (s == 'T' || s == 't' || s == 'Z' || s == 'X')
 		atf_tc_fail("%s: the target's state is '%c'", what, s);
 	(void) snprintf(path, sizeof (path), "/proc/%d/status", (int)t->t_tid);
 	status = tu_read_file(path, NULL);

@@ -288,6 +288,9 @@ false_word(const char *err)
 	return (NULL);
 }
 
+/* pfiles' environment for the agent's own deadline, the default. */
+static const char *const dflt[] = { TU_DEFAULT_DEADLINE, NULL };
+
 ATF_TC(exec_is_no_exit);
 ATF_TC_HEAD(exec_is_no_exit, tc)
 {
@@ -309,7 +312,8 @@ ATF_TC_BODY(exec_is_no_exit, tc)
 		const char *args[] = { vias[i % 2], pid, NULL };
 		tu_result_t r;
 
-		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args,
+		    .tp_env = dflt }, &r);
 		/*
 		 * What is true may be said (the agent met its deadline on a
 		 * busy machine; an other end was read mid-exec): never a
@@ -441,7 +445,8 @@ ATF_TC_BODY(deadline_in_exec_storm, tc)
 		long long t0 = tu_now_ms(), ms;
 		tu_result_t r;
 
-		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args }, &r);
+		tu_pfiles(&(const tu_pfiles_t){ .tp_opts = args,
+		    .tp_env = dflt }, &r);
 		ms = tu_now_ms() - t0;
 		printf("run %d: %lld ms: %.*s\n", i, ms,
 		    (int)strcspn(r.tr_err, "\n"), r.tr_err);

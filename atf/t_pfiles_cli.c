@@ -748,7 +748,7 @@ ATF_TC_BODY(debug_trace, tc)
 		tu_require_exit("pfiles --via=agent", &r, 0);
 		got = trace_texts(r.tr_err, sl.sl_pid);
 		want = tu_asprintf("grabbed: sleep, pidfd %s\n"
-		    "agent: thread %s seized and parked\n"
+		    "agent: thread %s seized, examined and lent\n"
 		    "socket facts: agent serves\n"
 		    "agent: passing sockets on\n"
 		    "agent: thread %s given back\n"

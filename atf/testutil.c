@@ -95,6 +95,19 @@ buf_take(tu_buf_t *b)
 	return (b->b_data);
 }
 
+/*
+ * The agent's deadline of every pfiles and libproc the suite runs: ten
+ * minutes, so that what a test compares does not depend on the machine's
+ * load (the agent's default, two seconds, is met on a loaded machine by
+ * the per-socket batches).  The tests of the deadline itself unset it
+ * (TU_DEFAULT_DEADLINE).
+ */
+__attribute__((constructor)) static void
+tu_deadline_init(void)
+{
+	(void) setenv("LIBPROC_AGENT_DEADLINE_MS", "600000", 0);
+}
+
 long long
 tu_now_ms(void)
 {

@@ -40,6 +40,16 @@
 /* A default bound for waits, generous for a loaded 2-core machine. */
 #define	TU_TIMEOUT_MS	30000
 
+/*
+ * How long a fixture lives by its own clock, in seconds (sockfix -t,
+ * sockets.js's TIMEOUT_SECONDS).  A last resort only: a fixture ends when
+ * the test closes its stdin, and with the test (PR_SET_PDEATHSIG, which
+ * tu_spawn sets).  Longer than kyua lets a case run (300 s unless the
+ * case sets more), however slow the machine: a fixture that ended by
+ * itself in the middle of a case would be truly called exited by pfiles.
+ */
+#define	TU_FIXTURE_LIFE	"3600"
+
 /* A child started by tu_spawn().  Closed descriptors are -1. */
 typedef struct tu_child {
 	pid_t	tc_pid;		/* 0 once reaped */
@@ -104,6 +114,8 @@ typedef struct tu_result {
 void	tu_run(const char *const argv[], const char *const env[],
 	    int timeout_ms, tu_result_t *);
 void	tu_result_free(tu_result_t *);
+/* In a tu_pfiles_t's tp_env: pfiles with the agent's default deadline. */
+#define	TU_DEFAULT_DEADLINE	"LIBPROC_AGENT_DEADLINE_MS"
 /* Milliseconds of CLOCK_MONOTONIC. */
 long long tu_now_ms(void);
 /*

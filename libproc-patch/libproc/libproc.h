@@ -441,9 +441,9 @@ extern int Psyscall_batch(struct ps_prochandle *, psyscall_t *, uint_t);
  * Pcreate_agent, Psyscall and Psyscall_batch fail with ETIME ("the target
  * was held for its deadline (N ms)").  A batch's calls are also cut at a
  * bound of their own (100 ms): the calls not run then are ECANCELED and
- * the batch fails with EAGAIN.  Pset_agent_deadline: 0 for the default,
- * PAGENT_DEADLINE_MS; at most PAGENT_DEADLINE_MAX.  Pagent_held: the time
- * counted so far.
+ * the batch fails with EAGAIN.  Pset_agent_deadline: 0 for the default
+ * (LIBPROC_AGENT_DEADLINE_MS of the environment, else PAGENT_DEADLINE_MS);
+ * at most PAGENT_DEADLINE_MAX.  Pagent_held: the time counted so far.
  */
 #define	PAGENT_DEADLINE_MS	2000
 #define	PAGENT_DEADLINE_MAX	3600000

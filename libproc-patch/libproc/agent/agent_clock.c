@@ -15,6 +15,7 @@
  * target nothing.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "agent/agent.h"
 
@@ -29,12 +30,38 @@ Pset_agent_deadline(struct ps_prochandle *P, unsigned int ms)
 	return (0);
 }
 
+/*
+ * The default deadline: LIBPROC_AGENT_DEADLINE_MS of the environment
+ * (1 to PAGENT_DEADLINE_MAX), read once, else PAGENT_DEADLINE_MS.
+ */
+static long
+deadline_default(void)
+{
+	static long dflt;	/* 0: not read yet */
+	long d = __atomic_load_n(&dflt, __ATOMIC_RELAXED);
+	const char *v;
+	char *end;
+
+	if (d != 0)
+		return (d);
+	d = PAGENT_DEADLINE_MS;
+	if ((v = getenv("LIBPROC_AGENT_DEADLINE_MS")) != NULL) {
+		long n = strtol(v, &end, 10);
+
+		if (*v != '\0' && *end == '\0' && n > 0 &&
+		    n <= PAGENT_DEADLINE_MAX)
+			d = n;
+	}
+	__atomic_store_n(&dflt, d, __ATOMIC_RELAXED);
+	return (d);
+}
+
 /* The handle's deadline in ms. */
 static long
 deadline_of(const struct ps_prochandle *P)
 {
 	return (P->ag_deadline != 0 ? (long)P->ag_deadline :
-	    PAGENT_DEADLINE_MS);
+	    deadline_default());
 }
 
 unsigned int
