@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * agent_stop.c: the agent's ptrace stops.  Every wait for a stop is
- * bounded (ag_until: AGENT_STOP_MS, a batch's AGENT_BATCH_MS, and never
- * past the handle's deadline): waitpid with WNOHANG, spinning briefly and
- * then sleeping in growing steps.  A thread that dies under a wait ends
+ * bounded (ag_until: AGENT_STOP_MS for our interrupt's stop, a batch's
+ * calls AGENT_BATCH_MS and the handle's deadline): waitpid with WNOHANG,
+ * polled for a moment and then between naps that grow.  A thread that dies under a wait ends
  * it with ESRCH; a signal that arrives meanwhile is given back to the
  * thread, so that nothing is lost.
  */
