@@ -295,6 +295,8 @@ diag_table_dump(struct ps_prochandle *P, diag_table_t *dt, int g)
 	for (int k = 0; k < 2 && req[k].dr_family != 0; k++) {
 		int err;
 
+		Ptick(P);	/* a dump of a busy host's sockets takes a while */
+
 		for (int t = 0; (err = dump_once(dt, &req[k])) == EINTR &&
 		    t < DIAG_INTR_TRIES; t++)
 			continue;
