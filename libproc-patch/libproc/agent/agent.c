@@ -396,81 +396,6 @@ seize(struct ps_prochandle *P, struct agent *ag)
 	return (0);
 }
 
-#ifndef	PTRACE_GET_RSEQ_CONFIGURATION
-#define	PTRACE_GET_RSEQ_CONFIGURATION	0x420f	/* Linux 5.13 */
-#endif
-#define	RSEQ_CS_OFFSET	8	/* of rseq_cs in struct rseq */
-
-/* The layouts of <linux/ptrace.h> and <linux/rseq.h>, kernel ABI. */
-typedef struct rseq_conf {
-	uint64_t	rc_area;
-	uint32_t	rc_size;
-	uint32_t	rc_sig;
-	uint32_t	rc_flags;
-	uint32_t	rc_pad;
-} rseq_conf_t;
-
-typedef struct rseq_cs_desc {
-	uint32_t	cs_version;
-	uint32_t	cs_flags;
-	uint64_t	cs_start;
-	uint64_t	cs_post_commit;	/* offset from cs_start */
-	uint64_t	cs_abort;
-} rseq_cs_desc_t;
-
-/* The thread's rseq registration, if it has one (read once per agent). */
-static void
-read_rseq(struct agent *ag)
-{
-	rseq_conf_t rc;
-
-	memset(&rc, 0, sizeof (rc));
-	if (ptrace(PTRACE_GET_RSEQ_CONFIGURATION, ag->ag_tid,
-	    (void *)sizeof (rc), &rc) == (long)sizeof (rc) && rc.rc_area != 0) {
-		ag->ag_rseq = rc.rc_area;
-		ag->ag_rseq_sig = rc.rc_sig;
-	}
-}
-
-int
-agent_rseq_resume(struct ps_prochandle *P, struct agent *ag,
-    const isa_regs_t *r, uint64_t *ripp)
-{
-	rseq_cs_desc_t cs;
-	uint64_t csp;
-	uint32_t sig;
-
-	*ripp = isa_pc(r);
-	/*
-	 * A thread stopped in a system call is in no critical section (a
-	 * section holds no system call); only one stopped in user code may
-	 * be, and only then is the rseq area read.
-	 */
-	if (ag->ag_rseq == 0 || isa_in_syscall(r))
-		return (0);
-	if (Pread(P, &csp, sizeof (csp), (uintptr_t)(ag->ag_rseq +
-	    RSEQ_CS_OFFSET)) != (ssize_t)sizeof (csp))
-		return (errno != 0 ? errno : EIO);
-	if (csp == 0)
-		return (0);
-	if (Pread(P, &cs, sizeof (cs), (uintptr_t)csp) != (ssize_t)sizeof (cs))
-		return (errno != 0 ? errno : EIO);
-	if (isa_pc(r) < cs.cs_start ||
-	    isa_pc(r) - cs.cs_start >= cs.cs_post_commit)
-		return (0);
-	/* The kernel aborts only to a handler signed as registered. */
-	if (cs.cs_abort < sizeof (sig) || Pread(P, &sig, sizeof (sig),
-	    (uintptr_t)(cs.cs_abort - sizeof (sig))) != (ssize_t)sizeof (sig) ||
-	    sig != ag->ag_rseq_sig)
-		return (Pseterr(P, EIO, "thread %d is in an rseq critical "
-		    "section whose abort handler is not signed",
-		    (int)ag->ag_tid));
-	*ripp = cs.cs_abort;
-	PDEBUG(P, "agent: thread %d in an rseq critical section: given back "
-	    "at its abort handler", (int)ag->ag_tid);
-	return (0);
-}
-
 /* The parked thread's facts: 64-bit, a syscall instruction, its stack. */
 static int
 examine(struct ps_prochandle *P, struct agent *ag)
@@ -491,7 +416,7 @@ examine(struct ps_prochandle *P, struct agent *ag)
 	if ((ag->ag_syscall = find_syscall_insn(P, &mf, &r)) == 0)
 		return (Pseterr(P, ENOEXEC,
 		    "no system call instruction found in the process"));
-	read_rseq(ag);
+	agent_read_rseq(ag);
 	if (mf.pm_stack_known) {
 		ag->ag_stack_lo = mf.pm_stack_lo;
 		ag->ag_stack_hi = mf.pm_stack_hi;
@@ -705,92 +630,6 @@ Pcreate_agent(struct ps_prochandle *P)
 	agent_span_close(P);
 	errno = err;
 	return (rc);
-}
-
-/*
- * The stops a lent thread came to while the caller was busy between
- * batches, passed on without waiting: a signal that came for it is
- * delivered at once (it would wait, the thread stopped, until the next
- * batch); a group stop (another process's SIGSTOP) is left to the kernel
- * (PTRACE_LISTEN), so that SIGCONT ends it as for any thread; an exec is
- * noted.  Only stops already there are seen.
- */
-void
-agent_service(struct ps_prochandle *P)
-{
-	struct agent *ag = P->agent;
-	long now = agent_now_ms();
-	int st, sig;
-
-	/* One look a millisecond at most: the loops that tick are tight. */
-	if (ag == NULL || ag->ag_state != AG_LENT || now == ag->ag_served ||
-	    ag->ag_owner != my_tid())	/* ptrace(2) is the tracer's own */
-		return;
-	ag->ag_served = now;
-	for (int n = 0; ag->ag_state == AG_LENT && n < AGENT_MAX_STOPS; n++) {
-		if (waitpid(ag->ag_tid, &st, __WALL | WNOHANG) != ag->ag_tid)
-			return;
-		switch (agent_stop_kind(st, &sig)) {
-		case ST_GONE:
-			ag->ag_state = AG_GONE;
-			return;
-		case ST_EVENT:		/* not ours while lent: a group stop */
-			(void) ptrace(PTRACE_LISTEN, ag->ag_tid, NULL, NULL);
-			continue;
-		case ST_EXEC:
-			ag->ag_execd = 1;
-			break;
-		case ST_SIGNAL:
-			ag->ag_passed++;
-			break;
-		default:
-			sig = 0;
-			break;
-		}
-		if (ptrace(PTRACE_CONT, ag->ag_tid, NULL,
-		    (void *)(long)sig) != 0 && errno == ESRCH)
-			(void) agent_lost(ag);
-	}
-}
-
-int
-agent_lend(struct agent *ag)
-{
-	if (ag->ag_state != AG_PARKED)
-		return (EINVAL);
-	if (ptrace(PTRACE_CONT, ag->ag_tid, NULL, NULL) != 0)
-		return (errno == ESRCH ? agent_lost(ag) : errno);
-	ag->ag_state = AG_LENT;
-	return (0);
-}
-
-int
-agent_take(struct ps_prochandle *P, struct agent *ag)
-{
-	isa_regs_t r;
-	int err;
-
-	if (ag->ag_state != AG_LENT)
-		return (ag->ag_state == AG_PARKED ? 0 : EINVAL);
-	ag->ag_passed = 0;
-	if (ptrace(PTRACE_INTERRUPT, ag->ag_tid, NULL, NULL) != 0) {
-		err = errno == ESRCH ? agent_lost(ag) : errno;
-		if (err == ESRCH)
-			return (Pseterr(P, ESRCH, "no such process"));
-		return (Pseterr(P, err, "ptrace interrupt: %s", strerror(err)));
-	}
-	if ((err = agent_wait_for(ag, ST_EVENT, PTRACE_CONT, 0)) != 0)
-		return (agent_no_stop(P, ag, err));
-	ag->ag_state = AG_PARKED;
-	if (ag->ag_execd) {
-		/* What was examined (its syscall instruction...) is gone. */
-		ag->ag_state = AG_BROKEN;
-		return (Pseterr(P, ENOEXEC, "thread %d exec'd",
-		    (int)ag->ag_tid));
-	}
-	if ((err = agent_get_regs(ag, &r)) != 0)
-		return (Pseterr(P, err, "ptrace getregs: %s", strerror(err)));
-	return (agent_restart_interrupted(P, ag, &r));
 }
 
 /*

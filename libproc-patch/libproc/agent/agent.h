@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * agent.h: the agent's insides, shared by agent.c (its life: seize,
- * park, release), agent_restart.c (calls our stop interrupts),
+ * park, release), agent_lend.c (between batches), agent_rseq.c (rseq
+ * sections), agent_clock.c (the deadline), agent_restart.c (calls our
+ * stop interrupts),
  * agent_stop.c (ptrace stops, waits and registers) and Psyscall.c
  * (running batches of calls).  Not installed.  The machine's
  * registers and instructions are isa/ISA/isa.h's.
@@ -104,6 +106,8 @@ extern void agent_restore_signals(const sigset_t *);
  */
 extern int agent_rseq_resume(struct ps_prochandle *, struct agent *,
     const isa_regs_t *, uint64_t *);
+/* agent_rseq.c: the thread's rseq registration, if any, into ag_rseq. */
+extern void agent_read_rseq(struct agent *);
 
 /*
  * Between two batches the thread is lent: given back to run its own code
