@@ -202,18 +202,23 @@ ATF_TC_BODY(blocked_nanosleep, tc)
 	long ms;
 	blocked_t b;
 
-	if (!ISA_KEEPS_RESTART_BLOCK)
-		atf_tc_expect_fail("after a batch, nanosleep is made again "
-		    "whole on " ISA_NAME " (isa.h)");
 	block_and_examine(&b, "nanosleep", SYS_nanosleep, SYS_restart_syscall);
 	finish_blocked(&b);
 	ATF_REQUIRE_MSG(sscanf(b.b_result, "result ret=0 errno=0 elapsed_ms=%ld",
 	    &ms) == 1, "nanosleep ended with: %s", b.b_result);
+	ATF_REQUIRE_MSG(ms >= 2000, "slept %ld ms: woken early", ms);
 	/*
 	 * The full 2 s, measured in the target; restarted from scratch after
-	 * the examination (>= 200 ms in) it would be 2.2 s or more.
+	 * the examination (>= 200 ms in) it would be 2.2 s or more.  Where
+	 * the agent cannot keep the restart block (isa.h), that is the
+	 * sleep's fate when a batch took the thread before it was back in
+	 * restart_syscall after the agent's first stop: a known limit, when
+	 * it shows.
 	 */
-	ATF_CHECK_MSG(ms >= 2000 && ms < 2150, "slept %ld ms, not 2000", ms);
+	if (!ISA_KEEPS_RESTART_BLOCK && ms >= 2150)
+		atf_tc_expect_fail("after a batch, nanosleep is made again "
+		    "whole on " ISA_NAME " (isa.h)");
+	ATF_CHECK_MSG(ms < 2150, "slept %ld ms, not 2000", ms);
 	free(b.b_result);
 }
 

@@ -440,8 +440,8 @@ extern int Psyscall_batch(struct ps_prochandle *, psyscall_t *, uint_t);
  * counted.  Past the deadline the thread is given back as it was, and
  * Pcreate_agent, Psyscall and Psyscall_batch fail with ETIME ("the target
  * was held for its deadline (N ms)").  A batch's calls are also cut at a
- * bound of their own (100 ms): the calls not run then are ECANCELED and
- * the batch fails with EAGAIN.  Pset_agent_deadline: 0 for the default
+ * bound of their own (100 ms, doubled after each batch cut, to 800 ms):
+ * the calls not run then are ECANCELED and the batch fails with EAGAIN.  Pset_agent_deadline: 0 for the default
  * (LIBPROC_AGENT_DEADLINE_MS of the environment, else PAGENT_DEADLINE_MS);
  * at most PAGENT_DEADLINE_MAX.  Pagent_held: the time counted so far.
  */

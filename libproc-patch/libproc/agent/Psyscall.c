@@ -285,7 +285,7 @@ out:
 
 /* Why a batch failed with err, in the handle's message: the errno. */
 static int
-batch_failed(struct ps_prochandle *P, struct agent *ag, int err)
+batch_failed(struct ps_prochandle *P, struct agent *ag, int err, long bound)
 {
 	if (err == ESRCH)
 		return (Pseterr(P, ESRCH, "no such process"));
@@ -293,7 +293,7 @@ batch_failed(struct ps_prochandle *P, struct agent *ag, int err)
 		return (agent_deadline_err(P));
 	if (err == EAGAIN)
 		return (Pseterr(P, EAGAIN, "the batch was cut at its bound "
-		    "(%d ms)", AGENT_BATCH_MS));
+		    "(%ld ms)", bound));
 	if (agent_seccomp_refusal(P, ag))
 		return (err);
 	return (Pseterr(P, err, "system call in the process: %s",
@@ -302,7 +302,8 @@ batch_failed(struct ps_prochandle *P, struct agent *ag, int err)
 
 /*
  * The batch, from the parked stop to the parked stop; its calls end by
- * AGENT_BATCH_MS (and the deadline), an undo's by AGENT_STOP_MS.
+ * their bound (agent_batch_ms, and the deadline), an undo's by
+ * AGENT_STOP_MS.
  */
 static int
 run_parked(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
@@ -312,6 +313,7 @@ run_parked(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
 	uint64_t rip;
 	size_t size, mlen;
 	sigset_t old;
+	long bound = agent_batch_ms(P);
 	int err;
 
 	if ((m = malloc(sizeof (*m))) == NULL)
@@ -345,19 +347,21 @@ run_parked(struct ps_prochandle *P, struct agent *ag, psyscall_t *calls,
 	mlen = err == 0 ? 0 : (size + MARSHAL_SP_ALIGN + 4095) & ~(size_t)4095;
 
 	ag->ag_until = undo ? agent_now_ms() + AGENT_STOP_MS :
-	    agent_bound(P, AGENT_BATCH_MS);
+	    agent_bound(P, bound);
 	agent_block_signals(&old);
 	agent_live_set_parked(ag, 0);
 	err = borrow(P, ag, m, mlen, calls, n);
 	agent_live_set_parked(ag, ag->ag_state == AG_PARKED);
 	agent_restore_signals(&old);
+	if (!undo)
+		agent_batch_ended(P, err == EAGAIN);
 
 	if ((err == 0 || err == EAGAIN) && marshal_unpack(m, calls, n,
 	    ag->ag_buf, m->m_outsize) != 0)
 		err = EIO;
 done:
 	free(m);
-	return (err != 0 ? batch_failed(P, ag, err) : 0);
+	return (err != 0 ? batch_failed(P, ag, err, bound) : 0);
 }
 
 /*

@@ -22,7 +22,8 @@
 struct agent_seccomp;		/* agent_seccomp.c */
 
 #define	AGENT_STOP_MS	2000		/* bound of one wait for a stop */
-#define	AGENT_BATCH_MS	100		/* bound of one batch's calls */
+#define	AGENT_BATCH_MS	100		/* bound of one batch's calls, */
+#define	AGENT_BATCH_MAX_MS 800		/* doubled after a cut, to this */
 #define	AGENT_GRACE_MS	200		/* for a call interrupted to stop */
 #define	AGENT_MAX_STOPS	32		/* stops passed over in one wait */
 #define	AGENT_RELEASE_NAPS 1000	/* of 100 us: Prelease_agents' wait */
@@ -70,13 +71,17 @@ enum stop_kind { ST_GONE, ST_SYSCALL, ST_EVENT, ST_EXEC, ST_SIGNAL };
  * with gate, past the deadline it gives the thread back and fails with
  * ETIME, saying so in the handle's message.  agent_bound() is the time
  * (agent_now_ms) at which a wait of at most bound_ms must end so as not
- * to pass the deadline.
+ * to pass the deadline.  agent_batch_ms() is the bound of the next
+ * batch's calls, agent_batch_ended() tells the clock whether a batch was
+ * cut at it.
  */
 extern int agent_span_open(struct ps_prochandle *, int);
 extern int agent_deadline_err(struct ps_prochandle *);
 extern void agent_span_close(struct ps_prochandle *);
 extern long agent_left_ms(struct ps_prochandle *);
 extern long agent_bound(struct ps_prochandle *, long);
+extern long agent_batch_ms(const struct ps_prochandle *);
+extern void agent_batch_ended(struct ps_prochandle *, int);
 
 /* agent_stop.c */
 extern long agent_now_ms(void);

@@ -121,3 +121,25 @@ agent_bound(struct ps_prochandle *P, long bound_ms)
 	return (agent_now_ms() + (left < bound_ms ? (left > 0 ? left : 0) :
 	    bound_ms));
 }
+
+/*
+ * A batch's bound: AGENT_BATCH_MS, doubled for the next batch after each
+ * batch cut at it (to AGENT_BATCH_MAX_MS), back to AGENT_BATCH_MS after
+ * one that was not.  On a machine too busy or too slow to make a batch's
+ * calls in 100 ms (a throttled cgroup, an emulated CPU), a batch made
+ * again is given the time it needs, rather than cut each time alike.
+ */
+long
+agent_batch_ms(const struct ps_prochandle *P)
+{
+	return (P->ag_batch_ms != 0 ? P->ag_batch_ms : AGENT_BATCH_MS);
+}
+
+void
+agent_batch_ended(struct ps_prochandle *P, int cut)
+{
+	long b = agent_batch_ms(P);
+
+	P->ag_batch_ms = !cut ? AGENT_BATCH_MS :
+	    b * 2 > AGENT_BATCH_MAX_MS ? AGENT_BATCH_MAX_MS : b * 2;
+}

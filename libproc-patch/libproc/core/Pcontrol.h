@@ -82,6 +82,7 @@ struct ps_prochandle {
 	long		ag_spent;	/* in spans ended */
 	long		ag_span_t0;	/* the open span's start */
 	int		ag_span_depth;	/* spans open (nested entries) */
+	long		ag_batch_ms;	/* the next batch's bound; 0: least */
 	int		pidfd_err;	/* pidfd_open's errno when there is none */
 	/* what the last walk could not learn of the other ends, "" if none */
 	char		ep_why[PERRMSG_MAX];

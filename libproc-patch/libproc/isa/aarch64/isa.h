@@ -177,10 +177,13 @@ isa_eintr_call(const isa_regs_t *r)
 /*
  * What the agent gives back exactly on this ISA (the tests ask): no call
  * that failed with EINTR is restarted (above); and a call the kernel
- * restarts through restart_syscall (nanosleep), once the thread has run a
- * batch, is made again whole, from the svc with its own arguments, as the
- * kernel's choice of restart_syscall was made (and forgotten) before the
- * stop.  A thread seized and let go with no batch restarts exactly.
+ * restarts through restart_syscall (nanosleep), when a batch ran at the
+ * stop that interrupted it, is made again whole, from the svc with its
+ * own arguments: the registers a batch saves there still hold the call's
+ * own number, restart_syscall not yet chosen.  A thread seized and let go
+ * with no batch restarts exactly, and so does one that a batch takes back
+ * in restart_syscall (lent after the agent's first stop, it was let go
+ * there): which of the two a batch meets is a matter of timing.
  */
 #define	ISA_RESTARTS_EINTR	0
 #define	ISA_KEEPS_RESTART_BLOCK	0
