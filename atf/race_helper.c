@@ -10,6 +10,10 @@
  *					fd "c": DIR/race-c read-write
  *	race_helper sockets CMD ACK	fds "a", "b" and "c": TCP listeners
  *					on 127.0.0.1
+ *	race_helper sockets-thread CMD ACK  the same, the commands served
+ *					by a second thread while the main
+ *					thread (the one the agent borrows)
+ *					waits for it
  *	race_helper reaped		a child with one TCP listener, which
  *					this process reaps when it dies:
  *					"target PID"
@@ -55,6 +59,7 @@
  * is done, then "done INO\n" (TO's inode, by fstat) is written into ACK.
  * "flip TO X Y": X is put onto TO (dup2), or Y when TO holds X's file
  * already, so that each flip replaces TO's file with another one.
+ * "close FD": FD is closed, then "done 0".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -184,6 +189,34 @@ late_target(int ctl)
 	}
 }
 
+/* One command line of CMD, done; its answer written into ack. */
+static void
+command(const char *line, int ack)
+{
+	char out[64];
+	int from, to, other, n;
+
+	if (strcmp(line, "late") == 0) {
+		n = snprintf(out, sizeof (out), "done %d\n", late_pair());
+	} else if (sscanf(line, "close %d", &to) == 1) {
+		if (close(to) != 0)
+			die(line);
+		n = snprintf(out, sizeof (out), "done 0\n");
+	} else {
+		if (sscanf(line, "flip %d %d %d", &to, &from, &other) == 3) {
+			if (ino_of(to) == ino_of(from))
+				from = other;
+		} else if (sscanf(line, "dup2 %d %d", &from, &to) != 2) {
+			die(line);
+		}
+		if (dup2(from, to) != to)
+			die(line);
+		n = snprintf(out, sizeof (out), "done %llu\n", ino_of(to));
+	}
+	if (write(ack, out, (size_t)n) != n)
+		die("write ack");
+}
+
 static void
 serve(const char *cmdpath, const char *ackpath)
 {
@@ -220,30 +253,7 @@ serve(const char *cmdpath, const char *ackpath)
 		}
 		line[len] = '\0';
 		len = 0;
-		{
-			char out[64];
-			int from, to, other, n;
-
-			if (strcmp(line, "late") == 0) {
-				n = snprintf(out, sizeof (out), "done %d\n",
-				    late_pair());
-			} else {
-				if (sscanf(line, "flip %d %d %d", &to, &from,
-				    &other) == 3) {
-					if (ino_of(to) == ino_of(from))
-						from = other;
-				} else if (sscanf(line, "dup2 %d %d", &from,
-				    &to) != 2) {
-					die(line);
-				}
-				if (dup2(from, to) != to)
-					die(line);
-				n = snprintf(out, sizeof (out),
-				    "done %llu\n", ino_of(to));
-			}
-			if (write(ack, out, (size_t)n) != n)
-				die("write ack");
-		}
+		command(line, ack);
 	}
 }
 
@@ -289,15 +299,35 @@ listener(unsigned *portp)
 	return (s);
 }
 
+/* serve() in a thread of its own: paths are CMD and ACK. */
+static void *
+serving_thread(void *paths)
+{
+	const char *const *p = paths;
+
+	serve(p[0], p[1]);
+	return (NULL);
+}
+
 static int
-mode_sockets(const char *cmd, const char *ack)
+mode_sockets(const char *cmd, const char *ack, int threaded)
 {
 	unsigned pa, pb, pc;
 	int a = listener(&pa), b = listener(&pb), c = listener(&pc);
 
 	(void) printf("a %d %llu %u\nb %d %llu %u\nc %d %llu %u\n", a,
 	    ino_of(a), pa, b, ino_of(b), pb, c, ino_of(c), pc);
-	serve(cmd, ack);
+	if (threaded) {
+		pthread_t t;
+		const char *paths[2] = { cmd, ack };
+
+		/* The main thread waits in pthread_join (the agent's). */
+		if (pthread_create(&t, NULL, serving_thread, paths) != 0)
+			die("pthread_create");
+		(void) pthread_join(t, NULL);
+	} else {
+		serve(cmd, ack);
+	}
 	return (0);
 }
 
@@ -579,7 +609,9 @@ main(int argc, char **argv)
 	if (strcmp(mode, "files") == 0 && argc == 5)
 		return (mode_files(argv[2], argv[3], argv[4]));
 	if (strcmp(mode, "sockets") == 0 && argc == 4)
-		return (mode_sockets(argv[2], argv[3]));
+		return (mode_sockets(argv[2], argv[3], 0));
+	if (strcmp(mode, "sockets-thread") == 0 && argc == 4)
+		return (mode_sockets(argv[2], argv[3], 1));
 	if (strcmp(mode, "reaped") == 0)
 		return (mode_reaped());
 	if (strcmp(mode, "zthread") == 0 && argc == 3)
@@ -597,7 +629,7 @@ main(int argc, char **argv)
 	if (strcmp(mode, "noopt") == 0 && argc > 3)
 		return (mode_noopt(atoi(argv[2]), argv + 3));
 	(void) fprintf(stderr, "usage: race_helper files DIR CMD ACK | "
-	    "sockets CMD ACK | reaped | zthread FILE | fusehold FILE | "
+	    "sockets[-thread] CMD ACK | reaped | zthread FILE | fusehold FILE | "
 	    "linger PORT | "
 	    "holders | latecomer[-netns] CMD ACK | noopt OPT PROG ARG...\n");
 	return (2);

@@ -5,7 +5,8 @@
  * SIGSTOPped while the thread is held or blocked in a system call
  * (accept, read, epoll_wait, nanosleep, a futex: the call completes as
  * it would have without the agent), or when the controlling process is
- * signalled.  The target and the driver are t_agent_life's
+ * signalled; and a batch that blocks past its bound (cut, the next one
+ * given twice the bound).  The target and the driver are t_agent_life's
  * (fixtures/agent_target, fixtures/agent_driver); t_agent_life holds
  * the borrowing and giving back, Psyscall and its batches.
  */
@@ -508,8 +509,71 @@ ATF_TC_BODY(sigstop_while_held, tc)
 	au_stop_target(&t);
 }
 
+/* ------------------------------------------------------------------ */
+/* A batch cut at its bound: made again, with twice the bound. */
+
+/*
+ * One batch: a nanosleep of 10 s (interrupted at the batch's bound) and
+ * a getpid (not made then): the batch is cut, EAGAIN.  Its time in ms.
+ */
+static long
+cut_batch(struct ps_prochandle *P)
+{
+	struct timespec ts = { 10, 0 };
+	argdes_t a[2];
+	psyscall_t c[2];
+	long t0 = tu_now_ms();
+
+	argdes_byref(&a[0], &ts, sizeof (ts), AI_INPUT);
+	argdes_byval(&a[1], 0);
+	psyscall_set(&c[0], SYS_nanosleep, a, 2);
+	psyscall_set(&c[1], SYS_getpid, NULL, 0);
+	ATF_REQUIRE_MSG(Psyscall_batch(P, c, 2) != 0 && errno == EAGAIN,
+	    "a batch past its bound: %s", Perrmsg(P));
+	ATF_CHECK_EQ(c[0].ps_errno, EINTR);
+	ATF_CHECK_EQ(c[1].ps_errno, ECANCELED);
+	return (tu_now_ms() - t0);
+}
+
+ATF_TC_WITHOUT_HEAD(batch_bound_doubles);
+ATF_TC_BODY(batch_bound_doubles, tc)
+{
+	/* 100 ms, doubled after each cut to 800 (agent.h), in ms. */
+	static const long bound[] = { 100, 200, 400, 800, 800 };
+	struct ps_prochandle *P;
+	au_manifest_t m;
+	tu_child_t c;
+	sysret_t rv;
+	long ms;
+
+	au_spawn_fds(&c, 0, &m);
+	P = au_grab(m.pid);
+	au_create_agent(P);
+	for (size_t i = 0; i < sizeof (bound) / sizeof (bound[0]); i++) {
+		ms = cut_batch(P);
+		printf("cut batch %zu: %ld ms\n", i, ms);
+		/* Never cut before its bound, whatever the load. */
+		ATF_CHECK_MSG(ms >= bound[i] - 5, "batch %zu cut after %ld ms, "
+		    "its bound %ld", i, ms, bound[i]);
+		ATF_CHECK_EQ_MSG(strstr(Perrmsg(P), "cut at its bound") !=
+		    NULL, 1, "%s", Perrmsg(P));
+	}
+	/* A batch not cut: the next one's bound is 100 ms again. */
+	ATF_REQUIRE_EQ(Psyscall(P, &rv, SYS_getpid, 0, NULL), 0);
+	ms = cut_batch(P);
+	printf("after a batch not cut: %ld ms\n", ms);
+	ATF_CHECK_MSG(ms >= 95 && ms < 700, "cut after %ld ms, not 100", ms);
+	Pdestroy_agent(P);
+	Prelease(P, 0);
+	au_require_free(m.pid);
+	au_require_pong(&c);
+	au_free_manifest(&m);
+	au_stop_target(&c);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, batch_bound_doubles);
 	ATF_TP_ADD_TC(tp, blocked_accept);
 	ATF_TP_ADD_TC(tp, blocked_read);
 	ATF_TP_ADD_TC(tp, blocked_epoll_wait);

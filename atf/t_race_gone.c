@@ -22,7 +22,13 @@
  *  gone_before_probe	libproc: a target that has exited between the grab
  *			and Psetsocksrc(PSOCK_AUTO) ends the probing at
  *			once: ESRCH, and the message is pidfd's alone
+ *  closed_in_batch	a socket the target closes at one of a sample of
+ *			pfiles' ptrace calls, --via=agent, each socket
+ *			asked on its own fd in one batch: shown whole or
+ *			left out, never "unavailable"
  */
+#include <sys/resource.h>
+
 #include "race_util.h"
 
 /* pfiles PID on a process reaped during its grab: said, exit 1. */
@@ -277,6 +283,142 @@ ATF_TC_BODY(gone_before_probe, tc)
 	Prelease(P, 0);
 }
 
+/* The lowest fd that process pid does not have. */
+static int
+lowest_free_fd(const char *pid)
+{
+	char path[64];
+	int fd;
+
+	for (fd = 0; fd < 4096; fd++) {
+		(void) snprintf(path, sizeof (path), "/proc/%s/fd/%d", pid, fd);
+		if (access(path, F_OK) != 0)
+			break;
+	}
+	return (fd);
+}
+
+/*
+ * race_helper sockets-thread, its soft fd limit at its lowest free fd:
+ * the agent can make no duplicate there, and asks each socket on its own
+ * fd, in one batch.  The helper's word of its sockets in a, b and c.
+ */
+static void
+short_helper(tu_helper_t *h, said_fd_t s[3])
+{
+	const char *hargv[] = { HELPER, "sockets-thread", "cmd", "ack", NULL };
+	struct rlimit rl;
+
+	make_fifos();
+	tu_helper_start(h, hargv);
+	said_fd(h, "a", &s[0]);
+	said_fd(h, "b", &s[1]);
+	said_fd(h, "c", &s[2]);
+	ATF_REQUIRE(prlimit(atoi(h->h_pid), RLIMIT_NOFILE, NULL, &rl) == 0);
+	rl.rlim_cur = (rlim_t)lowest_free_fd(h->h_pid);
+	ATF_REQUIRE(prlimit(atoi(h->h_pid), RLIMIT_NOFILE, &rl, NULL) == 0);
+}
+
+static void
+short_helper_stop(tu_helper_t *h)
+{
+	tu_helper_stop(h);
+	(void) unlink("cmd");
+	(void) unlink("ack");
+}
+
+/*
+ * pfiles --via=agent's output on the helper: nothing on stderr, b and c
+ * whole (their inode and port), a whole or not shown.  1 when a is shown.
+ */
+static int
+shown_whole(const tu_result_t *r, const said_fd_t s[3], int nth)
+{
+	int shown = 0;
+
+	tu_require_exit("pfiles", r, 0);
+	ATF_CHECK_MSG(r->tr_err[0] == '\0', "closed at ptrace call %d, "
+	    "stderr: %s", nth, r->tr_err);
+	for (int i = 0; i < 3; i++) {
+		char *b = tu_fd_block(r->tr_out, s[i].sf_fd), *ino, *port;
+
+		if (b == NULL) {
+			ATF_CHECK_MSG(i == 0, "fd %d not shown", s[i].sf_fd);
+			continue;
+		}
+		shown |= i == 0;
+		ino = tu_asprintf(" ino:%llu ", s[i].sf_ino);
+		port = tu_asprintf("\tsockname: AF_INET 127.0.0.1  port: %s\n",
+		    s[i].sf_rest);
+		ATF_CHECK_MSG(strstr(b, ino) != NULL && strstr(b, port) !=
+		    NULL, "closed at ptrace call %d, fd %d:\n%s", nth,
+		    s[i].sf_fd, b);
+		free(port);
+		free(ino);
+		free(b);
+	}
+	return (shown);
+}
+
+ATF_TC(closed_in_batch);
+ATF_TC_HEAD(closed_in_batch, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "A socket that the target closes "
+	    "(from a second thread) while pfiles --via=agent examines it, at "
+	    "each of a sample of pfiles' ptrace calls (the agent's every "
+	    "step), the target short of fds so that each socket's batch asks "
+	    "its own fd: the socket is shown whole or left out, never said "
+	    "unavailable, and the others are shown whole");
+}
+ATF_TC_BODY(closed_in_batch, tc)
+{
+	const char *cnt[] = { "RACE_CALL=ptrace", "RACE_ACTION=count", NULL };
+	char *log, say[32], nthvar[32];
+	int n, step, left_out = 0, shown = 0;
+	said_fd_t s[3];
+	tu_helper_t h;
+	tu_result_t r;
+
+	short_helper(&h, s);
+	run_raced((const char *[]){ "--via=agent", h.h_pid, NULL }, cnt, &r,
+	    &log);
+	ATF_REQUIRE_MSG(sscanf(log, "ptrace count %d", &n) == 1 && n > 0,
+	    "race.log: %s", log);
+	ATF_REQUIRE(shown_whole(&r, s, 0));
+	free(log);
+	tu_result_free(&r);
+	short_helper_stop(&h);
+	/*
+	 * A socket's batch is some 25 calls, each of at least three ptrace
+	 * requests: a step of 16 or less lands inside each batch often.
+	 */
+	step = n / 24 > 16 ? 16 : n / 24 > 0 ? n / 24 : 1;
+	for (int nth = 1; nth <= n; nth += step) {
+		short_helper(&h, s);
+		(void) snprintf(say, sizeof (say), "RACE_SAY=close %d",
+		    s[0].sf_fd);
+		(void) snprintf(nthvar, sizeof (nthvar), "RACE_NTH=%d", nth);
+		run_raced((const char *[]){ "--via=agent", h.h_pid, NULL },
+		    (const char *[]){ "RACE_CALL=ptrace", nthvar,
+		    "RACE_ACTION=fifo", "RACE_CMD=cmd", "RACE_ACK=ack", say,
+		    NULL }, &r, &log);
+		ATF_REQUIRE_MSG(strncmp(log, "ptrace ", 7) == 0 &&
+		    strstr(log, " fifo ok\n") != NULL, "at ptrace call %d, "
+		    "race.log: %s", nth, log);
+		if (shown_whole(&r, s, nth))
+			shown++;
+		else
+			left_out++;
+		free(log);
+		tu_result_free(&r);
+		short_helper_stop(&h);
+	}
+	printf("%d ptrace calls, every %d: a shown %d times, left out %d\n",
+	    n, step, shown, left_out);
+	/* The sample spans the examination: closed before a's batch, after. */
+	ATF_CHECK(shown > 0 && left_out > 0);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, gone_during_probe);
@@ -285,5 +427,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, proc_enoent_alive);
 	ATF_TP_ADD_TC(tp, gone_in_all);
 	ATF_TP_ADD_TC(tp, gone_before_probe);
+	ATF_TP_ADD_TC(tp, closed_in_batch);
 	return (atf_no_error());
 }

@@ -112,6 +112,15 @@ for p in $PROGRAMS; do
 	esac
 done
 
+# KERNELS_CASES="t_fdshort:leaderless_agent t_api ...": those alone, a
+# case or a whole program each, SKIP_CASES or not.
+if [ -n "${KERNELS_CASES:-}" ]; then
+	filters=
+	for c in $KERNELS_CASES; do
+		filters="$filters atf/$c"
+	done
+fi
+
 # log_count RESULT...: the cases of $out/kyua.log with one of the RESULTs.
 log_count() {
 	local re
