@@ -17,6 +17,8 @@
  *  getfd_refused	pidfd_getfd fails (EMFILE) for one socket after the
  *			probe served: the socket is shown, the reason given
  *			for its details, the walk goes on
+ *  getfd_emfile_held  EMFILE while another socket's duplicate is held:
+ *			that one asked and closed, this one duplicated again
  *  zombie_thread	a process whose main thread has exited, and whose
  *			first other thread is a zombie held by a tracer
  *			(this test): examined through the live thread
@@ -457,6 +459,55 @@ ATF_TC_BODY(getfd_refused, tc)
 	getfd_fails(EPERM);
 }
 
+ATF_TC(getfd_emfile_held);
+ATF_TC_HEAD(getfd_emfile_held, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pidfd_getfd fails once with EMFILE "
+	    "for socket b while socket a's duplicate is held: a is asked and "
+	    "its duplicate closed, b duplicated again; both shown whole, "
+	    "nothing on stderr");
+}
+ATF_TC_BODY(getfd_emfile_held, tc)
+{
+	const char *hargv[] = { HELPER, "sockets", "cmd", "ack", NULL };
+	char *b, *want, *log, arg[32], errnum[32];
+	said_fd_t s[2];
+	tu_helper_t h;
+	tu_result_t r;
+
+	make_fifos();
+	tu_helper_start(&h, hargv);
+	said_fd(&h, "a", &s[0]);
+	said_fd(&h, "b", &s[1]);
+	ATF_REQUIRE(s[0].sf_fd < s[1].sf_fd);	/* a is duplicated first */
+	(void) snprintf(arg, sizeof (arg), "RACE_ARG=%d", s[1].sf_fd);
+	(void) snprintf(errnum, sizeof (errnum), "RACE_ERRNO=%d", EMFILE);
+	run_raced((const char *[]){ "--via=pidfd", h.h_pid, NULL },
+	    (const char *[]){ "RACE_CALL=pidfd_getfd", arg,
+	    "RACE_ACTION=fail", errnum, NULL }, &r, &log);
+	want = tu_asprintf("pidfd_getfd %d fail ok\n", s[1].sf_fd);
+	tu_require_same_str("race.log", want, log);
+	free(want);
+	tu_require_exit("pfiles --via=pidfd", &r, 0);
+	tu_require_same_str("stderr", "", r.tr_err);
+	for (int i = 0; i < 2; i++) {
+		ATF_REQUIRE_MSG((b = tu_fd_block(r.tr_out, s[i].sf_fd)) !=
+		    NULL, "fd %d not shown:\n%s", s[i].sf_fd, r.tr_out);
+		want = tu_asprintf("\tsockname: AF_INET 127.0.0.1  port: "
+		    "%s\n", s[i].sf_rest);
+		ATF_CHECK_MSG(strstr(b, want) != NULL, "fd %d not whole:\n%s",
+		    s[i].sf_fd, b);
+		free(want);
+		free(b);
+	}
+	free(log);
+	tu_result_free(&r);
+	tu_helper_stop(&h);
+	(void) unlink("cmd");
+	(void) unlink("ack");
+	(void) unlink("race.log");
+}
+
 /*
  * The thread of zombie_thread that this test traces: its tracer must reap
  * it before anything waits for the helper, whose thread group cannot be
@@ -716,6 +767,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, socket_replaced);
 	ATF_TP_ADD_TC(tp, socket_replaced_after_pass);
 	ATF_TP_ADD_TC(tp, getfd_refused);
+	ATF_TP_ADD_TC(tp, getfd_emfile_held);
 	ATF_TP_ADD_TC(tp, zombie_thread);
 	ATF_TP_ADD_TC(tp, unknown_option);
 	ATF_TP_ADD_TC(tp, linger_not_slept);
