@@ -283,6 +283,18 @@ ATF_TC_BODY(replaced_after_stat, tc)
 	free(cwd);
 }
 
+/* The end of a race on the helper: its log, result, helper and fifos. */
+static void
+race_done(tu_helper_t *h, tu_result_t *r, char *log)
+{
+	free(log);
+	tu_result_free(r);
+	tu_helper_stop(h);
+	(void) unlink("cmd");
+	(void) unlink("ack");
+	(void) unlink("race.log");
+}
+
 /*
  * The target replaces socket a with b (dup2) at call (RACE_CALL, RACE_WHEN)
  * of fd a; pfiles with opt must show b, the socket the fd then holds.
@@ -338,12 +350,7 @@ replaced_socket(const char *via, const char *opt, const char *call,
 	    bs.sf_rest, b);
 	free(want);
 	free(b);
-	free(log);
-	tu_result_free(&r);
-	tu_helper_stop(&h);
-	(void) unlink("cmd");
-	(void) unlink("ack");
-	(void) unlink("race.log");
+	race_done(&h, &r, log);
 }
 
 ATF_TC(socket_replaced);
@@ -444,12 +451,7 @@ getfd_fails(int err)
 	    "whole:\n%s", b);
 	free(want);
 	free(b);
-	free(log);
-	tu_result_free(&r);
-	tu_helper_stop(&h);
-	(void) unlink("cmd");
-	(void) unlink("ack");
-	(void) unlink("race.log");
+	race_done(&h, &r, log);
 }
 
 ATF_TC_BODY(getfd_refused, tc)
@@ -500,12 +502,7 @@ ATF_TC_BODY(getfd_emfile_held, tc)
 		free(want);
 		free(b);
 	}
-	free(log);
-	tu_result_free(&r);
-	tu_helper_stop(&h);
-	(void) unlink("cmd");
-	(void) unlink("ack");
-	(void) unlink("race.log");
+	race_done(&h, &r, log);
 }
 
 /*
