@@ -27,7 +27,7 @@ struct agent_seccomp;		/* agent_seccomp.c */
 #define	AGENT_GRACE_MS	200		/* for a call interrupted to stop */
 #define	AGENT_MAX_STOPS	32		/* stops passed over in one wait */
 #define	AGENT_RELEASE_NAPS 1000	/* of 100 us: Prelease_agents' wait */
-#define	AGENT_SPIN_NS	100000		/* waitpid polled before sleeping */
+#define	AGENT_SPIN_NS	20000		/* waitpid polled before sleeping */
 #define	AGENT_NAP0_NS	10000		/* then sleeps, from this, doubling */
 #define	STACK_BUDGET	(32 * 1024)	/* scratch room below the red zone */
 

@@ -59,9 +59,7 @@ agent_wait_event(pid_t tid, int *stp, long timeout_ms)
 			return (errno == ECHILD ? ESRCH : errno);
 		/*
 		 * A stop we asked for comes in microseconds: look again at
-		 * once for a moment (100 us: a sleep ends some 50 us late,
-		 * the timer's slack, and a socket's calls wait for stops
-		 * thousands of times).  Then sleep, never sched_yield(): on a
+		 * once for a moment.  Then sleep, never sched_yield(): on a
 		 * busy machine a yield hands the CPU to another task for its
 		 * whole slice, and the thread waits, stopped, all that time;
 		 * a task woken from a sleep gets the CPU back at once.
