@@ -28,7 +28,8 @@ struct agent_seccomp;		/* agent_seccomp.c */
 #define	AGENT_MAX_STOPS	32		/* stops passed over in one wait */
 #define	AGENT_RELEASE_NAPS 1000	/* of 100 us: Prelease_agents' wait */
 #define	AGENT_SPIN_NS	20000		/* waitpid polled before sleeping */
-#define	AGENT_NAP0_NS	10000		/* then sleeps, from this, doubling */
+#define	AGENT_NAP0_NS	10000		/* then sleeps, from this, doubling, */
+#define	AGENT_NAP_SLACK_NS 1000	/* with this timer slack */
 #define	STACK_BUDGET	(32 * 1024)	/* scratch room below the red zone */
 
 enum agent_state {

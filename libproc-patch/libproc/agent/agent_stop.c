@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,11 +38,13 @@ spin_ns(const struct timespec *t0)
 }
 
 /*
- * Wait for the next event of the thread within timeout_ms.  0 with the
- * status in *stp; ETIMEDOUT; ESRCH when there is nothing to wait for.
+ * The wait of agent_wait_event.  Its naps are taken with a timer slack of
+ * AGENT_NAP_SLACK_NS (the default, 50 us, would make each end that much
+ * late, and a socket's calls wait for stops thousands of times); the
+ * thread's own slack is left in *slackp for the caller to put back.
  */
-int
-agent_wait_event(pid_t tid, int *stp, long timeout_ms)
+static int
+wait_event(pid_t tid, int *stp, long timeout_ms, int *slackp)
 {
 	long deadline = agent_now_ms() + timeout_ms;
 	long nap_ns = AGENT_NAP0_NS;
@@ -68,11 +71,30 @@ agent_wait_event(pid_t tid, int *stp, long timeout_ms)
 			continue;
 		if (agent_now_ms() >= deadline)
 			return (ETIMEDOUT);
+		if (*slackp < 0 && (*slackp = prctl(PR_GET_TIMERSLACK, 0, 0, 0,
+		    0)) > 0)
+			(void) prctl(PR_SET_TIMERSLACK, AGENT_NAP_SLACK_NS, 0, 0,
+			    0);
 		struct timespec ts = { 0, nap_ns };
 		(void) nanosleep(&ts, NULL);
 		if (nap_ns < 1000000)
 			nap_ns *= 2;
 	}
+}
+
+/*
+ * Wait for the next event of the thread within timeout_ms.  0 with the
+ * status in *stp; ETIMEDOUT; ESRCH when there is nothing to wait for.
+ */
+int
+agent_wait_event(pid_t tid, int *stp, long timeout_ms)
+{
+	int slack = -1;
+	int err = wait_event(tid, stp, timeout_ms, &slack);
+
+	if (slack > 0)		/* the thread's own slack, back */
+		(void) prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+	return (err);
 }
 
 enum stop_kind
