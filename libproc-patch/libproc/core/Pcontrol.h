@@ -94,8 +94,9 @@ struct ps_prochandle {
 
 /*
  * The long loops of the layers below the agent (the walk, between its
- * chunks of fds; the endpoints' pass over every other process; the
- * socket tables' dumps, before each) tick the
+ * chunks of fds; the endpoints' pass over every other process, and over
+ * each chunk of a process's fd table; the socket tables' dumps, before
+ * each) tick the
  * handle now and then: a module that lends a thread of the target while
  * they run registers P->tick to pass on what that thread met meanwhile
  * (the agent: a signal for it, a group stop).

@@ -150,6 +150,7 @@ typedef struct epwant {
 	const uint64_t	*w_want;	/* sorted; NULL: every socket */
 	size_t		w_n;
 	epbuf_t		*w_buf;
+	struct ps_prochandle *w_P;	/* whose lent agent is served */
 } epwant_t;
 
 /*
@@ -170,6 +171,7 @@ read_fd_table(int dirfd, pid_t pid, const epwant_t *w, holds_t *h,
 
 	while ((n = fdtab_next(dirfd, w->w_buf->b_dents,
 	    w->w_buf->b_fds)) > 0) {
+		Ptick(w->w_P);	/* a table of 20,000 fds takes long */
 		for (long i = 0; i < n; i++) {
 			ssize_t len;
 			uint64_t ino;
@@ -291,7 +293,7 @@ int
 ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
     size_t nwant, epbuf_t *buf)
 {
-	epwant_t w = { want, nwant, buf };
+	epwant_t w = { want, nwant, buf, P };
 	long *pids;
 	size_t npids;
 	int err;
@@ -388,7 +390,7 @@ int
 ep_scan_threads(struct ps_prochandle *P, endpoints_t *en,
     const uint64_t *want, size_t nwant, epbuf_t *buf)
 {
-	epwant_t w = { want, nwant, buf };
+	epwant_t w = { want, nwant, buf, P };
 	long *pids;
 	size_t npids, before = en->en_other.h_n;
 	int err;
