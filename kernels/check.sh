@@ -38,12 +38,14 @@ cd "$REPO_ROOT" || exit 1
 # cases run here.  And t_harm:deadline_in_exec_storm, which holds the
 # agent to wall-clock bounds (its deadline, a second of stop) that TCG,
 # tens of times slower, cannot keep: the agent's deadline is libproc's
-# own clock, not the kernel's, and the host's suite proves it.
+# own clock, not the kernel's, and the host's suite proves it.  And
+# t_json (some 80 s a kernel under TCG): -J writes the records the text
+# is written from, which t_pfiles_fixture compares in every kernel.
 PROGRAMS="t_libproc t_api t_pfiles_cli t_pfiles_pids t_truth
 	t_pfiles_fixture t_node t_via t_agent_life t_agent_held t_harm
 	t_pr_calls t_agent_pass t_budget t_budget_check t_seccomp
 	t_seccomp_check t_seccomp_kernel t_hostile t_diag_parse
-	t_diag_live t_diag t_json t_bpf t_bpf_refused t_endpoint
+	t_diag_live t_diag t_bpf t_bpf_refused t_endpoint
 	t_endpoint_ns t_race t_race_gone t_replaced t_syscalls t_machine
 	t_fdshort t_cli_edges t_peer t_endpoint_edges t_fdtab"
 # And t_fdshort's leaderless cases but auto's: a process whose main
