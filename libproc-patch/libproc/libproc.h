@@ -183,6 +183,15 @@ typedef struct pr_misc_header {
 					   other end of a local socket */
 #define	PR_PEERCOMM		19	/* char[]: the comm of PR_PEERCRED's
 					   process, proven to be it */
+#define	PR_SOCKSTATE		20	/* prsockstate_t: state and queues */
+#define	PR_SHARED		21	/* prendpoints_t: the other fds that
+					   hold this very socket */
+#define	PR_NLGROUPS		22	/* uint32_t[]: every netlink group
+					   joined, 32 a word, to the last
+					   word with one set */
+#define	PR_IFNAME		23	/* char[]: the name of the interface
+					   of a packet socket's name, in the
+					   target's network namespace */
 
 /* Bits of prsockbool_t, in the order pfiles prints them. */
 #define	PR_SO_DEBUG		0x0001
@@ -214,6 +223,8 @@ typedef struct prsockbool {
 #define	PR_GAP_PEERCRED		0x08	/* SO_PEERCRED of a unix socket */
 #define	PR_GAP_PEERNAME		0x10	/* a connected unix socket's peer name */
 #define	PR_GAP_PEERCOMM		0x20	/* the name of its peer's process */
+#define	PR_GAP_STATE		0x40	/* PR_SOCKSTATE's state */
+#define	PR_GAP_QUEUES		0x80	/* PR_SOCKSTATE's queues */
 
 typedef struct prsockgaps {
 	uint_t		pr_bools;	/* PR_SO_* bits not known */
@@ -231,6 +242,11 @@ typedef struct prsockgaps {
  * look: Pendpoints_why() says).
  */
 #define	PR_ENDPOINTS_MAX	8
+/*
+ * PR_SHARED has the same form: the other fds (the target's own, and
+ * other processes') that hold the very same socket, by the same order
+ * and cap.
+ */
 
 typedef struct prendpoint {
 	pid_t		pr_pid;
@@ -242,6 +258,44 @@ typedef struct prendpoints {
 	uint_t		pr_more;	/* holders not in pr_end */
 	prendpoint_t	pr_end[];
 } prendpoints_t;
+
+/*
+ * A socket's state and queues (PR_SOCKSTATE), for a TCP socket or a
+ * connection-oriented unix socket (pr_state: the kernel's TCP state
+ * number, PR_SS_*; a unix socket is PR_SS_LISTEN, PR_SS_ESTABLISHED for
+ * connected, or PR_SS_CLOSE for unconnected), or the queues alone of a
+ * UDP, raw or unix datagram socket (pr_state 0).  With PR_SSQ_QUEUED,
+ * pr_read and pr_send: the bytes this end has not read, and those it
+ * sent that are not acknowledged (TCP, as SIOCINQ and SIOCOUTQ count
+ * them); for unix and datagram sockets, the kernel's own counts (SIOCINQ
+ * and SIOCOUTQ of a unix socket, the receive and send memory of a UDP or
+ * raw socket), as its socket tables give them.  With PR_SSQ_BACKLOG (a
+ * listener): pr_read, the connections waiting in its accept queue, and
+ * pr_send the queue's limit.  Neither flag: the queues are not known.
+ */
+#define	PR_SS_ESTABLISHED	1
+#define	PR_SS_SYN_SENT		2
+#define	PR_SS_SYN_RECV		3
+#define	PR_SS_FIN_WAIT1		4
+#define	PR_SS_FIN_WAIT2		5
+#define	PR_SS_TIME_WAIT		6
+#define	PR_SS_CLOSE		7
+#define	PR_SS_CLOSE_WAIT	8
+#define	PR_SS_LAST_ACK		9
+#define	PR_SS_LISTEN		10
+#define	PR_SS_CLOSING		11
+#define	PR_SS_NEW_SYN_RECV	12
+#define	PR_SS_MAX		PR_SS_NEW_SYN_RECV
+
+#define	PR_SSQ_QUEUED		0x1
+#define	PR_SSQ_BACKLOG		0x2
+
+typedef struct prsockstate {
+	int		pr_state;	/* PR_SS_*, or 0: queues alone */
+	uint_t		pr_queues;	/* PR_SSQ_* */
+	uint32_t	pr_read;	/* or the connections waiting */
+	uint32_t	pr_send;	/* or the accept queue's limit */
+} prsockstate_t;
 
 /* One lock held through an fd, from the lock: lines of fdinfo. */
 #define	PR_LOCK_POSIX	1

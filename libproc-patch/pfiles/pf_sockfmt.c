@@ -10,6 +10,7 @@
  * function here reads, are pfiles_fmt.c's; the line buffer is pf_lbuf.h's.
  */
 #include <arpa/inet.h>
+#include <linux/if_packet.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -279,6 +280,16 @@ pf_addr_decode(const void *sa, size_t len, int protocol, pf_addr_t *a)
 		a->pa_protoname = pf_netlink_proto_name(protocol);
 		a->pa_nlpid = snl.nl_pid;
 		a->pa_nlgroups = snl.nl_groups;
+	} else if (family == AF_PACKET &&
+	    len >= offsetof(struct sockaddr_ll, sll_hatype)) {
+		struct sockaddr_ll sll;
+
+		memset(&sll, 0, sizeof (sll));
+		memcpy(&sll, sa, offsetof(struct sockaddr_ll, sll_hatype));
+		a->pa_kind = PF_ADDR_PACKET;
+		a->pa_ifindex = sll.sll_ifindex;
+		a->pa_ethproto = ntohs(sll.sll_protocol);
+		a->pa_ethname = pf_ethproto_name(a->pa_ethproto);
 	} else {
 		a->pa_kind = PF_ADDR_OTHER;
 	}
@@ -289,9 +300,50 @@ pf_addr_decode(const void *sa, size_t len, int protocol, pf_addr_t *a)
 #define	INET_REST_MAX	(16 + 1 + sizeof (((pf_addr_t *)0)->pa_addr) + 8 + \
 	LB_NUMMAX)
 
+/* ",0x%08x" for each netlink group word past the first. */
+static void
+lb_nlgroups(lbuf_t *lb, const pf_items_t *ix, unsigned first)
+{
+	uint32_t w[64];
+	uint_t n = ix != NULL ? pf_nlgroups(ix, first, w, 64) : 0;
+	char hex[16];
+
+	for (uint_t i = 1; i < n; i++) {
+		(void) snprintf(hex, sizeof (hex), ",0x%08x", w[i]);
+		lb_str(lb, hex);
+	}
+}
+
+/* A packet socket's interface and protocol. */
+static void
+lb_packet(lbuf_t *lb, const pf_items_t *ix, const pf_addr_t *a)
+{
+	const char *ifname;
+	char hex[16];
+	size_t len;
+
+	lb_lit(lb, "AF_PACKET ");
+	if (a->pa_ifindex == 0) {
+		lb_lit(lb, "any");
+	} else if (ix != NULL &&
+	    (ifname = pf_item(ix, PR_IFNAME, &len)) != NULL && len > 1) {
+		lb_esc(lb, ifname, strnlen(ifname, len));
+	} else {
+		lb_lit(lb, "ifindex ");
+		lb_int(lb, a->pa_ifindex);
+	}
+	lb_lit(lb, "  protocol: ");
+	if (a->pa_ethname != NULL) {
+		lb_str(lb, a->pa_ethname);
+	} else {
+		(void) snprintf(hex, sizeof (hex), "0x%04x", a->pa_ethproto);
+		lb_str(lb, hex);
+	}
+}
+
 static void
 lb_sockaddr(lbuf_t *lb, const char *label, const void *sa, size_t len,
-    int protocol)
+    int protocol, const pf_items_t *ix)
 {
 	pf_addr_t a;
 	char hex[16], *p;
@@ -333,6 +385,10 @@ lb_sockaddr(lbuf_t *lb, const char *label, const void *sa, size_t len,
 		(void) snprintf(hex, sizeof (hex), "%08x", a.pa_nlgroups);
 		lb_lit(lb, "  groups: 0x");
 		lb_str(lb, hex);
+		lb_nlgroups(lb, ix, a.pa_nlgroups);
+		break;
+	case PF_ADDR_PACKET:
+		lb_packet(lb, ix, &a);
 		break;
 	case PF_ADDR_OTHER:
 		if (a.pa_famname != NULL) {
@@ -353,7 +409,7 @@ pf_sockaddr(FILE *out, const char *label, const void *sa, size_t len,
 	lbuf_t lb;
 
 	lb_init(&lb, out);
-	lb_sockaddr(&lb, label, sa, len, protocol);
+	lb_sockaddr(&lb, label, sa, len, protocol, NULL);
 	lb_flush(&lb);
 }
 
@@ -386,6 +442,8 @@ pf_gaps(FILE *out, const pf_ctx_t *ctx)
 		{ PR_GAP_PEERNAME, "peername" },
 		{ PR_GAP_PEERCRED, "SO_PEERCRED" },
 		{ PR_GAP_PEERCOMM, "peer" },
+		{ PR_GAP_STATE, "state" },
+		{ PR_GAP_QUEUES, "queues" },
 	};
 	const sockopt_t *opts = sockopt_table();
 	int n = 0;
@@ -451,25 +509,7 @@ pf_peer(const pf_items_t *ix, const char **comm)
 void
 pf_endpoint_each_items(const pf_items_t *ix, pf_endpoint_f *fn, void *arg)
 {
-	const uint8_t *p;
-	prendpoints_t hdr;
-	prendpoint_t end;
-	size_t len;
-
-	if ((p = pf_item(ix, PR_ENDPOINTS, &len)) == NULL ||
-	    len < sizeof (hdr))
-		return;
-	memcpy(&hdr, p, sizeof (hdr));
-	/* A damaged item: the holders it has room for, no more. */
-	if (hdr.pr_nend > PR_ENDPOINTS_MAX)
-		hdr.pr_nend = PR_ENDPOINTS_MAX;
-	for (uint_t i = 0; i < hdr.pr_nend &&
-	    sizeof (hdr) + (i + 1) * sizeof (end) <= len; i++) {
-		memcpy(&end, p + sizeof (hdr) + i * sizeof (end), sizeof (end));
-		fn(arg, end.pr_pid, end.pr_fd, 0);
-	}
-	if (hdr.pr_more > 0)
-		fn(arg, 0, -1, hdr.pr_more);
+	pf_holders_each(ix, PR_ENDPOINTS, fn, arg);
 }
 
 void
@@ -481,10 +521,11 @@ pf_endpoint_each(const prfdinfo_t *info, pf_endpoint_f *fn, void *arg)
 	pf_endpoint_each_items(&ix, fn, arg);
 }
 
-/* Where the endpoint lines go. */
+/* Where the endpoint (or shared) lines go, and their label. */
 typedef struct ep_text {
 	const pf_ctx_t	*et_ctx;
 	lbuf_t		*et_lb;
+	const char	*et_label;	/* "\tendpoint: " */
 } ep_text_t;
 
 /* One endpoint line: a holder, or how many more there are. */
@@ -495,14 +536,14 @@ endpoint_text(void *arg, pid_t pid, int fd, uint_t more)
 	lbuf_t *lb = et->et_lb;
 	char *p;
 
+	lb_str(lb, et->et_label);
 	if (more > 0) {
-		lb_lit(lb, "\tendpoint: and ");
+		lb_lit(lb, "and ");
 		lb_uint(lb, more);
 		lb_lit(lb, " more\n");
 		return;
 	}
 	/* "\tendpoint: %s[%d] fd %d\n" */
-	lb_lit(lb, "\tendpoint: ");
 	proc_name(et->et_ctx, lb, pid);
 	p = lb_begin(lb, 1 + (1 + LB_NUMMAX) + 5 + (1 + LB_NUMMAX) + 1);
 	p = put_chr(p, '[');
@@ -516,7 +557,7 @@ endpoint_text(void *arg, pid_t pid, int fd, uint_t more)
 void
 pf_socket_lines(const pf_ctx_t *ctx, lbuf_t *lb, const pf_items_t *ix)
 {
-	ep_text_t et = { ctx, lb };
+	ep_text_t et = { ctx, lb, "\tendpoint: " };
 	const void *sa;
 	const char *comm;
 	size_t len;
@@ -530,10 +571,11 @@ pf_socket_lines(const pf_ctx_t *ctx, lbuf_t *lb, const pf_items_t *ix)
 
 	protocol = pf_int_item(ix, PR_SOCKOPT_PROTOCOL, -1);
 	if ((sa = pf_item(ix, PR_SOCKETNAME, &len)) != NULL)
-		lb_sockaddr(lb, "sockname", sa, len, protocol);
+		lb_sockaddr(lb, "sockname", sa, len, protocol, ix);
 	have_peer = (sa = pf_item(ix, PR_PEERSOCKNAME, &len)) != NULL;
 	if (have_peer)
-		lb_sockaddr(lb, "peername", sa, len, protocol);
+		lb_sockaddr(lb, "peername", sa, len, protocol, ix);
+	pf_state_line(lb, ix);
 
 	if (have_peer && (pid = pf_peer(ix, &comm)) != 0) {
 		lb_lit(lb, "\tpeer: ");
@@ -546,4 +588,6 @@ pf_socket_lines(const pf_ctx_t *ctx, lbuf_t *lb, const pf_items_t *ix)
 		lb_lit(lb, "]\n");
 	}
 	pf_endpoint_each_items(ix, endpoint_text, &et);
+	et.et_label = "\tshared with: ";
+	pf_holders_each(ix, PR_SHARED, endpoint_text, &et);
 }

@@ -17,6 +17,9 @@
  */
 extern void pf_socket_lines(const pf_ctx_t *, lbuf_t *, const pf_items_t *);
 
+/* The state line of a socket, where it has one (pf_sockstate.c). */
+extern void pf_state_line(lbuf_t *, const pf_items_t *);
+
 /* What the source could not find out for this socket, added up in ctx. */
 extern void pf_note_gaps(pf_ctx_t *, const pf_items_t *);
 

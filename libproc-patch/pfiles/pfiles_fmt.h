@@ -133,6 +133,26 @@ extern void pf_endpoint_each(const prfdinfo_t *, pf_endpoint_f *, void *);
 extern void pf_endpoint_each_items(const pf_items_t *, pf_endpoint_f *,
     void *);
 
+/* The same for any list of holders of the form (PR_ENDPOINTS, PR_SHARED). */
+extern void pf_holders_each(const pf_items_t *, uint_t, pf_endpoint_f *,
+    void *);
+
+/*
+ * A socket's state line (PR_SOCKSTATE): 1 with *st where the record has
+ * one the contract shows, else 0.  pf_state_name: "ESTABLISHED"...,
+ * for a unix socket "LISTEN", "CONNECTED", "UNCONNECTED"; NULL when the
+ * state has no name for a socket of the domain.
+ */
+extern int pf_sockstate(const pf_items_t *, prsockstate_t *);
+extern const char *pf_state_name(int, int);
+/* "ETH_P_ALL"... of a packet socket's protocol; NULL when it has none. */
+extern const char *pf_ethproto_name(unsigned);
+/*
+ * A netlink socket's groups into words (at most max): first (its name's
+ * nl_groups), then the further words of PR_NLGROUPS.  Their number.
+ */
+extern uint_t pf_nlgroups(const pf_items_t *, unsigned, uint32_t *, uint_t);
+
 /* "SOCK_STREAM"...; NULL for a type with no name. */
 extern const char *pf_socktype_name(int);
 
@@ -155,6 +175,7 @@ typedef enum {
 	PF_ADDR_ABSTRACT,	/* AF_UNIX: pa_name follows the NUL */
 	PF_ADDR_UNNAMED,	/* AF_UNIX, no name */
 	PF_ADDR_NETLINK,	/* pa_protocol, pa_protoname, pa_nlpid... */
+	PF_ADDR_PACKET,		/* pa_ifindex, pa_ethproto, pa_ethname */
 	PF_ADDR_OTHER		/* only the family */
 } pf_addrkind_t;
 
@@ -170,6 +191,9 @@ typedef struct pf_addr {
 	int		pa_protocol;
 	const char	*pa_protoname;	/* NULL: "protocol %d" */
 	unsigned	pa_nlpid, pa_nlgroups;
+	int		pa_ifindex;	/* packet: 0 for none */
+	unsigned	pa_ethproto;	/* packet: host order */
+	const char	*pa_ethname;	/* NULL: "0x%04x" */
 } pf_addr_t;
 
 /* Decode len bytes of a sockaddr: 0, or -1 when too short for one. */

@@ -273,12 +273,62 @@ locks_member(FILE *out, int *n, const pf_items_t *ix)
 	(void) fputc(']', out);
 }
 
+/* A netlink socket's groups, as the list of their numbers (from 1). */
 static void
-addr_member(FILE *out, int *n, const char *k, const void *sa, size_t len,
-    int protocol)
+groups_member(FILE *out, int *m, const pf_items_t *ix, unsigned first)
 {
+	uint32_t w[64];
+	uint_t n = pf_nlgroups(ix, first, w, 64);
+	int k = 0;
+
+	key(out, m, "groups");
+	(void) fputc('[', out);
+	for (uint_t i = 0; i < n; i++) {
+		for (uint_t b = 0; b < 32; b++) {
+			if (w[i] & (1U << b))
+				(void) fprintf(out, "%s%u", k++ > 0 ? "," : "",
+				    i * 32 + b + 1);
+		}
+	}
+	(void) fputc(']', out);
+}
+
+/* A packet socket's interface (by name, or "any") and protocol. */
+static void
+packet_members(FILE *out, int *m, const pf_items_t *ix, const pf_addr_t *a)
+{
+	const char *ifname;
+	size_t len;
+
+	key(out, m, "ifindex");
+	(void) fprintf(out, "%d", a->pa_ifindex);
+	if (a->pa_ifindex == 0) {
+		key(out, m, "interface");
+		pfj_string(out, "any");
+	} else if ((ifname = pf_item(ix, PR_IFNAME, &len)) != NULL &&
+	    len > 1) {
+		key(out, m, "interface");
+		target_string(out, ifname, strnlen(ifname, len));
+	}
+	key(out, m, "protocol");
+	if (a->pa_ethname != NULL)
+		pfj_string(out, a->pa_ethname);
+	else
+		(void) fprintf(out, "%u", a->pa_ethproto);
+}
+
+static void
+addr_member(FILE *out, int *n, const char *k, const pf_items_t *ix,
+    uint_t item)
+{
+	int protocol = pf_int_item(ix, PR_SOCKOPT_PROTOCOL, -1);
+	const void *sa;
+	size_t len;
 	pf_addr_t a;
 	int m = 0;
+
+	if ((sa = pf_item(ix, item, &len)) == NULL)
+		return;
 
 	if (pf_addr_decode(sa, len, protocol, &a) != 0)
 		return;
@@ -312,14 +362,40 @@ addr_member(FILE *out, int *n, const char *k, const void *sa, size_t len,
 			(void) fprintf(out, "%d", a.pa_protocol);
 		key(out, &m, "pid");
 		(void) fprintf(out, "%u", a.pa_nlpid);
-		key(out, &m, "groups");
-		(void) fprintf(out, "%u", a.pa_nlgroups);
+		groups_member(out, &m, ix, a.pa_nlgroups);
+		break;
+	case PF_ADDR_PACKET:
+		packet_members(out, &m, ix, &a);
 		break;
 	case PF_ADDR_UNNAMED:
 	case PF_ADDR_OTHER:
 		break;
 	}
 	(void) fputc('}', out);
+}
+
+/* The state line's facts: "state", then "queued" or "backlog". */
+static void
+state_members(FILE *out, int *m, const pf_items_t *ix)
+{
+	prsockstate_t st;
+
+	if (!pf_sockstate(ix, &st))
+		return;
+	if (st.pr_state != 0) {
+		key(out, m, "state");
+		pfj_string(out, pf_state_name(st.pr_state,
+		    pf_int_item(ix, PR_SOCKOPT_DOMAIN, -1)));
+	}
+	if (st.pr_queues == PR_SSQ_QUEUED) {
+		key(out, m, "queued");
+		(void) fprintf(out, "{\"read\":%u,\"send\":%u}",
+		    st.pr_read, st.pr_send);
+	} else if (st.pr_queues == PR_SSQ_BACKLOG) {
+		key(out, m, "backlog");
+		(void) fprintf(out, "{\"waiting\":%u,\"limit\":%u}",
+		    st.pr_read, st.pr_send);
+	}
 }
 
 /* What endpoints_member() is writing. */
@@ -353,22 +429,24 @@ endpoint_member(void *arg, pid_t pid, int fd, uint_t more)
 
 /*
  * The holders of the other end, where the text has "endpoint:" lines:
- * "endpoints", and "endpoints_more" when there are more than are listed.
+ * "endpoints", and "endpoints_more" when there are more than are listed;
+ * the same of "shared with:" lines as "shared_with", "shared_with_more".
  */
 static void
-endpoints_member(FILE *out, int *m, pf_ctx_t *ctx, const pf_items_t *ix)
+holders_member(FILE *out, int *m, pf_ctx_t *ctx, const pf_items_t *ix,
+    uint_t item)
 {
+	const char *k = item == PR_SHARED ? "shared_with" : "endpoints";
 	ends_t e = { out, ctx, 0, 0 };
 
-	if (pf_item(ix, PR_ENDPOINTS, NULL) == NULL)
+	if (pf_item(ix, item, NULL) == NULL)
 		return;
-	key(out, m, "endpoints");
+	key(out, m, k);
 	(void) fputc('[', out);
-	pf_endpoint_each_items(ix, endpoint_member, &e);
+	pf_holders_each(ix, item, endpoint_member, &e);
 	(void) fputc(']', out);
 	if (e.e_more > 0) {
-		key(out, m, "endpoints_more");
-		(void) fprintf(out, "%u", e.e_more);
+		(void) fprintf(out, ",\"%s_more\":%u", k, e.e_more);
 	}
 }
 
@@ -380,7 +458,7 @@ socket_member(FILE *out, int *n, pf_ctx_t *ctx, const pf_items_t *ix)
 	list_t l = { out, 0 };
 	size_t len;
 	pid_t pid;
-	int m = 0, protocol, peer;
+	int m = 0, peer;
 
 	key(out, n, "socket");
 	(void) fputc('{', out);
@@ -397,11 +475,10 @@ socket_member(FILE *out, int *n, pf_ctx_t *ctx, const pf_items_t *ix)
 	(void) fputc('{', out);
 	pf_sockopt_each(ix, opt_member, &l);
 	(void) fputc('}', out);
-	protocol = pf_int_item(ix, PR_SOCKOPT_PROTOCOL, -1);
-	if ((p = pf_item(ix, PR_SOCKETNAME, &len)) != NULL)
-		addr_member(out, &m, "sockname", p, len, protocol);
-	if ((peer = (p = pf_item(ix, PR_PEERSOCKNAME, &len)) != NULL))
-		addr_member(out, &m, "peername", p, len, protocol);
+	addr_member(out, &m, "sockname", ix, PR_SOCKETNAME);
+	addr_member(out, &m, "peername", ix, PR_PEERSOCKNAME);
+	peer = pf_item(ix, PR_PEERSOCKNAME, NULL) != NULL;
+	state_members(out, &m, ix);
 	/* The peer's credentials, where the text has a "peer:" line. */
 	if (peer && (pid = pf_peer(ix, &comm)) != 0) {
 		key(out, &m, "peer");
@@ -413,7 +490,8 @@ socket_member(FILE *out, int *n, pf_ctx_t *ctx, const pf_items_t *ix)
 		}
 		(void) fprintf(out, "\"pid\":%d}", (int)pid);
 	}
-	endpoints_member(out, &m, ctx, ix);
+	holders_member(out, &m, ctx, ix, PR_ENDPOINTS);
+	holders_member(out, &m, ctx, ix, PR_SHARED);
 	if ((p = pf_item(ix, PR_SOCKERR, &len)) != NULL) {
 		key(out, &m, "error");
 		target_string(out, p, strnlen(p, len));

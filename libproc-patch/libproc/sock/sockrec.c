@@ -9,10 +9,15 @@
  *  - SO_PEERCRED is shown for unix sockets only, and its process's name
  *    only where sock_peer.c proved it;
  *  - an address is kept as long as the kernel said, up to the storage;
+ *  - a state line for the sockets of sockstate_kind(), its queues of the
+ *    kind its state has (a listener's backlog, else bytes queued), and
+ *    of a unix socket only the states it can be in;
+ *  - netlink groups, trimmed to the last word with one set;
  *  - a source that cannot find out some facts at all (sf_gapwhy): the
  *    facts that this socket would have shown and that are not known (not
  *    an option the kernel refuses to every socket of its family).
  */
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -95,6 +100,7 @@ add_gaps(fdrec_t *rec, const sockfacts_t *sf, int domain,
 	size_t wl = strlen(sf->sf_gapwhy);
 	uint8_t buf[sizeof (prsockgaps_t) + PERRMSG_MAX];
 	prsockgaps_t g;
+	int kind;
 
 	memset(&g, 0, sizeof (g));
 	for (int i = 0; i < PR_SO_NBOOL; i++) {
@@ -116,6 +122,11 @@ add_gaps(fdrec_t *rec, const sockfacts_t *sf, int domain,
 		g.pr_other |= PR_GAP_PEERNAME;
 	if (sf->sf_gaps & SF_PEERCOMM)
 		g.pr_other |= PR_GAP_PEERCOMM;
+	kind = sockstate_kind(domain, sf->sf_type, sf->sf_protocol);
+	if (kind == SOCKSTATE_LINE && !(sf->sf_have & SF_STATE))
+		g.pr_other |= PR_GAP_STATE;
+	if (kind != 0 && !(sf->sf_have & SF_QUEUES))
+		g.pr_other |= PR_GAP_QUEUES;
 	if (g.pr_bools == 0 && g.pr_other == 0)
 		return;
 	if (wl > PERRMSG_MAX - 1)
@@ -124,6 +135,99 @@ add_gaps(fdrec_t *rec, const sockfacts_t *sf, int domain,
 	memcpy(buf + sizeof (g), sf->sf_gapwhy, wl);
 	buf[sizeof (g) + wl] = '\0';
 	(void) fdrec_add(rec, PR_SOCKGAPS, buf, sizeof (g) + wl + 1);
+}
+
+int
+sockstate_kind(int domain, int type, int protocol)
+{
+	if (domain == AF_UNIX)
+		return (type == SOCK_STREAM || type == SOCK_SEQPACKET ?
+		    SOCKSTATE_LINE : type == SOCK_DGRAM ? SOCKSTATE_QUEUED : 0);
+	if (domain != AF_INET && domain != AF_INET6)
+		return (0);
+	if (type == SOCK_STREAM)
+		return (protocol == -1 || protocol == IPPROTO_TCP ||
+		    protocol == IPPROTO_MPTCP ? SOCKSTATE_LINE : 0);
+	return (type == SOCK_DGRAM || type == SOCK_RAW ?
+	    SOCKSTATE_QUEUED : 0);
+}
+
+void
+sockfacts_tcp(sockfacts_t *sf, int state, uint32_t rcv, uint32_t snd,
+    int fin)
+{
+	sf->sf_state = state;
+	sf->sf_have |= SF_STATE | SF_QUEUES;
+	if (state == PR_SS_LISTEN) {
+		sf->sf_queues = PR_SSQ_BACKLOG;
+		sf->sf_rq = rcv;
+		sf->sf_wq = snd;
+		return;
+	}
+	sf->sf_queues = PR_SSQ_QUEUED;
+	if (state == PR_SS_SYN_SENT || state == PR_SS_SYN_RECV) {
+		sf->sf_rq = sf->sf_wq = 0;
+		return;
+	}
+	/* A FIN is always received in these, and counted until read. */
+	if (state == PR_SS_CLOSE_WAIT || state == PR_SS_LAST_ACK ||
+	    state == PR_SS_CLOSING || state == PR_SS_TIME_WAIT)
+		fin = 1;
+	if (rcv > 0 && fin < 0) {
+		sf->sf_have &= ~SF_QUEUES;	/* one more, or not? */
+		return;
+	}
+	sf->sf_rq = rcv > 0 && fin > 0 ? rcv - 1 : rcv;
+	sf->sf_wq = snd;
+}
+
+/*
+ * The state and queues item, where the socket has a state line: the
+ * state only where it is one a socket of its kind is in, the queues
+ * only of the kind its state has.
+ */
+static void
+add_state(fdrec_t *rec, const sockfacts_t *sf, int domain)
+{
+	int kind = sockstate_kind(domain, sf->sf_type, sf->sf_protocol);
+	prsockstate_t st;
+
+	memset(&st, 0, sizeof (st));
+	if (kind == SOCKSTATE_LINE) {
+		if (!(sf->sf_have & SF_STATE) || sf->sf_state < 1 ||
+		    sf->sf_state > PR_SS_MAX || (domain == AF_UNIX &&
+		    sf->sf_state != PR_SS_LISTEN &&
+		    sf->sf_state != PR_SS_ESTABLISHED &&
+		    sf->sf_state != PR_SS_CLOSE))
+			return;
+		st.pr_state = sf->sf_state;
+	} else if (kind != SOCKSTATE_QUEUED || !(sf->sf_have & SF_QUEUES)) {
+		return;
+	}
+	if ((sf->sf_have & SF_QUEUES) && sf->sf_queues ==
+	    (st.pr_state == PR_SS_LISTEN ? PR_SSQ_BACKLOG : PR_SSQ_QUEUED)) {
+		st.pr_queues = sf->sf_queues;
+		st.pr_read = sf->sf_rq;
+		st.pr_send = sf->sf_wq;
+	}
+	(void) fdrec_add(rec, PR_SOCKSTATE, &st, sizeof (st));
+}
+
+/* A netlink socket's groups beyond the first 32 (which its name has). */
+static void
+add_groups(fdrec_t *rec, const sockfacts_t *sf, int domain)
+{
+	uint_t n = sf->sf_ngroups;
+
+	if (domain != AF_NETLINK || !(sf->sf_have & SF_GROUPS))
+		return;
+	if (n > SF_NLGROUPS_MAX)
+		n = SF_NLGROUPS_MAX;
+	while (n > 0 && sf->sf_groups[n - 1] == 0)
+		n--;
+	if (n > 1)
+		(void) fdrec_add(rec, PR_NLGROUPS, sf->sf_groups,
+		    n * sizeof (sf->sf_groups[0]));
 }
 
 void
@@ -164,6 +268,11 @@ sockrec_add(fdrec_t *rec, const sockfacts_t *sf)
 		add_int(rec, PR_SOCKOPT_PROTOCOL, sf->sf_protocol);
 	if (domain >= 0)
 		add_int(rec, PR_SOCKOPT_DOMAIN, domain);
+	add_state(rec, sf, domain);
+	add_groups(rec, sf, domain);
+	if ((sf->sf_have & SF_IFNAME) && domain == AF_PACKET)
+		(void) fdrec_add(rec, PR_IFNAME, sf->sf_ifname,
+		    strnlen(sf->sf_ifname, sizeof (sf->sf_ifname) - 1) + 1);
 	if ((sf->sf_have & SF_CRED) && domain == AF_UNIX)
 		(void) fdrec_add(rec, PR_PEERCRED, &sf->sf_cred,
 		    sizeof (sf->sf_cred));

@@ -29,6 +29,15 @@
 #define	SF_PEER		0x0080
 #define	SF_CRED		0x0100
 #define	SF_PEERCOMM	0x0200	/* sf_peercomm: sock_peer.c's proof held */
+#define	SF_STATE	0x0400	/* sf_state */
+#define	SF_QUEUES	0x0800	/* sf_queues, sf_rq, sf_wq */
+#define	SF_GROUPS	0x1000	/* sf_groups, sf_ngroups */
+#define	SF_IFNAME	0x2000	/* sf_ifname */
+
+/* The netlink groups kept, in words of 32 (2,048 groups). */
+#define	SF_NLGROUPS_MAX	64
+/* An interface's name, with its NUL (IF_NAMESIZE). */
+#define	SF_IFNAMSZ	16
 
 typedef struct sockfacts {
 	uint_t		sf_have;	/* SF_* */
@@ -45,6 +54,19 @@ typedef struct sockfacts {
 	socklen_t	sf_peerlen;
 	struct ucred	sf_cred;	/* SO_PEERCRED */
 	char		sf_peercomm[PRFNSZ];	/* its process's comm */
+	/*
+	 * State and queues, as prsockstate_t (libproc.h) says: sf_state a
+	 * PR_SS_* (a TCP or connection-oriented unix socket), sf_queues
+	 * PR_SSQ_QUEUED or PR_SSQ_BACKLOG for what sf_rq and sf_wq are.
+	 */
+	int		sf_state;
+	uint_t		sf_queues;
+	uint32_t	sf_rq, sf_wq;
+	/* Every netlink group joined: sf_ngroups words of 32. */
+	uint32_t	sf_groups[SF_NLGROUPS_MAX];
+	uint_t		sf_ngroups;
+	/* A packet socket's interface, by name (sock_ifname.c). */
+	char		sf_ifname[SF_IFNAMSZ];
 	char		sf_err[PERRMSG_MAX];	/* why facts are missing */
 	/*
 	 * A source that cannot find out some facts at all says why here (a
@@ -196,6 +218,24 @@ extern void sockfacts_set_opt(sockfacts_t *, const sockopt_t *,
 extern void sockfacts_error(sockfacts_t *, const char *, ...)
     __attribute__((__format__(__printf__, 2, 3)));
 extern void sockrec_add(fdrec_t *, const sockfacts_t *);
+/*
+ * A TCP socket's state and queues from the kernel's own counters, for
+ * the sources that read them (diag, bpf): rcv, rcv_nxt - copied_seq
+ * (which counts a FIN received and not read); snd, write_seq - snd_una;
+ * fin, whether a FIN was received (1), was not (0), or is not known
+ * (-1).  The queues are then what SIOCINQ and SIOCOUTQ say: nothing
+ * while the handshake is under way, no FIN counted; not known where the
+ * FIN cannot be told.  A listener: rcv waiting, snd the limit.
+ */
+extern void sockfacts_tcp(sockfacts_t *, int, uint32_t, uint32_t, int);
+/*
+ * Which state line a socket of domain, type and protocol (-1: not
+ * known) has: SOCKSTATE_LINE (state and queues), SOCKSTATE_QUEUED
+ * (queues alone), or 0 (none).
+ */
+#define	SOCKSTATE_LINE		1
+#define	SOCKSTATE_QUEUED	2
+extern int sockstate_kind(int, int, int);
 
 /*
  * sock_peer.c: the one rule for naming a unix socket's peer.  Where the
