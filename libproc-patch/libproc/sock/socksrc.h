@@ -219,6 +219,12 @@ extern void sockfacts_error(sockfacts_t *, const char *, ...)
     __attribute__((__format__(__printf__, 2, 3)));
 extern void sockrec_add(fdrec_t *, const sockfacts_t *);
 /*
+ * A packet socket's interface by name (sf_ifname, SF_IFNAME), asked in
+ * the target's network namespace; nothing for any other socket
+ * (sock_ifname.c).
+ */
+extern void sock_ifname(struct ps_prochandle *, sockfacts_t *);
+/*
  * A TCP socket's state and queues from the kernel's own counters, for
  * the sources that read them (diag, bpf): rcv, rcv_nxt - copied_seq
  * (which counts a FIN received and not read); snd, write_seq - snd_una;

@@ -400,8 +400,10 @@ build_once(attempt_t *at)
 		return (err);
 	close_fdinfos(at->at_fs);	/* the fds the source may need */
 	Psockfacts(at->at_fw->fw_P, ask, 1);
-	if (ask->sa_err == 0)
+	if (ask->sa_err == 0) {
+		sock_ifname(at->at_fw->fw_P, &ask->sa_facts);
 		sockrec_add(at->at_rec, &ask->sa_facts);
+	}
 	return (ask->sa_err);
 }
 
@@ -466,10 +468,11 @@ ask_chunk(const fdwalk_t *fw, fdscratch_t *fs, fdrec_t *const *recs,
 	close_fdinfos(fs);
 	Psockfacts(fw->fw_P, fs->fs_asks, nask);
 	for (size_t k = 0; k < nask; k++) {
-		const sockask_t *a = &fs->fs_asks[k];
+		sockask_t *a = &fs->fs_asks[k];
 		size_t j = fs->fs_askof[k];
 
 		if (a->sa_err == 0) {
+			sock_ifname(fw->fw_P, &a->sa_facts);
 			sockrec_add(recs[j], &a->sa_facts);
 		} else {
 			attempt_init(&at, fw, fs, recs[j], fds[j]);
