@@ -6,6 +6,7 @@
  * parsers of kernel data.
  */
 #include "parsers_util.h"
+#include <linux/if_packet.h>
 #include "kconst.h"	/* the kernel's open flags on this ISA */
 
 /* What f(out) prints, as a malloc'd string. */
@@ -515,6 +516,201 @@ ATF_TC_BODY(fmt_linger_and_peer, tc)
 	fdrec_free(&rec);
 }
 
+/* A socket's record: fd 5, its domain and type, nothing else. */
+static void
+sock_rec(fdrec_t *rec, int domain, int type)
+{
+	ATF_REQUIRE_EQ(fdrec_reset(rec, 5), 0);
+	fdrec_info(rec)->pr_mode = S_IFSOCK | 0777;
+	fdrec_info(rec)->pr_fileflags = O_RDWR;
+	fdrec_info(rec)->pr_offset = -1;
+	ATF_REQUIRE_EQ(fdrec_add(rec, PR_SOCKOPT_DOMAIN, &domain,
+	    sizeof (domain)), 0);
+	ATF_REQUIRE_EQ(fdrec_add(rec, PR_SOCKOPT_TYPE, &type,
+	    sizeof (type)), 0);
+}
+
+static void
+add_state(fdrec_t *rec, int state, uint_t queues, uint32_t r, uint32_t w)
+{
+	prsockstate_t st = { state, queues, r, w };
+
+	ATF_REQUIRE_EQ(fdrec_add(rec, PR_SOCKSTATE, &st, sizeof (st)), 0);
+}
+
+#define	SOCK_FIRST	"   5: S_IFSOCK mode:0777 dev:0,0 ino:0 uid:0 " \
+	"gid:0 rdev:0,0\n      O_RDWR\n"
+
+/* The contract's state line, by the text of the contract. */
+ATF_TC_WITHOUT_HEAD(fmt_state_line);
+ATF_TC_BODY(fmt_state_line, tc)
+{
+	static const struct {
+		int		domain, type, state;
+		uint_t		queues;
+		uint32_t	r, w;
+		const char	*line;	/* NULL: none */
+	} cases[] = {
+		{ AF_INET, SOCK_STREAM, 1, PR_SSQ_QUEUED, 0, 0,
+		    "\tstate: ESTABLISHED  queued: 0 to read, 0 to send\n" },
+		{ AF_INET6, SOCK_STREAM, 8, PR_SSQ_QUEUED, 1000, 7,
+		    "\tstate: CLOSE_WAIT  queued: 1000 to read, 7 to send\n" },
+		{ AF_INET, SOCK_STREAM, 10, PR_SSQ_BACKLOG, 3, 2,
+		    "\tstate: LISTEN  backlog: 3 of 2\n" },
+		{ AF_INET, SOCK_STREAM, 2, PR_SSQ_QUEUED, 0, 0,
+		    "\tstate: SYN_SENT  queued: 0 to read, 0 to send\n" },
+		{ AF_INET, SOCK_STREAM, 3, 0, 0, 0, "\tstate: SYN_RECV\n" },
+		{ AF_INET, SOCK_STREAM, 4, 0, 0, 0, "\tstate: FIN_WAIT1\n" },
+		{ AF_INET, SOCK_STREAM, 5, 0, 0, 0, "\tstate: FIN_WAIT2\n" },
+		{ AF_INET, SOCK_STREAM, 6, 0, 0, 0, "\tstate: TIME_WAIT\n" },
+		{ AF_INET, SOCK_STREAM, 7, 0, 0, 0, "\tstate: CLOSE\n" },
+		{ AF_INET, SOCK_STREAM, 9, 0, 0, 0, "\tstate: LAST_ACK\n" },
+		{ AF_INET, SOCK_STREAM, 11, 0, 0, 0, "\tstate: CLOSING\n" },
+		{ AF_INET, SOCK_STREAM, 12, 0, 0, 0,
+		    "\tstate: NEW_SYN_RECV\n" },
+		{ AF_INET, SOCK_STREAM, 13, PR_SSQ_QUEUED, 0, 0, NULL },
+		{ AF_INET, SOCK_STREAM, -1, PR_SSQ_QUEUED, 0, 0, NULL },
+		{ AF_UNIX, SOCK_STREAM, 1, PR_SSQ_QUEUED, 4294967295U, 5,
+		    "\tstate: CONNECTED  queued: 4294967295 to read, "
+		    "5 to send\n" },
+		{ AF_UNIX, SOCK_SEQPACKET, 7, PR_SSQ_QUEUED, 0, 0,
+		    "\tstate: UNCONNECTED  queued: 0 to read, 0 to send\n" },
+		{ AF_UNIX, SOCK_STREAM, 10, PR_SSQ_BACKLOG, 0, 128,
+		    "\tstate: LISTEN  backlog: 0 of 128\n" },
+		{ AF_UNIX, SOCK_STREAM, 8, PR_SSQ_QUEUED, 0, 0, NULL },
+		{ AF_INET, SOCK_DGRAM, 0, PR_SSQ_QUEUED, 2304, 0,
+		    "\tqueued: 2304 to read, 0 to send\n" },
+		{ AF_UNIX, SOCK_DGRAM, 0, PR_SSQ_QUEUED, 12, 768,
+		    "\tqueued: 12 to read, 768 to send\n" },
+		{ AF_INET, SOCK_DGRAM, 0, 0, 1, 1, NULL },
+		{ AF_INET, SOCK_DGRAM, 0, PR_SSQ_BACKLOG, 1, 1, NULL },
+	};
+	fdrec_t rec = { NULL, 0 };
+	char want[256], *s;
+
+	for (size_t i = 0; i < sizeof (cases) / sizeof (cases[0]); i++) {
+		sock_rec(&rec, cases[i].domain, cases[i].type);
+		add_state(&rec, cases[i].state, cases[i].queues, cases[i].r,
+		    cases[i].w);
+		(void) snprintf(want, sizeof (want), SOCK_FIRST "\t%s\n%s",
+		    cases[i].type == SOCK_STREAM ? "SOCK_STREAM" :
+		    cases[i].type == SOCK_DGRAM ? "SOCK_DGRAM" :
+		    "SOCK_SEQPACKET",
+		    cases[i].line != NULL ? cases[i].line : "");
+		s = file_text(&rec, 0);
+		ATF_CHECK_STREQ_MSG(s, want, "case %zu", i);
+		free(s);
+	}
+	/* A damaged item (too short) shows nothing. */
+	sock_rec(&rec, AF_INET, SOCK_STREAM);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_SOCKSTATE, "\1\0\0\0", 4), 0);
+	s = file_text(&rec, 0);
+	ATF_CHECK_STREQ(s, SOCK_FIRST "\tSOCK_STREAM\n");
+	free(s);
+	fdrec_free(&rec);
+}
+
+/* A holders item of n holders, pid 100 + i, fd 3 + i, and more. */
+static void
+add_holders(fdrec_t *rec, uint_t type, uint_t n, uint_t more)
+{
+	uint8_t buf[sizeof (prendpoints_t) + 8 * sizeof (prendpoint_t)];
+	prendpoints_t h = { n, more };
+
+	memcpy(buf, &h, sizeof (h));
+	for (uint_t i = 0; i < n; i++) {
+		prendpoint_t e = { (pid_t)(100 + i), (int)(3 + i) };
+
+		memcpy(buf + sizeof (h) + i * sizeof (e), &e, sizeof (e));
+	}
+	ATF_REQUIRE_EQ(fdrec_add(rec, type, buf,
+	    sizeof (h) + n * sizeof (prendpoint_t)), 0);
+}
+
+static const char *
+comm_100s(void *arg, pid_t pid)
+{
+	return (pid == 100 ? "nginx" : pid == 101 ? "bad\nname" : NULL);
+}
+
+ATF_TC_WITHOUT_HEAD(fmt_shared_with);
+ATF_TC_BODY(fmt_shared_with, tc)
+{
+	fdrec_t rec = { NULL, 0 };
+	pf_ctx_t ctx;
+	char *s;
+
+	sock_rec(&rec, AF_INET, SOCK_STREAM);
+	add_state(&rec, PR_SS_LISTEN, PR_SSQ_BACKLOG, 0, 511);
+	add_holders(&rec, PR_SHARED, 3, 2);
+	add_holders(&rec, PR_ENDPOINTS, 1, 0);
+	(void) memset(&ctx, 0, sizeof (ctx));
+	ctx.pf_comm = comm_100s;
+	CAPTURE((ctx.pf_out = out, (void) pf_file(&ctx, fdrec_info(&rec))),
+	    &s);
+	/* After the endpoint lines; a comm through the rule; "?". */
+	ATF_CHECK_STREQ(s, SOCK_FIRST "\tSOCK_STREAM\n"
+	    "\tstate: LISTEN  backlog: 0 of 511\n"
+	    "\tendpoint: nginx[100] fd 3\n"
+	    "\tshared with: nginx[100] fd 3\n"
+	    "\tshared with: bad\\x0aname[101] fd 4\n"
+	    "\tshared with: ?[102] fd 5\n"
+	    "\tshared with: and 2 more\n");
+	free(s);
+	fdrec_free(&rec);
+}
+
+ATF_TC_WITHOUT_HEAD(fmt_packet_and_groups);
+ATF_TC_BODY(fmt_packet_and_groups, tc)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	struct sockaddr_nl snl = { .nl_family = AF_NETLINK,
+	    .nl_groups = 0x10 };
+	uint32_t words[3] = { 0x10, 0, 0x80000001 };
+	fdrec_t rec = { NULL, 0 };
+	int proto = 0;
+	char *s;
+
+	sock_rec(&rec, AF_PACKET, SOCK_RAW);
+	sll.sll_protocol = htons(0x0003);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_SOCKETNAME, &sll, sizeof (sll)),
+	    0);
+	s = file_text(&rec, 0);
+	ATF_CHECK_STREQ(s, SOCK_FIRST "\tSOCK_RAW\n"
+	    "\tsockname: AF_PACKET any  protocol: ETH_P_ALL\n");
+	free(s);
+
+	sock_rec(&rec, AF_PACKET, SOCK_DGRAM);
+	sll.sll_ifindex = 7;
+	sll.sll_protocol = htons(0x88b5);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_SOCKETNAME, &sll, sizeof (sll)),
+	    0);
+	s = file_text(&rec, 0);
+	ATF_CHECK_STREQ(s, SOCK_FIRST "\tSOCK_DGRAM\n"
+	    "\tsockname: AF_PACKET ifindex 7  protocol: 0x88b5\n");
+	free(s);
+	/* An interface's name is the kernel's, set by whoever may: escaped. */
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_IFNAME, "e\033th0", 6), 0);
+	s = file_text(&rec, 0);
+	ATF_CHECK_STREQ(s, SOCK_FIRST "\tSOCK_DGRAM\n"
+	    "\tsockname: AF_PACKET e\\x1bth0  protocol: 0x88b5\n");
+	free(s);
+
+	sock_rec(&rec, AF_NETLINK, SOCK_RAW);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_SOCKOPT_PROTOCOL, &proto,
+	    sizeof (proto)), 0);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_SOCKETNAME, &snl, sizeof (snl)),
+	    0);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_NLGROUPS, words, sizeof (words)),
+	    0);
+	s = file_text(&rec, 0);
+	ATF_CHECK_STREQ(s, SOCK_FIRST "\tSOCK_RAW\n"
+	    "\tsockname: AF_NETLINK NETLINK_ROUTE  pid: 0  "
+	    "groups: 0x00000010,0x00000000,0x80000001\n");
+	free(s);
+	fdrec_free(&rec);
+}
+
 ATF_TC_WITHOUT_HEAD(fmt_lock_lines);
 ATF_TC_BODY(fmt_lock_lines, tc)
 {
@@ -583,6 +779,9 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, fmt_fd_width);
 	ATF_TP_ADD_TC(tp, fmt_linger_and_peer);
 	ATF_TP_ADD_TC(tp, fmt_lock_lines);
+	ATF_TP_ADD_TC(tp, fmt_state_line);
+	ATF_TP_ADD_TC(tp, fmt_shared_with);
+	ATF_TP_ADD_TC(tp, fmt_packet_and_groups);
 	ATF_TP_ADD_TC(tp, fmt_header_soft_limit);
 	return (atf_no_error());
 }

@@ -40,7 +40,7 @@
 #define	SF_NOCOMM	0x04
 #define	SF_BADCOMM	0x08	/* a comm with a newline and ESC */
 
-#define	NTYPES		19	/* item types tried: 0-18 */
+#define	NTYPES		24	/* item types tried: 0-23 */
 #define	FIXED_SIZE	offsetof(prfdinfo_t, pr_misc_size)
 
 /* Text written to a memory stream: open, then take the result. */
