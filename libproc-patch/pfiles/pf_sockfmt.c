@@ -208,6 +208,34 @@ pf_family_name(int family)
 	return (NULL);
 }
 
+/*
+ * A unix name: the target's text, a path up to its NUL, or every byte of
+ * an abstract name after its leading NUL (inner NULs too).
+ */
+static void
+decode_unix(const void *sa, size_t len, pf_addr_t *a)
+{
+	const unsigned char *path = (const unsigned char *)sa +
+	    offsetof(struct sockaddr_un, sun_path);
+	size_t plen = len - offsetof(struct sockaddr_un, sun_path);
+
+	if (len < offsetof(struct sockaddr_un, sun_path))
+		plen = 0;
+	if (plen > sizeof (((struct sockaddr_un *)0)->sun_path))
+		plen = sizeof (((struct sockaddr_un *)0)->sun_path);
+	if (plen == 0) {
+		a->pa_kind = PF_ADDR_UNNAMED;
+	} else if (path[0] != '\0') {
+		a->pa_kind = PF_ADDR_PATH;
+		a->pa_name = path;
+		a->pa_namelen = strnlen((const char *)path, plen);
+	} else {
+		a->pa_kind = PF_ADDR_ABSTRACT;
+		a->pa_name = path + 1;
+		a->pa_namelen = plen - 1;
+	}
+}
+
 int
 pf_addr_decode(const void *sa, size_t len, int protocol, pf_addr_t *a)
 {
@@ -247,29 +275,7 @@ pf_addr_decode(const void *sa, size_t len, int protocol, pf_addr_t *a)
 		a->pa_addrlen = strlen(a->pa_addr);
 		a->pa_port = ntohs(sin6.sin6_port);
 	} else if (family == AF_UNIX) {
-		const unsigned char *path = (const unsigned char *)sa +
-		    offsetof(struct sockaddr_un, sun_path);
-		size_t plen = len - offsetof(struct sockaddr_un, sun_path);
-
-		if (len < offsetof(struct sockaddr_un, sun_path))
-			plen = 0;
-		if (plen > sizeof (((struct sockaddr_un *)0)->sun_path))
-			plen = sizeof (((struct sockaddr_un *)0)->sun_path);
-		/*
-		 * The target's text: a path up to its NUL, or every byte of
-		 * an abstract name after its leading NUL (inner NULs too).
-		 */
-		if (plen == 0) {
-			a->pa_kind = PF_ADDR_UNNAMED;
-		} else if (path[0] != '\0') {
-			a->pa_kind = PF_ADDR_PATH;
-			a->pa_name = path;
-			a->pa_namelen = strnlen((const char *)path, plen);
-		} else {
-			a->pa_kind = PF_ADDR_ABSTRACT;
-			a->pa_name = path + 1;
-			a->pa_namelen = plen - 1;
-		}
+		decode_unix(sa, len, a);
 	} else if (family == AF_NETLINK &&
 	    len >= sizeof (struct sockaddr_nl)) {
 		struct sockaddr_nl snl;
