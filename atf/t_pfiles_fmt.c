@@ -657,6 +657,31 @@ ATF_TC_BODY(fmt_shared_with, tc)
 	    "\tshared with: ?[102] fd 5\n"
 	    "\tshared with: and 2 more\n");
 	free(s);
+
+	/* A damaged item that claims nine: the eight of the cap, no more. */
+	{
+		uint8_t buf[sizeof (prendpoints_t) + 9 * sizeof (prendpoint_t)];
+		prendpoints_t h = { 9, 0 };
+		char *nl;
+		int n = 0;
+
+		memcpy(buf, &h, sizeof (h));
+		for (uint_t i = 0; i < 9; i++) {
+			prendpoint_t e = { (pid_t)(200 + i), 4 };
+
+			memcpy(buf + sizeof (h) + i * sizeof (e), &e,
+			    sizeof (e));
+		}
+		sock_rec(&rec, AF_INET, SOCK_STREAM);
+		ATF_REQUIRE_EQ(fdrec_add(&rec, PR_SHARED, buf, sizeof (buf)),
+		    0);
+		s = file_text(&rec, 0);
+		for (nl = strstr(s, "\tshared with: "); nl != NULL;
+		    nl = strstr(nl + 1, "\tshared with: "))
+			n++;
+		ATF_CHECK_EQ(n, 8);
+		free(s);
+	}
 	fdrec_free(&rec);
 }
 
