@@ -90,6 +90,7 @@ ATF_TC_BODY(tcp_counters, tc)
 		{ PR_SS_CLOSE, 7, 0, 0, 1, PR_SSQ_QUEUED, 7, 0 },
 		/* In CLOSE with bytes, and no telling whether a FIN came. */
 		{ PR_SS_CLOSE, 7, 0, -1, 0, 0, 0, 0 },
+		{ PR_SS_CLOSE, 1, 0, -1, 0, 0, 0, 0 },
 		{ PR_SS_CLOSE, 0, 0, -1, 1, PR_SSQ_QUEUED, 0, 0 },
 		{ PR_SS_LISTEN, 3, 2, -1, 1, PR_SSQ_BACKLOG, 3, 2 },
 	};
@@ -178,7 +179,15 @@ ATF_TC_BODY(groups_and_gaps, tc)
 	w = proc_fdinfo_misc(fdrec_info(&rec), PR_NLGROUPS, &len);
 	ATF_REQUIRE(w != NULL);
 	ATF_CHECK_EQ(len, 3 * sizeof (uint32_t));
+	/* Group 33 alone: two words. */
 	sf.sf_groups[2] = 0;
+	sf.sf_groups[1] = 1;
+	ATF_REQUIRE_EQ(fdrec_reset(&rec, 3), 0);
+	sockrec_add(&rec, &sf);
+	w = proc_fdinfo_misc(fdrec_info(&rec), PR_NLGROUPS, &len);
+	ATF_REQUIRE(w != NULL);
+	ATF_CHECK_EQ(len, 2 * sizeof (uint32_t));
+	sf.sf_groups[1] = 0;
 	ATF_REQUIRE_EQ(fdrec_reset(&rec, 3), 0);
 	sockrec_add(&rec, &sf);
 	ATF_CHECK(proc_fdinfo_misc(fdrec_info(&rec), PR_NLGROUPS,
