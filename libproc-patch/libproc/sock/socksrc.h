@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include "core/Pcontrol.h"
+#include "netdiag/diag_parse.h"
 #include "sock/sockid.h"
 #include "sock/sockopts.h"
 
@@ -34,8 +35,8 @@
 #define	SF_GROUPS	0x1000	/* sf_groups, sf_ngroups */
 #define	SF_IFNAME	0x2000	/* sf_ifname */
 
-/* The netlink groups kept, in words of 32 (2,048 groups). */
-#define	SF_NLGROUPS_MAX	64
+/* The netlink groups kept, in words of 32: as many as the tables hold. */
+#define	SF_NLGROUPS_MAX	DIAG_NLGROUPS_MAX
 /* An interface's name, with its NUL (IF_NAMESIZE). */
 #define	SF_IFNAMSZ	16
 
