@@ -83,7 +83,7 @@ one_rec(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 	if (d->d_quiet)
 		return (0);
 	/* The record as the source translates it (sock_bpf.c). */
-	if (bpf_record(br, d->d_hz, &d->d_rec) != 0)
+	if (bpf_record(NULL, br, d->d_hz, &d->d_rec) != 0)
 		return (-1);
 	return (pf_file(&d->d_ctx, fdrec_info(&d->d_rec)) < 0 ? -1 : 0);
 }

@@ -274,7 +274,8 @@ bpf_taken_as_is(const bpfrec_t *br)
 }
 
 int
-bpf_record(const bpfrec_t *br, unsigned int hz, fdrec_t *rec)
+bpf_record(struct ps_prochandle *P, const bpfrec_t *br, unsigned int hz,
+    fdrec_t *rec)
 {
 	prfdinfo_t *info;
 	prfdlock_t lk[BPFREC_MAXLOCKS];
@@ -318,6 +319,8 @@ bpf_record(const bpfrec_t *br, unsigned int hz, fdrec_t *rec)
 		    sizeof (br->br_locks_more));
 	if ((br->br_mode & S_IFMT) == S_IFSOCK) {
 		bpf_sockfacts(br, hz, &sf);
+		if (P != NULL)
+			sock_ifname(P, &sf);
 		sockrec_add(rec, &sf);
 	}
 	return (0);
@@ -356,7 +359,7 @@ one_fd(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 	}
 	bw->bw_lastfd = br->br_fd;
 	if (bpf_taken_as_is(br))
-		err = bpf_record(br, bw->bw_hz, &bw->bw_rec);
+		err = bpf_record(P, br, bw->bw_hz, &bw->bw_rec);
 	else
 		err = bw->bw_walk->sw_build(bw->bw_walk->sw_arg, &bw->bw_rec,
 		    br->br_fd);

@@ -18,11 +18,14 @@ extern void bpf_sockfacts(const bpfrec_t *, unsigned int, sockfacts_t *);
  * The one translation of an iterator's record into libproc's record of
  * its fd (rec, reset to it): the stat fields, flags, offset, path (or why
  * there is none), locks and, for a socket, its items through the one
- * builder (sockrec.c).  hz is the kernel's.  Used by the walk for the
- * records it takes as they are, and by bpfdump for every record.
+ * builder (sockrec.c).  hz is the kernel's; P, the target's handle, in
+ * whose network namespace a packet socket's interface is named (NULL:
+ * not named).  Used by the walk for the records it takes as they are,
+ * and by bpfdump for every record.
  * Returns an errno.
  */
-extern int bpf_record(const bpfrec_t *, unsigned int, fdrec_t *);
+extern int bpf_record(struct ps_prochandle *, const bpfrec_t *, unsigned int,
+    fdrec_t *);
 /*
  * Does the record show its fd as the other sources would, so that it is
  * taken as it is?  Else the walk builds that fd the other sources' way.
