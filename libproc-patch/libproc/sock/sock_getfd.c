@@ -90,8 +90,12 @@ ask_batch(sockask_t *const *a, const int *s, size_t m)
 	}
 	sock_local_facts_many(s, ino, sf, err, m);
 	for (size_t i = 0; i < m; i++) {
-		if (s[i] >= 0)
-			a[i]->sa_err = err[i];
+		if (s[i] < 0)
+			continue;
+		a[i]->sa_err = err[i];
+		if (err[i] == 0)
+			sockfacts_queues_from_table(sf[i], a[i]->sa_tab,
+			    a[i]->sa_dent);
 	}
 	sock_close_many(s, sf, m);
 }

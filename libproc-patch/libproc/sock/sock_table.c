@@ -176,3 +176,33 @@ sockfacts_from_table(sockfacts_t *sf, const diag_table_t *dt, const dent_t *e,
 	if (exact)
 		sf->sf_cookie = e->de_cookie;
 }
+
+/* Why a unix listener's backlog is not known, where no table has it. */
+static const char backlog_why[] = "a unix listener's backlog is only in "
+    "the socket tables, which were not read for it";
+
+void
+sockfacts_queues_from_table(sockfacts_t *sf, const diag_table_t *dt,
+    const dent_t *e)
+{
+	sockfacts_t t;
+
+	if ((sf->sf_have & SF_QUEUES) || sf->sf_err[0] != '\0')
+		return;
+	if (e == NULL) {
+		if (sf->sf_domain == AF_UNIX && (sf->sf_have & SF_STATE) &&
+		    sf->sf_state == PR_SS_LISTEN && sf->sf_gapwhy == NULL)
+			sf->sf_gapwhy = backlog_why;
+		return;
+	}
+	sockfacts_init(&t);
+	sockfacts_from_table(&t, dt, e, 1);
+	if (!(t.sf_have & SF_QUEUES) || !(t.sf_have & SF_STATE) ||
+	    ((sf->sf_have & SF_STATE) && sf->sf_state != t.sf_state))
+		return;
+	sf->sf_state = t.sf_state;
+	sf->sf_queues = t.sf_queues;
+	sf->sf_rq = t.sf_rq;
+	sf->sf_wq = t.sf_wq;
+	sf->sf_have |= SF_STATE | SF_QUEUES;
+}

@@ -213,6 +213,15 @@ extern void sock_close_many(const int *, sockfacts_t *const *, size_t);
  */
 extern void sockfacts_from_table(sockfacts_t *, const struct diag_table *,
     const struct dent *, int);
+/*
+ * The state and queues of entry e (NULL: none), into facts that have no
+ * queues, where the socket said the same state or none: for a source
+ * that asked the socket, which cannot tell some of them (a unix
+ * listener's backlog).  A unix listener that no table holds has its
+ * backlog said to be missing (sf_gapwhy).
+ */
+extern void sockfacts_queues_from_table(sockfacts_t *,
+    const struct diag_table *, const struct dent *);
 
 /* sockrec.c: facts in, record items out. */
 extern void sockfacts_init(sockfacts_t *);

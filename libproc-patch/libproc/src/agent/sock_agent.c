@@ -691,10 +691,19 @@ agent_facts_served(struct ps_prochandle *P, int fd, uint64_t ino,
 	return (agent_facts(P, fd, ino, sf));
 }
 
+/*
+ * What a socket cannot be asked (a unix listener's backlog) is taken from
+ * the socket tables the walk holds, as the pidfd source takes it.
+ */
 static void
 agent_facts_each(struct ps_prochandle *P, sockask_t *asks, size_t n)
 {
 	sockask_each(P, asks, n, agent_facts_served);
+	for (size_t i = 0; i < n; i++) {
+		if (asks[i].sa_err == 0)
+			sockfacts_queues_from_table(&asks[i].sa_facts,
+			    asks[i].sa_tab, asks[i].sa_dent);
+	}
 }
 
 const socksrc_ops_t sock_agent_ops = {
