@@ -155,18 +155,24 @@ holders_of(const ep_view_t *v, const ep_hold_t *h, size_t *np)
 		    "inode %llu", h->h_conn, h->h_ino);
 		hs[n++] = o;
 	}
+	holders_order(hs, n, h->h_pid);
+	*np = n;
+	return (hs);
+}
+
+void
+holders_order(const ep_hold_t **hs, size_t n, pid_t pid)
+{
 	qsort(hs, n, sizeof (*hs), hold_cmp);
-	/* The holder's own holds first (pfiles.1: the target's own first). */
+	/* pid's own holds first (pfiles.1: the target's own first). */
 	for (size_t i = 0, k = 0; i < n; i++) {
 		const ep_hold_t *o = hs[i];
 
-		if (o->h_pid != h->h_pid)
+		if (o->h_pid != pid)
 			continue;
 		memmove(&hs[k + 1], &hs[k], (i - k) * sizeof (*hs));
 		hs[k++] = o;
 	}
-	*np = n;
-	return (hs);
 }
 
 char *
@@ -180,26 +186,33 @@ comm_text(const ep_view_t *v, pid_t pid)
 }
 
 char *
-endpoint_lines(const ep_view_t *v, char *out, const ep_hold_t **hs,
-    size_t n)
+holder_lines(const ep_view_t *v, char *out, const char *label,
+    const ep_hold_t **hs, size_t n)
 {
 	char *next, *comm;
 
 	for (size_t i = 0; i < n && i < EXP_ENDPOINTS_MAX; i++) {
 		comm = comm_text(v, hs[i]->h_pid);
-		next = tu_asprintf("%s\tendpoint: %s[%d] fd %d\n", out, comm,
+		next = tu_asprintf("%s%s%s[%d] fd %d\n", out, label, comm,
 		    (int)hs[i]->h_pid, hs[i]->h_fd);
 		free(comm);
 		free(out);
 		out = next;
 	}
 	if (n > EXP_ENDPOINTS_MAX) {
-		next = tu_asprintf("%s\tendpoint: and %zu more\n", out,
+		next = tu_asprintf("%s%sand %zu more\n", out, label,
 		    n - EXP_ENDPOINTS_MAX);
 		free(out);
 		out = next;
 	}
 	return (out);
+}
+
+char *
+endpoint_lines(const ep_view_t *v, char *out, const ep_hold_t **hs,
+    size_t n)
+{
+	return (holder_lines(v, out, "\tendpoint: ", hs, n));
 }
 
 char *
@@ -269,7 +282,7 @@ fd_block(const char *out, pid_t pid, int fd)
 }
 
 char *
-peer_lines(const char *blk)
+lines_with(const char *blk, const char *const *prefixes)
 {
 	char *out = tu_asprintf("%s", "");
 
@@ -277,24 +290,34 @@ peer_lines(const char *blk)
 		const char *nl = strchr(p, '\n');
 		size_t n = nl != NULL ? (size_t)(nl + 1 - p) : strlen(p);
 
-		if (strncmp(p, "\tpeer: ", 7) == 0 ||
-		    strncmp(p, "\tendpoint: ", 11) == 0) {
-			char *next = tu_asprintf("%s%.*s", out, (int)n, p);
+		for (size_t k = 0; prefixes[k] != NULL; k++) {
+			char *next;
 
+			if (strncmp(p, prefixes[k], strlen(prefixes[k])) != 0)
+				continue;
+			next = tu_asprintf("%s%.*s", out, (int)n, p);
 			free(out);
 			out = next;
+			break;
 		}
 		p += n;
 	}
 	return (out);
 }
 
-void
-check_hold(const char *what, const ep_view_t *v, const char *out,
-    const ep_hold_t *h, int flags)
+char *
+peer_lines(const char *blk)
 {
-	char *blk = fd_block(out, h->h_pid, h->h_fd), *ino, *got, *want;
-	char *name;
+	static const char *const prefixes[] = { "\tpeer: ", "\tendpoint: ",
+	    NULL };
+
+	return (lines_with(blk, prefixes));
+}
+
+char *
+hold_block(const char *what, const char *out, const ep_hold_t *h)
+{
+	char *blk = fd_block(out, h->h_pid, h->h_fd), *ino;
 
 	if (blk == NULL)
 		atf_tc_fail("%s: no block of pid %d fd %d (%s %s)", what,
@@ -302,6 +325,16 @@ check_hold(const char *what, const ep_view_t *v, const char *out,
 	ino = tu_asprintf(" ino:%llu ", h->h_ino);
 	ATF_REQUIRE_MSG(strstr(blk, ino) != NULL, "%s: pid %d fd %d is not "
 	    "inode %llu: %s", what, (int)h->h_pid, h->h_fd, h->h_ino, blk);
+	free(ino);
+	return (blk);
+}
+
+void
+check_hold(const char *what, const ep_view_t *v, const char *out,
+    const ep_hold_t *h, int flags)
+{
+	char *blk = hold_block(what, out, h), *got, *want, *name;
+
 	got = peer_lines(blk);
 	want = expected_lines(v, h, flags);
 	name = tu_asprintf("%s.%s-%s", what, h->h_role, h->h_conn);
@@ -309,7 +342,6 @@ check_hold(const char *what, const ep_view_t *v, const char *out,
 	free(name);
 	free(want);
 	free(got);
-	free(ino);
 	free(blk);
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * endpoint_util.h: what t_endpoint and t_endpoint_ns share.
+ * endpoint_util.h: what t_endpoint, t_endpoint_ns and t_shared share.
  */
 #ifndef	_ENDPOINT_UTIL_H
 #define	_ENDPOINT_UTIL_H
@@ -89,10 +89,22 @@ int	hold_cmp(const void *a, const void *b);
 const ep_hold_t **
 holders_of(const ep_view_t *v, const ep_hold_t *h, size_t *np);
 
+/*
+ * The n holds of hs into the order of pfiles' lines: pid's own first,
+ * then by pid, then fd.
+ */
+void	holders_order(const ep_hold_t **hs, size_t n, pid_t pid);
+
 /* A process's comm through the rule (expect.c's escaping). */
 char	*comm_text(const ep_view_t *v, pid_t pid);
 
-/* out, then the endpoint lines of the n holders hs (out is freed). */
+/*
+ * out, then a line "LABELcomm[pid] fd N" for each of the n holders hs, at
+ * most EXP_ENDPOINTS_MAX, then "LABELand N more" (out is freed).
+ */
+char	*holder_lines(const ep_view_t *v, char *out, const char *label,
+	    const ep_hold_t **hs, size_t n);
+/* The same with the label "\tendpoint: ". */
 char	*endpoint_lines(const ep_view_t *v, char *out, const ep_hold_t **hs,
 	    size_t n);
 
@@ -111,8 +123,17 @@ char	*expected_lines(const ep_view_t *v, const ep_hold_t *h, int flags);
  */
 char	*fd_block(const char *out, pid_t pid, int fd);
 
+/* The lines of blk that start with one of prefixes (NULL-ended). */
+char	*lines_with(const char *blk, const char *const *prefixes);
+
 /* The peer: and endpoint: lines of a block, in order. */
 char	*peer_lines(const char *blk);
+
+/*
+ * h's block in out (fd_block), whose stat line must name the inode the
+ * holder gave: malloc'd; the test fails when there is none.
+ */
+char	*hold_block(const char *what, const char *out, const ep_hold_t *h);
 
 /*
  * h's block in out: its stat line names the inode the holder gave, and

@@ -203,6 +203,11 @@ def render_socket(fdno, s):
                                                     e["pid"], e["fd"]))
     if "endpoints_more" in s:
         lines.append("\tendpoint: and %d more" % s["endpoints_more"])
+    for e in s.get("shared_with", []):
+        lines.append("\tshared with: %s[%d] fd %d" % (e.get("comm", "?"),
+                                                       e["pid"], e["fd"]))
+    if "shared_with_more" in s:
+        lines.append("\tshared with: and %d more" % s["shared_with_more"])
     return lines
 
 
@@ -310,6 +315,9 @@ def target_strings(doc):
             for i, e in enumerate(s.get("endpoints", [])):
                 if "comm" in e:
                     yield "%s endpoint %d comm" % (w, i), e["comm"]
+            for i, e in enumerate(s.get("shared_with", [])):
+                if "comm" in e:
+                    yield "%s shared %d comm" % (w, i), e["comm"]
 
 
 def check_strings(doc):

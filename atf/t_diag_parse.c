@@ -86,16 +86,25 @@ mb_int_msg(uint16_t type, int32_t v)
 	mb_end();
 }
 
+/* A meminfo attribute: the buffers, and the memory counts. */
 static void
-mb_meminfo(uint16_t type, uint32_t rcvbuf, uint32_t sndbuf)
+mb_meminfo_all(uint16_t type, uint32_t rcvbuf, uint32_t sndbuf,
+    uint32_t rmem, uint32_t wmem)
 {
 	uint32_t m[SK_MEMINFO_VARS];
 
 	(void) memset(m, 0, sizeof (m));
 	m[SK_MEMINFO_RCVBUF] = rcvbuf;
 	m[SK_MEMINFO_SNDBUF] = sndbuf;
-	m[SK_MEMINFO_RMEM_ALLOC] = 77;
+	m[SK_MEMINFO_RMEM_ALLOC] = rmem;
+	m[SK_MEMINFO_WMEM_ALLOC] = wmem;
 	mb_attr(type, m, sizeof (m));
+}
+
+static void
+mb_meminfo(uint16_t type, uint32_t rcvbuf, uint32_t sndbuf)
+{
+	mb_meminfo_all(type, rcvbuf, sndbuf, 77, 0);
 }
 
 static void
@@ -610,6 +619,220 @@ ATF_TC_BODY(netlink_and_packet, tc)
 	ATF_CHECK_EQ(recs[0].ds_ino, 77);
 }
 
+/* The queues of the inet record being built. */
+static void
+mb_inet_queues(uint32_t rq, uint32_t wq)
+{
+	size_t at = mb.mb_start + sizeof (struct nlmsghdr);
+
+	(void) memcpy(mb.mb_buf + at + offsetof(struct inet_diag_msg,
+	    idiag_rqueue), &rq, sizeof (rq));
+	(void) memcpy(mb.mb_buf + at + offsetof(struct inet_diag_msg,
+	    idiag_wqueue), &wq, sizeof (wq));
+}
+
+ATF_TC_WITHOUT_HEAD(inet_queues);
+ATF_TC_BODY(inet_queues, tc)
+{
+	struct in_addr lo = { htonl(INADDR_LOOPBACK) };
+	uint8_t sd = 1;
+	int err;
+
+	mb_reset();
+	/* CLOSE_WAIT: 6 bytes (5 and the FIN) to read, 2 to send. */
+	mb_inet(AF_INET, TCP_CLOSE_WAIT, 1, 2, &lo, &lo, 0, 500);
+	mb_inet_queues(6, 2);
+	mb_attr(INET_DIAG_SHUTDOWN, &sd, 1);
+	mb_meminfo_all(INET_DIAG_SKMEMINFO, 0, 0, 1664, 768);
+	mb_end();
+	/* A listener: 3 waiting of 511. */
+	mb_inet(AF_INET, TCP_LISTEN, 1, 0, &lo, &lo, 0, 501);
+	mb_inet_queues(3, 511);
+	mb_end();
+	ATF_REQUIRE_EQ(parse_as(AF_INET, IPPROTO_TCP, &err), DIAG_MORE);
+	ATF_REQUIRE_EQ(nrecs, 2);
+	ATF_CHECK_EQ(recs[0].ds_state, TCP_CLOSE_WAIT);
+	ATF_CHECK(recs[0].ds_have & DS_RQLEN);
+	ATF_CHECK_EQ(recs[0].ds_rqlen, 6);
+	ATF_CHECK_EQ(recs[0].ds_wqlen, 2);
+	ATF_CHECK(recs[0].ds_have & DS_SHUTDOWN);
+	ATF_CHECK_EQ(recs[0].ds_shutdown, DS_SHUT_RD);
+	ATF_CHECK(recs[0].ds_have & DS_MEM);
+	ATF_CHECK_EQ(recs[0].ds_rmem, 1664);
+	ATF_CHECK_EQ(recs[0].ds_wmem, 768);
+	ATF_CHECK_EQ(recs[1].ds_state, TCP_LISTEN);
+	ATF_CHECK_EQ(recs[1].ds_rqlen, 3);
+	ATF_CHECK_EQ(recs[1].ds_wqlen, 511);
+	ATF_CHECK(!(recs[1].ds_have & (DS_MEM | DS_SHUTDOWN)));
+	ATF_CHECK_EQ(recs[1].ds_rmem, 0);
+
+	/* A meminfo one word short of what the parser reads: malformed. */
+	mb_reset();
+	mb_inet(AF_INET, TCP_ESTABLISHED, 1, 2, &lo, &lo, 0, 502);
+	{
+		uint32_t m[SK_MEMINFO_SNDBUF];
+
+		(void) memset(m, 0, sizeof (m));
+		mb_attr(INET_DIAG_SKMEMINFO, m, sizeof (m));
+	}
+	mb_end();
+	ATF_CHECK_EQ(parse_as(AF_INET, IPPROTO_UDP, &err), DIAG_ERROR);
+	ATF_CHECK_EQ(err, EBADMSG);
+}
+
+/* A netlink record of inode ino, with a groups attribute of len bytes. */
+static void
+mb_netlink_groups(uint32_t ino, const void *bm, size_t len)
+{
+	struct netlink_diag_msg n;
+
+	(void) memset(&n, 0, sizeof (n));
+	n.ndiag_family = AF_NETLINK;
+	n.ndiag_type = SOCK_RAW;
+	n.ndiag_protocol = NETLINK_ROUTE;
+	n.ndiag_portid = 99;
+	n.ndiag_ino = ino;
+	mb_msg(SOCK_DIAG_BY_FAMILY, SEQ);
+	mb_put(&n, sizeof (n));
+	if (bm != NULL)
+		mb_attr(NETLINK_DIAG_GROUPS, bm, len);
+	mb_end();
+}
+
+/*
+ * The groups' words as NETLINK_LIST_MEMBERSHIPS gives them: group g is
+ * bit (g - 1) % 32 of word (g - 1) / 32.
+ */
+static void
+words_of(const unsigned *g, size_t n, uint32_t *w, size_t nw)
+{
+	(void) memset(w, 0, nw * sizeof (*w));
+	for (size_t i = 0; i < n; i++)
+		if ((g[i] - 1) / 32 < nw)
+			w[(g[i] - 1) / 32] |= 1U << ((g[i] - 1) % 32);
+}
+
+ATF_TC_WITHOUT_HEAD(netlink_groups);
+ATF_TC_BODY(netlink_groups, tc)
+{
+	/* The kernel's bitmap: group g is bit (g - 1) of the longs. */
+	enum { BITS = sizeof (unsigned long) * 8, NLONG = 2100 / BITS + 1 };
+	static const unsigned groups[] = { 1, 3, 32, 33, 35, 64, 65, 100,
+	    2047, 2048, 2049, 2100 };
+	const size_t ng = sizeof (groups) / sizeof (groups[0]);
+	unsigned long bm[NLONG], one = 1;
+	uint32_t want[DIAG_NLGROUPS_MAX];
+	struct sockaddr_nl nl;
+	size_t partial = sizeof (unsigned long) / 2;
+	int err;
+
+	(void) memset(bm, 0, sizeof (bm));
+	for (size_t i = 0; i < ng; i++)
+		bm[(groups[i] - 1) / BITS] |= one << ((groups[i] - 1) % BITS);
+	mb_reset();
+	mb_netlink_groups(60, bm, sizeof (bm));		/* past the kept */
+	mb_netlink_groups(61, bm, sizeof (unsigned long));	/* one long */
+	mb_netlink_groups(62, bm, partial);		/* half a long */
+	mb_netlink_groups(63, bm, 0);			/* none */
+	mb_netlink_groups(64, NULL, 0);			/* no attribute */
+	ATF_REQUIRE_EQ(parse_as(AF_NETLINK, 0, &err), DIAG_MORE);
+	ATF_REQUIRE_EQ(nrecs, 5);
+
+	/* Every word up to the 64th: groups 2049 and 2100 are not kept. */
+	words_of(groups, ng, want, DIAG_NLGROUPS_MAX);
+	ATF_CHECK_EQ(recs[0].ds_ngroups, DIAG_NLGROUPS_MAX);
+	for (size_t i = 0; i < DIAG_NLGROUPS_MAX; i++)
+		ATF_CHECK_EQ_MSG(recs[0].ds_groups[i], want[i], "word %zu: "
+		    "0x%08x, not 0x%08x", i, recs[0].ds_groups[i], want[i]);
+	(void) memcpy(&nl, &recs[0].ds_name, sizeof (nl));
+	ATF_CHECK_EQ(nl.nl_groups, want[0]);
+	ATF_CHECK_EQ(nl.nl_groups, 0x80000005U);
+
+	/* One long: the words it holds. */
+	ATF_CHECK_EQ(recs[1].ds_ngroups, sizeof (unsigned long) / 4);
+	for (size_t i = 0; i < recs[1].ds_ngroups && i < DIAG_NLGROUPS_MAX;
+	    i++)
+		ATF_CHECK_EQ(recs[1].ds_groups[i], want[i]);
+	/* Part of a long, none, or no attribute: no word. */
+	for (int r = 2; r < 5; r++) {
+		ATF_CHECK_EQ_MSG(recs[r].ds_ngroups, 0, "record %d", r);
+		(void) memcpy(&nl, &recs[r].ds_name, sizeof (nl));
+		ATF_CHECK_EQ(nl.nl_groups, 0);
+		ATF_CHECK_EQ(nl.nl_pid, 99);
+	}
+	/* Netlink records alone have groups. */
+	ATF_CHECK_EQ(recs[0].ds_ifindex, 0);
+	ATF_CHECK(!(recs[0].ds_have & DS_IFINDEX));
+}
+
+/* A packet record: type, protocol (host order), an info of ilen bytes. */
+static void
+mb_packet(int type, uint16_t num, uint32_t ino, uint32_t ifindex,
+    size_t ilen)
+{
+	struct packet_diag_msg p;
+	struct packet_diag_info pi;
+
+	(void) memset(&p, 0, sizeof (p));
+	p.pdiag_family = AF_PACKET;
+	p.pdiag_type = (uint8_t)type;
+	p.pdiag_num = num;
+	p.pdiag_ino = ino;
+	(void) memset(&pi, 0, sizeof (pi));
+	pi.pdi_index = ifindex;
+	pi.pdi_version = 2;
+	mb_msg(SOCK_DIAG_BY_FAMILY, SEQ);
+	mb_put(&p, sizeof (p));
+	if (ilen > 0)
+		mb_attr(PACKET_DIAG_INFO, &pi, ilen);
+	mb_end();
+}
+
+ATF_TC_WITHOUT_HEAD(packet_names);
+ATF_TC_BODY(packet_names, tc)
+{
+	struct sockaddr_ll want;
+	int err;
+
+	mb_reset();
+	mb_packet(SOCK_DGRAM, 0x0806, 80, 3, sizeof (struct packet_diag_info));
+	mb_packet(SOCK_RAW, 0x0003, 81, 0, sizeof (struct packet_diag_info));
+	/* getsockname gives a sockaddr_pkt: the family alone here. */
+	mb_packet(SOCK_PACKET, 0x0800, 82, 3, sizeof (struct packet_diag_info));
+	mb_packet(SOCK_DGRAM, 0x0800, 83, 3, 0);	/* no info */
+	ATF_REQUIRE_EQ(parse_as(AF_PACKET, 0, &err), DIAG_MORE);
+	ATF_REQUIRE_EQ(nrecs, 4);
+
+	(void) memset(&want, 0, sizeof (want));
+	want.sll_family = AF_PACKET;
+	want.sll_protocol = htons(0x0806);
+	want.sll_ifindex = 3;
+	ATF_CHECK(recs[0].ds_have & DS_IFINDEX);
+	ATF_CHECK_EQ(recs[0].ds_ifindex, 3);
+	ATF_CHECK_EQ(recs[0].ds_namelen, 12);
+	ATF_CHECK(memcmp(&recs[0].ds_name, &want, 12) == 0);
+	want.sll_protocol = htons(0x0003);
+	want.sll_ifindex = 0;
+	ATF_CHECK_EQ(recs[1].ds_namelen, 12);
+	ATF_CHECK(memcmp(&recs[1].ds_name, &want, 12) == 0);
+	ATF_CHECK(recs[2].ds_have & DS_IFINDEX);
+	ATF_CHECK_EQ(recs[2].ds_ifindex, 3);
+	ATF_CHECK_EQ(recs[2].ds_namelen, sizeof (sa_family_t));
+	ATF_CHECK_EQ(recs[2].ds_name.ss_family, AF_PACKET);
+	ATF_CHECK(!(recs[3].ds_have & DS_IFINDEX));
+	ATF_CHECK_EQ(recs[3].ds_namelen, sizeof (sa_family_t));
+	for (int r = 0; r < 4; r++)
+		ATF_CHECK(!(recs[r].ds_have & DS_PEER));
+
+	/* An info one byte short of its structure: malformed. */
+	mb_reset();
+	mb_packet(SOCK_DGRAM, 0x0800, 84, 3,
+	    sizeof (struct packet_diag_info) - 1);
+	ATF_CHECK_EQ(parse_as(AF_PACKET, 0, &err), DIAG_ERROR);
+	ATF_CHECK_EQ(err, EBADMSG);
+	ATF_CHECK_EQ(nrecs, 0);
+}
+
 /* One good TCP record into mb. */
 static void
 good_record(uint32_t ino)
@@ -765,6 +988,9 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, inet6_scope_and_raw);
 	ATF_TP_ADD_TC(tp, unix_names_and_peers);
 	ATF_TP_ADD_TC(tp, netlink_and_packet);
+	ATF_TP_ADD_TC(tp, inet_queues);
+	ATF_TP_ADD_TC(tp, netlink_groups);
+	ATF_TP_ADD_TC(tp, packet_names);
 	ATF_TP_ADD_TC(tp, malformed);
 	return (atf_no_error());
 }

@@ -728,10 +728,16 @@ ATF_TC_BODY(fmt_packet_and_groups, tc)
 	    0);
 	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_NLGROUPS, words, sizeof (words)),
 	    0);
+	/* The peer (the kernel) has its own name's groups alone. */
+	snl.nl_groups = 0;
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_PEERSOCKNAME, &snl, sizeof (snl)),
+	    0);
 	s = file_text(&rec, 0);
 	ATF_CHECK_STREQ(s, SOCK_FIRST "\tSOCK_RAW\n"
 	    "\tsockname: AF_NETLINK NETLINK_ROUTE  pid: 0  "
-	    "groups: 0x00000010,0x00000000,0x80000001\n");
+	    "groups: 0x00000010,0x00000000,0x80000001\n"
+	    "\tpeername: AF_NETLINK NETLINK_ROUTE  pid: 0  "
+	    "groups: 0x00000000\n");
 	free(s);
 	fdrec_free(&rec);
 }

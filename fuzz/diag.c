@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * diag.c: fuzzing harness of the NETLINK_SOCK_DIAG reply parser
- * (diag_parse.c).
+ * (diag_parse.c) and request builder (diag_req.c).
  *
  * Input (integers little-endian):
  *
@@ -21,12 +21,16 @@
  *    errno with DIAG_ERROR;
  *  - every record delivered is sane: its family is the request's, its
  *    names fit their storage and are of its family and of the length
- *    getsockname gives for it, its ds_have has no unknown bit, and the
+ *    getsockname gives for it (a packet socket's sockaddr_ll holding its
+ *    protocol and interface), its ds_have has no unknown bit, and the
  *    facts a family never has are absent;
  *  - the model: a second walk written here from diag_parse.h's description
  *    alone (its own reading of the headers, its own size table) gives the
- *    same result, the same errno, the same number of records, and the same
- *    inode for each, in order;
+ *    same result, the same errno, the same number of records, and for
+ *    each, in order, the same inode, the same memory counts, the same
+ *    packet interface, and the same netlink group words (the model's
+ *    reading: u32 words of the bitmap's whole longs, as a little-endian
+ *    machine lays them out);
  *  - diag_unix_peer on two unix records in a row keeps its convention:
  *    DS_PEER or DS_PEER_UNKNOWN, never both, only with DS_PEER_INO;
  *  - diag_build_req builds a request for the kind that fits DIAG_REQ_MAX,
@@ -39,7 +43,9 @@
 #include <linux/packet_diag.h>
 #include <linux/sock_diag.h>
 #include <linux/unix_diag.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netpacket/packet.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -51,10 +57,21 @@
 
 #define	DS_ALL	(DS_NAME | DS_PEER | DS_PEER_INO | DS_PEER_UNKNOWN | \
 	DS_MEM | DS_UID | DS_RQLEN | DS_SHUTDOWN | DS_SOCKOPT | DS_BOUND_IF | \
-	DS_VFS | DS_V6ONLY)
+	DS_VFS | DS_V6ONLY | DS_IFINDEX)
+
+/* What a record holds that both sides say: the model's, the parser's. */
+typedef struct m_rec {
+	uint64_t	mr_ino;
+	int		mr_mem;		/* a meminfo attribute was there */
+	uint32_t	mr_rmem, mr_wmem;
+	int		mr_info;	/* a packet info attribute was there */
+	uint32_t	mr_ifindex;
+	uint32_t	mr_ngroups;
+	uint32_t	mr_groups[DIAG_NLGROUPS_MAX];
+} m_rec_t;
 
 /* What the parser delivered. */
-static uint64_t got_ino[MAXRECS];
+static m_rec_t got[MAXRECS];
 static size_t ngot;
 static unsigned stop_at;
 static const diag_req_t *cur_req;
@@ -113,9 +130,50 @@ m_attr_min(int family, unsigned type)
 	if (family == AF_NETLINK)
 		return (type == NETLINK_DIAG_MEMINFO ? 16 : 0);
 	switch (type) {
+	case PACKET_DIAG_INFO: return (24);
 	case PACKET_DIAG_UID: return (4);
 	case PACKET_DIAG_MEMINFO: return (16);
 	default: return (0);
+	}
+}
+
+/* The attribute type of each family's meminfo. */
+static unsigned
+m_meminfo_type(int family)
+{
+	switch (family) {
+	case AF_INET:
+	case AF_INET6:
+		return (INET_DIAG_SKMEMINFO);
+	case AF_UNIX:
+		return (UNIX_DIAG_MEMINFO);
+	case AF_NETLINK:
+		return (NETLINK_DIAG_MEMINFO);
+	default:
+		return (PACKET_DIAG_MEMINFO);
+	}
+}
+
+/* What one attribute, well-formed, puts in the record (the last wins). */
+static void
+m_attr_take(int family, unsigned type, const uint8_t *pl, size_t plen,
+    m_rec_t *mr)
+{
+	if (type == m_meminfo_type(family)) {
+		mr->mr_mem = 1;
+		mr->mr_rmem = m_u32(pl);		/* SK_MEMINFO_RMEM_ALLOC */
+		mr->mr_wmem = m_u32(pl + 8);		/* SK_MEMINFO_WMEM_ALLOC */
+	} else if (family == AF_PACKET && type == PACKET_DIAG_INFO) {
+		mr->mr_info = 1;
+		mr->mr_ifindex = m_u32(pl);		/* pdi_index */
+	} else if (family == AF_NETLINK && type == NETLINK_DIAG_GROUPS) {
+		size_t whole = plen / sizeof (long) * sizeof (long);
+
+		mr->mr_ngroups = 0;
+		memset(mr->mr_groups, 0, sizeof (mr->mr_groups));
+		for (size_t at = 0; at + 4 <= whole &&
+		    mr->mr_ngroups < DIAG_NLGROUPS_MAX; at += 4)
+			mr->mr_groups[mr->mr_ngroups++] = m_u32(pl + at);
 	}
 }
 
@@ -146,7 +204,7 @@ m_layout(int family, size_t *size, size_t *inooff)
 
 /* A record's payload: 0 when well-formed, else the errno. */
 static int
-m_record(const uint8_t *p, size_t n, int family, uint64_t *ino)
+m_record(const uint8_t *p, size_t n, int family, m_rec_t *mr)
 {
 	size_t size, inooff, at, alen, unix_max;
 
@@ -155,7 +213,8 @@ m_record(const uint8_t *p, size_t n, int family, uint64_t *ino)
 		return (EBADMSG);
 	if (p[0] != family)
 		return (EPROTO);
-	*ino = m_u32(p + inooff);
+	memset(mr, 0, sizeof (*mr));
+	mr->mr_ino = m_u32(p + inooff);
 	unix_max = sizeof (struct sockaddr_storage) -
 	    offsetof(struct sockaddr_un, sun_path);
 	for (at = size; at < n; ) {
@@ -172,6 +231,7 @@ m_record(const uint8_t *p, size_t n, int family, uint64_t *ino)
 		if (family == AF_UNIX && type == UNIX_DIAG_NAME &&
 		    alen - 4 > unix_max)
 			return (EBADMSG);
+		m_attr_take(family, type, p + at + 4, alen - 4, mr);
 		at += (alen + 3) / 4 * 4;
 	}
 	return (0);
@@ -183,7 +243,7 @@ m_record(const uint8_t *p, size_t n, int family, uint64_t *ino)
  */
 static int
 m_walk(const uint8_t *p, size_t n, uint32_t pid, uint32_t seq, int family,
-    unsigned stop, uint64_t *inos, size_t *nrecs, int *errp)
+    unsigned stop, m_rec_t *recs, size_t *nrecs, int *errp)
 {
 	size_t at = 0;
 
@@ -248,7 +308,7 @@ m_walk(const uint8_t *p, size_t n, uint32_t pid, uint32_t seq, int family,
 			return (DIAG_ERROR);
 		}
 		if ((err = m_record(p + at + 16, mlen - 16, family,
-		    &inos[*nrecs])) != 0) {
+		    &recs[*nrecs])) != 0) {
 			*errp = err;
 			return (DIAG_ERROR);
 		}
@@ -283,7 +343,19 @@ check_sockaddr(const diag_sock_t *ds, const struct sockaddr_storage *ss,
 		FUZZ_CHECK(len == sizeof (struct sockaddr_nl));
 		break;
 	case AF_PACKET:
-		FUZZ_CHECK(len == sizeof (sa_family_t));
+		if ((ds->ds_have & DS_IFINDEX) && ds->ds_type != SOCK_PACKET) {
+			struct sockaddr_ll sll;
+
+			FUZZ_CHECK(len == offsetof(struct sockaddr_ll,
+			    sll_addr));
+			memcpy(&sll, ss, sizeof (sll));
+			FUZZ_CHECK(sll.sll_protocol ==
+			    htons((uint16_t)ds->ds_protocol));
+			FUZZ_CHECK((uint32_t)sll.sll_ifindex == ds->ds_ifindex);
+			FUZZ_CHECK(sll.sll_hatype == 0 && sll.sll_halen == 0);
+		} else {
+			FUZZ_CHECK(len == sizeof (sa_family_t));
+		}
 		break;
 	default:
 		break;
@@ -343,11 +415,18 @@ on_sock(const diag_sock_t *ds, void *arg)
 		prev_unix = *ds;
 		have_prev_unix = 1;
 		break;
-	case AF_NETLINK:
+	case AF_NETLINK: {
+		struct sockaddr_nl nl;
+
 		FUZZ_CHECK(ds->ds_have & DS_PEER);
 		FUZZ_CHECK(!(ds->ds_have & (DS_UID | DS_PEER_INO | DS_VFS |
-		    DS_SOCKOPT | DS_BOUND_IF | DS_SHUTDOWN)));
+		    DS_SOCKOPT | DS_BOUND_IF | DS_SHUTDOWN | DS_IFINDEX)));
+		/* The name's groups are the first word of them. */
+		memcpy(&nl, &ds->ds_name, sizeof (nl));
+		FUZZ_CHECK(nl.nl_groups ==
+		    (ds->ds_ngroups > 0 ? ds->ds_groups[0] : 0));
 		break;
+	}
 	case AF_PACKET:
 		FUZZ_CHECK(!(ds->ds_have & (DS_PEER | DS_PEER_INO | DS_VFS |
 		    DS_SOCKOPT | DS_BOUND_IF | DS_SHUTDOWN | DS_RQLEN)));
@@ -355,8 +434,21 @@ on_sock(const diag_sock_t *ds, void *arg)
 	default:
 		FUZZ_CHECK(0);
 	}
+	FUZZ_CHECK(ds->ds_ngroups <= DIAG_NLGROUPS_MAX);
+	FUZZ_CHECK(ds->ds_family == AF_NETLINK || ds->ds_ngroups == 0);
+	FUZZ_CHECK(ds->ds_family == AF_PACKET || !(ds->ds_have & DS_IFINDEX));
 
-	got_ino[ngot++] = ds->ds_ino;
+	memset(&got[ngot], 0, sizeof (got[ngot]));
+	got[ngot].mr_ino = ds->ds_ino;
+	got[ngot].mr_mem = (ds->ds_have & DS_MEM) != 0;
+	got[ngot].mr_rmem = ds->ds_rmem;
+	got[ngot].mr_wmem = ds->ds_wmem;
+	got[ngot].mr_info = (ds->ds_have & DS_IFINDEX) != 0;
+	got[ngot].mr_ifindex = ds->ds_ifindex;
+	got[ngot].mr_ngroups = ds->ds_ngroups;
+	memcpy(got[ngot].mr_groups, ds->ds_groups,
+	    ds->ds_ngroups * sizeof (ds->ds_groups[0]));
+	ngot++;
 	if (stop_at != 0 && ngot == stop_at)
 		return (STOP_ERRNO);
 	return (0);
@@ -382,7 +474,7 @@ check_build(const diag_req_t *req, uint32_t seq)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint64_t model_ino[MAXRECS];
+	static m_rec_t model[MAXRECS];
 	fuzz_in_t in;
 	const diag_req_t *req;
 	diag_dump_t dd;
@@ -423,13 +515,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(err > 0);
 
 	mrc = m_walk(dgram, len, pid, seq, req->dr_family, stop_at,
-	    model_ino, &nmodel, &merr);
+	    model, &nmodel, &merr);
 	FUZZ_CHECK(rc == mrc);
 	if (rc == DIAG_ERROR)
 		FUZZ_CHECK(err == merr);
 	FUZZ_CHECK(ngot == nmodel);
 	for (size_t i = 0; i < ngot && i < nmodel; i++)
-		FUZZ_CHECK(got_ino[i] == model_ino[i]);
+		FUZZ_CHECK(memcmp(&got[i], &model[i], sizeof (got[i])) == 0);
 
 	/* Without a callback the result is the same, bar the stop. */
 	if (stop_at == 0) {

@@ -5,12 +5,14 @@
  *
  *	mkdiagseeds DIR
  *
- * opens one socket of each kind it can (TCP listening, connected and
- * accepted, UDP bound and connected, UDP-Lite, raw, MPTCP, each over IPv4
- * and IPv6; unix stream named, abstract and unnamed, a socketpair, unix
- * datagram, a listening seqpacket socket; netlink route with groups;
- * packet), then makes every dump of diag_reqs[] and writes, in the
- * harness's input format, into DIR (which must exist):
+ * opens one socket of each kind it can (TCP listening with a client not
+ * accepted, connected with bytes unread, and accepted in CLOSE_WAIT; UDP
+ * bound with datagrams queued, and connected; UDP-Lite, raw, MPTCP, each
+ * over IPv4 and IPv6; unix stream named, abstract and unnamed, a
+ * socketpair, unix datagram, a listening seqpacket socket; netlink route
+ * with groups, one above 32 among them; packet bound to an interface),
+ * then makes every dump of diag_reqs[] and writes, in the harness's input
+ * format, into DIR (which must exist):
  *
  *   K-own-N	the record of one of its own sockets, as the kernel sent
  *		it (K names the dump: tcp4, unix, ...);
@@ -26,7 +28,11 @@
  *		past its message, an attribute length below 4, an
  *		NLMSG_ERROR amid a dump, NLMSG_DONE before the end, a wrong
  *		seq in the second message, a sender other than the kernel,
- *		a diag structure cut short.
+ *		a diag structure cut short;
+ *   made-*	netlink and packet records built here: group bitmaps of no
+ *		word, part of a long, and more words than are kept; a
+ *		packet socket's info, whole, cut short, and on a
+ *		SOCK_PACKET socket.
  *
  * The request is built by diag_build_req(), as libproc builds it.  Run as
  * root for raw and packet sockets; what cannot be opened is said on
@@ -35,10 +41,15 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/if_ether.h>
 #include <linux/netlink.h>
+#include <linux/netlink_diag.h>
+#include <linux/packet_diag.h>
 #include <linux/rtnetlink.h>
 #include <linux/sock_diag.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <netpacket/packet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,16 +171,27 @@ open_inet(int family, int type, int proto, const char *name)
 		keep_fd(c);
 		if ((a = accept(l, NULL, NULL)) >= 0)
 			keep_fd(a);
-		/* Half closed, for INET_DIAG_SHUTDOWN. */
+		/*
+		 * Bytes the accepted end does not read, then half closed
+		 * (INET_DIAG_SHUTDOWN): it is in CLOSE_WAIT, the FIN
+		 * counted in its idiag_rqueue.
+		 */
+		(void) write(c, "seed", 4);
 		(void) shutdown(c, SHUT_WR);
+		/* A client left in the accept queue. */
+		if ((c = socket(family, type, proto)) >= 0 &&
+		    connect(c, (struct sockaddr *)&ss, len) == 0)
+			keep_fd(c);
 	} else {
-		/* A second one, connected to the first. */
+		/* A second one, connected to the first, which it sends to. */
 		if ((c = socket(family, type, proto)) < 0 ||
 		    connect(c, (struct sockaddr *)&ss, len) != 0) {
 			say(name);
 			return;
 		}
 		keep_fd(c);
+		(void) write(c, "queued", 6);
+		(void) write(c, "queued too", 10);
 	}
 }
 
@@ -267,7 +289,7 @@ static void
 open_netlink(void)
 {
 	struct sockaddr_nl nl;
-	int s;
+	int s, group = 33;
 
 	(void) memset(&nl, 0, sizeof (nl));
 	nl.nl_family = AF_NETLINK;
@@ -278,15 +300,31 @@ open_netlink(void)
 		return;
 	}
 	keep_fd(s);
+	/* A group above 32: NETLINK_DIAG_GROUPS has them all. */
+	if (setsockopt(s, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group,
+	    sizeof (group)) != 0)
+		say("netlink group 33");
 }
 
 static void
 open_packet(void)
 {
+	struct sockaddr_ll sll;
 	int s;
 
 	if ((s = socket(AF_PACKET, SOCK_DGRAM, 0)) < 0) {
 		say("packet");
+		return;
+	}
+	keep_fd(s);
+	/* One bound to the loopback interface, for ETH_P_IP. */
+	(void) memset(&sll, 0, sizeof (sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_IP);
+	sll.sll_ifindex = (int)if_nametoindex("lo");
+	if ((s = socket(AF_PACKET, SOCK_DGRAM, 0)) < 0 ||
+	    bind(s, (struct sockaddr *)&sll, sizeof (sll)) != 0) {
+		say("packet bound to lo");
 		return;
 	}
 	keep_fd(s);
@@ -560,6 +598,88 @@ hostile(void)
 	write_seed("keep-empty", k, SEQ, 0, 0, b, 0);
 }
 
+/* ------------------------------------------------------------------ */
+/* Records made here: netlink groups and packet info. */
+
+/* The index of a family's dump in diag_reqs[]. */
+static int
+req_of(int family)
+{
+	for (size_t k = 0; k < diag_nreqs; k++)
+		if (diag_reqs[k].dr_family == family)
+			return ((int)k);
+	return (0);
+}
+
+/* One record message: the diag structure, one attribute; its length. */
+static size_t
+made_rec(uint8_t *b, const void *msg, size_t mlen, uint16_t atype,
+    const void *attr, size_t alen)
+{
+	struct nlmsghdr nh;
+	struct nlattr na;
+	size_t at = 16 + NLMSG_ALIGN(mlen);
+
+	(void) memset(b, 0, at + 4 + alen + 4);
+	(void) memcpy(b + 16, msg, mlen);
+	na.nla_len = (uint16_t)(4 + alen);
+	na.nla_type = atype;
+	(void) memcpy(b + at, &na, sizeof (na));
+	if (alen > 0)
+		(void) memcpy(b + at + 4, attr, alen);
+	(void) memset(&nh, 0, sizeof (nh));
+	nh.nlmsg_len = (uint32_t)(at + 4 + alen);
+	nh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	nh.nlmsg_flags = NLM_F_MULTI;
+	nh.nlmsg_seq = SEQ;
+	(void) memcpy(b, &nh, sizeof (nh));
+	return (nh.nlmsg_len);
+}
+
+static void
+made(void)
+{
+	static uint8_t b[4096];
+	unsigned long groups[40];
+	struct netlink_diag_msg n;
+	struct packet_diag_msg p;
+	struct packet_diag_info pi;
+	static const size_t glen[] = { 0, 4, 12, 8, 16, sizeof (groups) };
+	char name[64];
+
+	(void) memset(&n, 0, sizeof (n));
+	n.ndiag_family = AF_NETLINK;
+	n.ndiag_type = SOCK_RAW;
+	n.ndiag_portid = 4242;
+	n.ndiag_ino = 77;
+	for (size_t i = 0; i < sizeof (groups) / sizeof (groups[0]); i++)
+		groups[i] = 0x8000000000000001UL >> (i % 2);
+	/* No word, part of one, whole ones, more than are kept. */
+	for (size_t i = 0; i < sizeof (glen) / sizeof (glen[0]); i++) {
+		(void) snprintf(name, sizeof (name), "made-netlink-groups-%zu",
+		    glen[i]);
+		write_seed(name, req_of(AF_NETLINK), SEQ, 0, 0, b,
+		    made_rec(b, &n, sizeof (n), NETLINK_DIAG_GROUPS, groups,
+		    glen[i]));
+	}
+
+	(void) memset(&p, 0, sizeof (p));
+	p.pdiag_family = AF_PACKET;
+	p.pdiag_type = SOCK_DGRAM;
+	p.pdiag_num = ETH_P_IP;
+	p.pdiag_ino = 78;
+	(void) memset(&pi, 0, sizeof (pi));
+	pi.pdi_index = 1;
+	write_seed("made-packet-info", req_of(AF_PACKET), SEQ, 0, 0, b,
+	    made_rec(b, &p, sizeof (p), PACKET_DIAG_INFO, &pi, sizeof (pi)));
+	write_seed("made-packet-info-short", req_of(AF_PACKET), SEQ, 0, 0, b,
+	    made_rec(b, &p, sizeof (p), PACKET_DIAG_INFO, &pi,
+	    sizeof (pi) - 1));
+	p.pdiag_type = SOCK_PACKET;
+	write_seed("made-packet-sock-packet", req_of(AF_PACKET), SEQ, 0, 0, b,
+	    made_rec(b, &p, sizeof (p), PACKET_DIAG_INFO, &pi, sizeof (pi)));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -586,5 +706,6 @@ main(int argc, char **argv)
 	for (size_t k = 0; k < diag_nreqs; k++)
 		dump((int)k);
 	hostile();
+	made();
 	return (0);
 }

@@ -235,8 +235,9 @@ typedef struct prsockgaps {
 /*
  * The holders of the other end of a socket whose other end is on this
  * host (a connected unix socket, a socketpair, a TCP or UDP connection
- * to a local address): the first pr_nend of them in order of pid, then
- * fd (at most PR_ENDPOINTS_MAX), pids as the caller's /proc sees them;
+ * to a local address): the first pr_nend of them (at most
+ * PR_ENDPOINTS_MAX), the target's own fds first, then the others' in
+ * order of pid, then fd, pids as the caller's /proc sees them;
  * pr_more, the holders found and left out.  No item where no fd table
  * read holds the other end (in flight, or where the caller could not
  * look: Pendpoints_why() says).
@@ -245,7 +246,7 @@ typedef struct prsockgaps {
 /*
  * PR_SHARED has the same form: the other fds (the target's own, and
  * other processes') that hold the very same socket, by the same order
- * and cap.
+ * and cap; the record's own fd is never one of them.
  */
 
 typedef struct prendpoint {
@@ -325,8 +326,9 @@ extern int proc_fdinfowalk(const prfdinfo_t *,
 /*
  * Linux extensions.  Pfdinfo_iter_flags(PFDI_STATONLY) gives records with
  * the stat fields and PR_PATHNAME only, and opens no fd of the target;
- * with PFDI_NOENDPOINTS, records without PR_ENDPOINTS: the holders of the
- * other ends of the target's sockets are not looked for.
+ * with PFDI_NOENDPOINTS, records without PR_ENDPOINTS and PR_SHARED: the
+ * holders of the other ends of the target's sockets, and the other holders
+ * of the sockets themselves, are not looked for.
  */
 #define	PFDI_STATONLY	0x1
 #define	PFDI_NOENDPOINTS	0x2

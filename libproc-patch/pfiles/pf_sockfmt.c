@@ -347,6 +347,11 @@ lb_packet(lbuf_t *lb, const pf_items_t *ix, const pf_addr_t *a)
 	}
 }
 
+/*
+ * One address line; ix, the record's items for what the name does not
+ * hold (netlink groups above 32, a packet socket's interface by name):
+ * the socket's own name's, NULL for its peer's.
+ */
 static void
 lb_sockaddr(lbuf_t *lb, const char *label, const void *sa, size_t len,
     int protocol, const pf_items_t *ix)
@@ -580,7 +585,7 @@ pf_socket_lines(const pf_ctx_t *ctx, lbuf_t *lb, const pf_items_t *ix)
 		lb_sockaddr(lb, "sockname", sa, len, protocol, ix);
 	have_peer = (sa = pf_item(ix, PR_PEERSOCKNAME, &len)) != NULL;
 	if (have_peer)
-		lb_sockaddr(lb, "peername", sa, len, protocol, ix);
+		lb_sockaddr(lb, "peername", sa, len, protocol, NULL);
 	pf_state_line(lb, ix);
 
 	if (have_peer && (pid = pf_peer(ix, &comm)) != 0) {

@@ -278,9 +278,13 @@ static void
 groups_member(FILE *out, int *m, const pf_items_t *ix, unsigned first)
 {
 	uint32_t w[64];
-	uint_t n = pf_nlgroups(ix, first, w, 64);
+	uint_t n = ix != NULL ? pf_nlgroups(ix, first, w, 64) : 0;
 	int k = 0;
 
+	if (ix == NULL) {	/* a peer's: its name's first 32 alone */
+		w[0] = first;
+		n = 1;
+	}
 	key(out, m, "groups");
 	(void) fputc('[', out);
 	for (uint_t i = 0; i < n; i++) {
@@ -305,8 +309,8 @@ packet_members(FILE *out, int *m, const pf_items_t *ix, const pf_addr_t *a)
 	if (a->pa_ifindex == 0) {
 		key(out, m, "interface");
 		pfj_string(out, "any");
-	} else if ((ifname = pf_item(ix, PR_IFNAME, &len)) != NULL &&
-	    len > 1) {
+	} else if (ix != NULL &&
+	    (ifname = pf_item(ix, PR_IFNAME, &len)) != NULL && len > 1) {
 		key(out, m, "interface");
 		target_string(out, ifname, strnlen(ifname, len));
 	}
@@ -362,10 +366,12 @@ addr_member(FILE *out, int *n, const char *k, const pf_items_t *ix,
 			(void) fprintf(out, "%d", a.pa_protocol);
 		key(out, &m, "pid");
 		(void) fprintf(out, "%u", a.pa_nlpid);
-		groups_member(out, &m, ix, a.pa_nlgroups);
+		groups_member(out, &m, item == PR_SOCKETNAME ? ix : NULL,
+		    a.pa_nlgroups);
 		break;
 	case PF_ADDR_PACKET:
-		packet_members(out, &m, ix, &a);
+		packet_members(out, &m, item == PR_SOCKETNAME ? ix : NULL,
+		    &a);
 		break;
 	case PF_ADDR_UNNAMED:
 	case PF_ADDR_OTHER:

@@ -51,6 +51,8 @@ struct agent {
 	int		ag_dirty;	/* regs/mask below must be put back */
 	int		ag_passed;	/* signals passed on while seizing */
 	int		ag_nodup;	/* the target can open no fd (EMFILE) */
+	int		ag_nostate;	/* its seccomp filter refuses the calls
+					   of a socket's state (sock_agent.c) */
 	int		ag_execd;	/* it exec'd while lent */
 	long		ag_until;	/* the wait for a stop ends then (ms) */
 	long		ag_served;	/* agent_service's last look (ms) */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * endpoint.c: who holds the other end of each of the target's sockets
- * whose other end is on this host.
+ * whose other end is on this host (PR_ENDPOINTS), and who else holds each
+ * of the target's sockets itself (PR_SHARED: a dup, a listener that
+ * forked workers inherited, a socket passed over SCM_RIGHTS).
  *
  * Once per walk, before its first record:
  *  1. the target's fds that are sockets, and their inodes: from the
@@ -23,17 +25,21 @@
  *     a transparent proxy's socket, bound to a foreign address, is the
  *     other end too), so the lookup is the test, with no second dump and
  *     no window between the two;
- *  3. the holders of each other end: the target's own fds (from 1.),
- *     then ONE pass over the fd tables of every other process in /proc
- *     (readlink of each fd), counting those pfiles may not read; and
- *     for an other end that no process holds, a second pass over the
- *     tables of threads that have one of their own (unshare(CLONE_FILES):
- *     /proc/PID/fd shows the main thread's).
- * Then endpoints_of() answers per socket from memory (the index,
- * endpoint_index.c), and endpoints_dent() with what the tables of 2.
- * know of each of the target's sockets, which the walk does not ask
- * again; the walk takes the fds and the sockets' stats of 1. from the
- * table (fdtab.h).  Reading the fd tables of 1. and 3. is
+ *  3. the holders of each other end and of each of the target's own
+ *     sockets: the target's own fds (from 1.), then ONE pass over the fd
+ *     tables of every other process in /proc (readlink of each fd),
+ *     keeping only the fds of those inodes and counting the tables
+ *     pfiles may not read; and for an other end that no process holds,
+ *     a second pass over the tables of threads that have one of their
+ *     own (unshare(CLONE_FILES): /proc/PID/fd shows the main thread's).
+ *     The target's own sockets need no socket table: where 2. cannot be
+ *     done (a network namespace pfiles may not enter), they are still
+ *     looked for, and only PR_ENDPOINTS is missing.
+ * Then endpoints_of() and endpoints_shared() answer per socket from
+ * memory (the index, endpoint_index.c), and endpoints_dent() with what
+ * the tables of 2. know of each of the target's sockets, which the walk
+ * does not ask again; the walk takes the fds and the sockets' stats of
+ * 1. from the table (fdtab.h).  Reading the fd tables of 1. and 3. is
  * endpoint_scan.c's; this file puts the steps together.
  *
  * An other end that no fd table pfiles read holds has no holder named
@@ -185,8 +191,8 @@ typedef struct resolve {
 	diag_nets_t	*rs_mine;	/* of them, made for this walk */
 	int		rs_dnerr;	/* why there are none */
 	holds_t		rs_ask;		/* sockets left to the tables */
-	uint64_t	*rs_want;	/* the other ends, sorted */
-	size_t		rs_nwant;
+	uint64_t	*rs_want;	/* the other ends and the */
+	size_t		rs_nwant;	/* target's sockets, sorted */
 	uint32_t	*rs_where;	/* where each is (ep_ix_places()) */
 	epbuf_t		*rs_buf;
 } resolve_t;
@@ -215,9 +221,9 @@ resolve_own(resolve_t *rs, fdtab_t *tab)
 }
 
 /*
- * 2. above: the other end of each socket, and the index of them, with
- * every other end into rs_want.  0 or an errno; ENODATA when the tables
- * could not be had (said in ep_why when the reason is the namespace's).
+ * 2. above: the other end of each socket, and the index of them.  0 or
+ * an errno; ENODATA when the tables could not be had (said in ep_why
+ * when the reason is the namespace's).
  */
 static int
 resolve_peers(resolve_t *rs)
@@ -254,23 +260,57 @@ resolve_peers(resolve_t *rs)
 	if ((asked->h_n > 0 &&
 	    (err = ep_find_peers(P, en, rs->rs_dn, asked)) != 0) ||
 	    (err = ep_ix_build(en)) != 0 ||
-	    (err = ep_ix_places(en, &rs->rs_where)) != 0 ||
-	    (err = ep_other_ends(en, &rs->rs_want, &rs->rs_nwant)) != 0)
+	    (err = ep_ix_places(en, &rs->rs_where)) != 0)
 		return (err);
-	PDEBUG(P, "endpoints: %zu socket fds, %zu with another end here, "
-	    "%zu other ends", en->en_own.h_n, en->en_npeers, rs->rs_nwant);
+	PDEBUG(P, "endpoints: %zu socket fds, %zu with another end here",
+	    en->en_own.h_n, en->en_npeers);
 	return (0);
 }
 
-/* 3. above: the holders of the other ends.  0 or an errno. */
+/*
+ * 2. above failed (err): no other end is known, and none is looked for;
+ * the holders of the target's own sockets still are (PR_SHARED), and
+ * ep_why says why the endpoints are missing, as it would without them.
+ * 0, or the errno that ends the walk's endpoints.
+ */
+static int
+resolve_nopeers(resolve_t *rs, int err)
+{
+	struct ps_prochandle *P = rs->rs_P;
+	endpoints_t *en = rs->rs_en;
+
+	if (err == ENOENT || err == ESRCH || err == ENOMEM)
+		return (err);	/* gone, or no memory: nothing more */
+	en->en_npeers = 0;
+	en->en_ambiguous = 0;
+	en->en_unlisted = 0;
+	free(en->en_missed);
+	en->en_missed = NULL;
+	en->en_nmissed = 0;
+	en->en_nopeers = 1;
+	if (P->ep_why[0] == '\0')
+		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%s",
+		    strerror(err));
+	PDEBUG(P, "endpoints: no other end looked for (%s); the holders of "
+	    "the %zu socket fds still are", strerror(err), en->en_own.h_n);
+	return (en->en_ix == NULL ? ep_ix_build(en) : 0);
+}
+
+/*
+ * 3. above: the holders of the other ends and of the target's sockets.
+ * 0 or an errno.
+ */
 static int
 resolve_holders(resolve_t *rs)
 {
 	struct ps_prochandle *P = rs->rs_P;
 	endpoints_t *en = rs->rs_en;
-	size_t nwant = rs->rs_nwant;
-	int err = 0;
+	size_t nwant;
+	int err;
 
+	if ((err = ep_wanted(en, &rs->rs_want, &rs->rs_nwant)) != 0)
+		return (err);
+	nwant = rs->rs_nwant;
 	/* The run's index, made once (endpoint_share.c). */
 	if (P->share != NULL)
 		return (ep_share_holders(P, en, rs->rs_want, nwant,
@@ -320,8 +360,8 @@ say_unheld(struct ps_prochandle *P, const endpoints_t *en)
 void
 endpoints_end(struct ps_prochandle *P, const endpoints_t *en)
 {
-	if (en == NULL)
-		return;
+	if (en == NULL || en->en_nopeers)
+		return;		/* the other ends' failure is said */
 	if (en->en_scanfail > 0)
 		(void) snprintf(P->ep_why, sizeof (P->ep_why), "%u fd table%s "
 		    "of other processes could not be read (%s)",
@@ -374,7 +414,8 @@ endpoints_resolve(struct ps_prochandle *P, fdtab_t *tab)
 		rs.rs_dnerr = errno;	/* said below, if it matters */
 	/* No socket: nothing to say, not even in the trace. */
 	if ((err = resolve_own(&rs, tab)) != 0 || en->en_own.h_n == 0 ||
-	    (err = resolve_peers(&rs)) != 0 ||
+	    ((err = resolve_peers(&rs)) != 0 &&
+	    (err = resolve_nopeers(&rs, err)) != 0) ||
 	    (err = resolve_holders(&rs)) != 0)
 		goto fail;
 	ep_ix_link(en, rs.rs_where);

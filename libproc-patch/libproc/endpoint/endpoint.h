@@ -2,13 +2,15 @@
 /*
  * endpoint.h: the processes at the other end of a local socket (the
  * holders of the socket that is connected to one of the target's), for
- * PR_ENDPOINTS.  Not installed.
+ * PR_ENDPOINTS, and the other holders of the target's sockets themselves,
+ * for PR_SHARED.  Not installed.
  *
  * endpoints_resolve() is called once per walk, before the walk's first
  * record (and before its threads start): it learns the target's socket
  * inodes and their fds, the other end of each (diag_table.c), and who
- * holds those other ends.  endpoints_of() then answers for one socket
- * of the target by its inode, from memory, with no system call.
+ * holds those other ends and the target's sockets themselves.
+ * endpoints_of() and endpoints_shared() then answer for one socket of
+ * the target by its inode, from memory, with no system call.
  */
 #ifndef	_ENDPOINT_H
 #define	_ENDPOINT_H
@@ -33,6 +35,14 @@ extern void endpoints_free(endpoints_t *);
  * where its lookup ended, for the next one: one caller at a time.
  */
 extern size_t endpoints_of(endpoints_t *, uint64_t, void *, size_t);
+/*
+ * The PR_SHARED payload of the target's socket of inode ino held at fd
+ * into buf (as endpoints_of()): the other fds that hold that very socket,
+ * the target's own first, then other processes', by pid then fd; 0 when
+ * no other fd found holds it.  From the same pass as endpoints_of()'s
+ * answers, one caller at a time.
+ */
+extern size_t endpoints_shared(endpoints_t *, uint64_t, int, void *, size_t);
 
 /*
  * The walk's record of one of the target's sockets, its facts in: one
@@ -59,7 +69,7 @@ struct dent;
 extern const struct dent *endpoints_dent(const endpoints_t *, uint64_t,
     const struct diag_table **);
 
-/* The size of the largest payload endpoints_of() makes. */
+/* The size of the largest payload endpoints_of() or _shared() makes. */
 #define	ENDPOINTS_BUFSZ	(sizeof (prendpoints_t) + \
 	PR_ENDPOINTS_MAX * sizeof (prendpoint_t))
 

@@ -7,14 +7,14 @@
  * by endpoints_resolve() (endpoint.c):
  *  - endpoint_scan.c reads fd tables: the target's own socket fds, and
  *    the one pass over every other process's for the holders of the
- *    other ends (and, for an other end that no process holds, the
- *    tables of threads that have their own);
+ *    other ends and of the target's own sockets (and, for an other end
+ *    that no process holds, the tables of threads that have their own);
  *  - endpoint_settle.c finds the other end of each of the target's
  *    sockets: from the source's facts where they settle it, else from
  *    the kernel's socket tables (netdiag/);
  *  - endpoint_index.c keeps the answers by inode (the holders, sorted;
  *    the index of the target's socket inodes) and answers from them
- *    (endpoints_of()).
+ *    (endpoints_of(), endpoints_shared()).
  * Every function here returns an errno (Pcontrol.h) unless it says
  * otherwise.
  */
@@ -95,7 +95,8 @@ struct endpoints {
 	const fdtab_t	*en_tab;	/* its table, as the walk has it */
 	diag_nets_t	*en_nets;	/* the tables, when the walk's own */
 	ids_t		en_ids;		/* of each, when the source gave them */
-	holds_t		en_other;	/* of the other ends, elsewhere */
+	holds_t		en_other;	/* of the other ends and of the */
+					/* target's sockets, elsewhere */
 	eppeer_t	*en_peers;	/* in the order found */
 	size_t		en_npeers;
 	epindex_t	*en_ix;		/* of en_own's inodes, sorted */
@@ -119,6 +120,8 @@ struct endpoints {
 	size_t		en_nmissed;	/* of an earlier turn, sorted */
 	size_t		en_unlisted;	/* of those, not found since to */
 					/* have no other end (no peer) */
+	int		en_nopeers;	/* no other end could be looked */
+					/* for (ep_why says why) */
 };
 
 /* endpoint_index.c: holders, and the index of the answers. */
@@ -142,11 +145,14 @@ extern int ep_ix_places(endpoints_t *, uint32_t **);
 /* The other ends, where ep_ix_places() found them, into the index. */
 extern void ep_ix_link(endpoints_t *, const uint32_t *);
 /*
- * Every other end, sorted, each once, into *wantp (the caller frees it)
- * and their number into *np: the holders of each are looked for in
- * every other process, whether the target holds it or not.
+ * The inodes whose holders the one pass over every other process looks
+ * for, sorted, each once, into *wantp (the caller frees it) and their
+ * number into *np: every other end (PR_ENDPOINTS), whether the target
+ * holds it or not, and every socket of the target's index (PR_SHARED:
+ * the other fds that hold it).  A process that holds none of them adds
+ * nothing to what the pass keeps.
  */
-extern int ep_other_ends(const endpoints_t *, uint64_t **, size_t *);
+extern int ep_wanted(const endpoints_t *, uint64_t **, size_t *);
 /*
  * The n sorted other ends of want that neither the target nor any
  * process read holds: kept at the front of want, their number returned.
@@ -208,11 +214,12 @@ extern int ep_sees_every_process(void);
 /* endpoint_share.c: the run's holders (core/Pshare.h). */
 
 /*
- * The holders of the nwant sorted inodes of want (the other ends) that
- * are not the target's, into en_other, from the run's index of every
- * process's socket fds, which the first handle that needs it makes (the
- * source's sp_holders, else one pass over every fd table), and which
- * the target's own table then brings up to date for the handles after.
+ * The holders of the nwant sorted inodes of want (the other ends and the
+ * target's sockets, ep_wanted()) that are not the target's, into
+ * en_other, from the run's index of every process's socket fds, which
+ * the first handle that needs it makes (the source's sp_holders, else
+ * one pass over every fd table), and which the target's own table then
+ * brings up to date for the handles after.
  * Then, for an other end no process holds, the threads' own tables, the
  * same way.  0 or an errno.
  */

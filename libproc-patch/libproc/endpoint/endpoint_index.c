@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * endpoint_index.c: the answers of endpoint/, kept by inode, and
- * endpoints_of(), which gives them.
+ * endpoints_of() and endpoints_shared(), which give them.
  *
  * The holders of sockets (the target's own fds, and those of other
  * processes, or of threads with a file table of their own, that hold
- * the other ends) are kept in two arrays, each sorted by inode, then
- * pid, then fd: endpoints_of() lists the target's own holders of an
- * other end first, then the others'.  The index over the target's socket inodes (endpoint_impl.h
- * says how it is searched) links each to where its other end is, so
- * that the walk's question about one socket costs no system call and,
- * asked in fd order, a step or two in memory.
+ * the other ends or the target's sockets themselves) are kept in two
+ * arrays, each sorted by inode, then pid, then fd: endpoints_of() lists
+ * the target's own holders of an other end first, then the others', and
+ * endpoints_shared() the same of the socket itself, the asker's fd left
+ * out.  The index over the target's socket inodes (endpoint_impl.h says
+ * how it is searched) links each to where its other end is, so that the
+ * walk's question about one socket costs no system call and, asked in fd
+ * order, a step or two in memory.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -307,25 +309,44 @@ u64_cmp(const void *a, const void *b)
 	return ((*x > *y) - (*x < *y));
 }
 
+/*
+ * The other ends, sorted, each once, merged with the index's inodes (the
+ * target's sockets, sorted, each once): one array, sorted, each once.
+ */
 int
-ep_other_ends(const endpoints_t *en, uint64_t **wantp, size_t *np)
+ep_wanted(const endpoints_t *en, uint64_t **wantp, size_t *np)
 {
-	uint64_t *want;
-	size_t k = 0;
+	uint64_t *want, *peers;
+	size_t i = 0, j = 0, k = 0, npeers = 0;
 
 	*wantp = NULL;
 	*np = 0;
-	if (en->en_npeers == 0)
+	if (en->en_npeers + en->en_nix == 0)
 		return (0);
-	if ((want = malloc(en->en_npeers * sizeof (*want))) == NULL)
+	if ((want = malloc((en->en_npeers + en->en_nix) * sizeof (*want))) ==
+	    NULL)
 		return (ENOMEM);
-	for (size_t i = 0; i < en->en_npeers; i++)
-		want[i] = en->en_peers[i].ep_peer;
+	/* The other ends first, at the top of the array, sorted there. */
+	peers = want + en->en_nix;
+	for (size_t p = 0; p < en->en_npeers; p++)
+		peers[p] = en->en_peers[p].ep_peer;
 	if (en->en_npeers > 1)
-		qsort(want, en->en_npeers, sizeof (*want), u64_cmp);
-	for (size_t i = 0; i < en->en_npeers; i++) {
-		if (k == 0 || want[k - 1] != want[i])
-			want[k++] = want[i];
+		qsort(peers, en->en_npeers, sizeof (*peers), u64_cmp);
+	for (size_t p = 0; p < en->en_npeers; p++) {
+		if (npeers == 0 || peers[npeers - 1] != peers[p])
+			peers[npeers++] = peers[p];
+	}
+	/* Merged from the bottom: k never passes j's place in the top. */
+	while (i < en->en_nix || j < npeers) {
+		uint64_t v;
+
+		if (j == npeers || (i < en->en_nix &&
+		    en->en_ix[i].ix_ino <= peers[j]))
+			v = en->en_ix[i++].ix_ino;
+		else
+			v = peers[j++];
+		if (k == 0 || want[k - 1] != v)
+			want[k++] = v;
 	}
 	*wantp = want;
 	*np = k;
@@ -372,13 +393,56 @@ ep_unheld(const endpoints_t *en)
 /* ------------------------------------------------------------------ */
 /* The answers. */
 
+/*
+ * The payload of a list of holders (PR_ENDPOINTS, PR_SHARED), built one
+ * holder at a time in the caller's buffer: the first PR_ENDPOINTS_MAX
+ * named, every one counted.
+ */
+typedef struct epout {
+	uint8_t		*o_buf;
+	uint_t		o_n;		/* named */
+	size_t		o_total;	/* given */
+} epout_t;
+
+static void
+out_add(epout_t *o, const ephold_t *h)
+{
+	prendpoint_t end;
+
+	if (o->o_n < PR_ENDPOINTS_MAX) {
+		end.pr_pid = h->eh_pid;
+		end.pr_fd = h->eh_fd;
+		memcpy(o->o_buf + sizeof (prendpoints_t) + o->o_n *
+		    sizeof (end), &end, sizeof (end));
+		o->o_n++;
+	}
+	o->o_total++;
+}
+
+/*
+ * The payload's length, its header written; 0 when it names no holder.
+ * Only holders found are counted: an fd table that pfiles may not read
+ * may hold more, or none; which, it cannot tell, and it does not guess.
+ */
+static size_t
+out_end(const epout_t *o)
+{
+	prendpoints_t hdr;
+
+	if (o->o_n == 0)
+		return (0);
+	hdr.pr_nend = o->o_n;
+	hdr.pr_more = (uint_t)(o->o_total - o->o_n);
+	memcpy(o->o_buf, &hdr, sizeof (hdr));
+	return (sizeof (hdr) + o->o_n * sizeof (prendpoint_t));
+}
+
 size_t
 endpoints_of(endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
 {
 	const epindex_t *x;
-	prendpoints_t hdr;
-	prendpoint_t end;
-	size_t i, j, total, n = 0;
+	epout_t out = { buf, 0, 0 };
+	size_t i, j;
 	uint64_t peer;
 
 	if (en == NULL || bufsz < ENDPOINTS_BUFSZ || en->en_npeers == 0 ||
@@ -398,36 +462,50 @@ endpoints_of(endpoints_t *en, uint64_t ino, void *buf, size_t bufsz)
 		peer = en->en_own.h_v[i].eh_ino;
 	}
 	j = ep_first_of(&en->en_other, peer);
-	total = 0;
 	while (1) {
-		const ephold_t *next;
-
 		if (i < en->en_own.h_n && en->en_own.h_v[i].eh_ino == peer)
-			next = &en->en_own.h_v[i++];
+			out_add(&out, &en->en_own.h_v[i++]);
 		else if (j < en->en_other.h_n &&
 		    en->en_other.h_v[j].eh_ino == peer)
-			next = &en->en_other.h_v[j++];
+			out_add(&out, &en->en_other.h_v[j++]);
 		else
 			break;
-		if (n < PR_ENDPOINTS_MAX) {
-			end.pr_pid = next->eh_pid;
-			end.pr_fd = next->eh_fd;
-			memcpy((uint8_t *)buf + sizeof (hdr) + n * sizeof (end),
-			    &end, sizeof (end));
-			n++;
-		}
-		total++;
 	}
 	/*
-	 * Only holders found are counted: an other end that no table read
-	 * holds may be held where pfiles may not look, or by no process at
-	 * all (in flight in a message); which, it cannot tell, and it does
-	 * not guess (ep_unheld() counts them for ep_why).
+	 * An other end that no table read holds has no item: it may be
+	 * held where pfiles may not look, or by no process at all (in
+	 * flight in a message); ep_unheld() counts them for ep_why.
 	 */
-	hdr.pr_nend = (uint_t)n;
-	hdr.pr_more = (uint_t)(total - n);
-	if (hdr.pr_nend == 0)
+	return (out_end(&out));
+}
+
+/*
+ * The other holders of the target's socket ino, its fd fd left out, in
+ * the order of endpoints_of(): the target's own (en_own, from the
+ * index's entry on, by fd), then the other processes' (en_other, which
+ * the one pass filled with the holders of the target's sockets too, by
+ * pid then fd).
+ */
+size_t
+endpoints_shared(endpoints_t *en, uint64_t ino, int fd, void *buf,
+    size_t bufsz)
+{
+	const epindex_t *x;
+	const holds_t *own, *other;
+	epout_t out = { buf, 0, 0 };
+
+	if (en == NULL || bufsz < ENDPOINTS_BUFSZ ||
+	    (x = ix_find(en, ino)) == NULL)
 		return (0);
-	memcpy(buf, &hdr, sizeof (hdr));
-	return (sizeof (hdr) + n * sizeof (end));
+	own = &en->en_own;
+	other = &en->en_other;
+	for (size_t i = x->ix_own; i < own->h_n && own->h_v[i].eh_ino == ino;
+	    i++) {
+		if (own->h_v[i].eh_fd != fd)
+			out_add(&out, &own->h_v[i]);
+	}
+	for (size_t j = ep_first_of(other, ino); j < other->h_n &&
+	    other->h_v[j].eh_ino == ino; j++)
+		out_add(&out, &other->h_v[j]);
+	return (out_end(&out));
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * endpoint_scan.c: the fd tables endpoint/ reads: the target's, for its
- * sockets and their inodes, and every other process's, for the holders
- * of the other ends the target does not hold.
+ * sockets and their inodes, and every other process's, for the other
+ * holders of the other ends and of the target's own sockets.
  *
  * A socket fd's link in /proc/PID/fd says "socket:[INO]": one readlink
  * per fd tells which fds are sockets and which sockets they are, with
@@ -14,8 +14,9 @@
  * takes instead of asking again), so that a socket costs the walk no
  * second look at /proc.  The other
  * processes' tables are read in one pass, for the holders of every
- * other end; and the tables of threads that have their own, only for an
- * other end that no process was found to hold.
+ * other end and of every socket of the target's at once (one readlink
+ * per fd, whichever it serves); and the tables of threads that have
+ * their own, only for an other end that no process was found to hold.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -339,8 +340,9 @@ ep_scan_others(struct ps_prochandle *P, endpoints_t *en, const uint64_t *want,
 	if (en->en_other.h_n > 1)
 		qsort(en->en_other.h_v, en->en_other.h_n, sizeof (ephold_t),
 		    ep_hold_cmp);
-	PDEBUG(P, "endpoints: %zu other ends looked for in every process: "
-	    "%zu holders, %u fd tables not readable%s", nwant,
+	PDEBUG(P, "endpoints: %zu sockets (other ends, the target's own) "
+	    "looked for in every process: %zu holders, %u fd tables not "
+	    "readable%s", nwant,
 	    en->en_other.h_n, en->en_unreadable, en->en_outside ?
 	    "; pfiles' pid namespace is not the initial one: the processes "
 	    "outside it are not seen" : "");

@@ -1,25 +1,27 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * endpoint_share.c: the holders of the other ends, for a run over many
- * processes (core/Pshare.h): one index of every process's socket fds,
- * made once per run and serving every handle, instead of a pass over
- * every fd table per process examined.
+ * endpoint_share.c: the holders of the other ends and of the target's own
+ * sockets, for a run over many processes (core/Pshare.h): one index of
+ * every process's socket fds, made once per run and serving every
+ * handle, instead of a pass over every fd table per process examined.
  *
  * Without a share, each walk reads every other process's fd table
  * (endpoint_scan.c): for pfiles /proc/ * that is (processes examined) x
- * (fds of the machine) links.  With one, the first handle whose sockets
- * have other ends here makes the index: from the source, when it lists
+ * (fds of the machine) links.  With one, the first handle that has a
+ * socket makes the index: from the source, when it lists
  * every socket fd of the machine without reading tables (sp_holders: the
  * bpf source's one pass over every task's files), else by one pass over
  * every other process's table, a readlink per fd, keeping every socket
- * fd (not only the other ends it wants); its own come from its own table
+ * fd (not only the ones it wants); its own come from its own table
  * (ep_read_own).  Each handle after answers from memory, and brings the
  * index up to date with its own table, read for its walk anyway (so the
  * fds of a process examined are its walk's, not the pass's).
  *
  * The index is of the run, not of the moment: a holder found in it by a
- * handle of a later turn is named only if its link still says that
- * socket (one readlink per holder named, never per fd of the machine).
+ * handle of a later turn, of an other end or of the target's own socket
+ * alike, is named only if its link still says that socket (one readlink
+ * per other holder of the target's sockets and their other ends, never
+ * per fd of the machine).
  * An other end in the tables that the index does not hold (a connection
  * made since the pass) makes the pass again once the tables the run has
  * read for its targets since add up to that pass's size (so that passes

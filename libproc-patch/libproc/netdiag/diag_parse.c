@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * diag_parse.c: a pure parser of NETLINK_SOCK_DIAG dump replies, and the
- * builders of the requests (see diag_parse.h).
+ * diag_parse.c: a pure parser of NETLINK_SOCK_DIAG dump replies (see
+ * diag_parse.h; the requests are diag_req.c's).
  *
  * The bytes handed to diag_parse() are not trusted: every length is
  * checked against what is left before anything is read, and every
@@ -18,6 +18,7 @@
 #include <linux/unix_diag.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <netpacket/packet.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -30,172 +31,11 @@
 #define	ATTRLEN		((size_t)4)	/* NLA_HDRLEN */
 #define	ALIGN4(n)	(((size_t)(n) + 3) & ~(size_t)3)
 
-/* The u32 words of SK_MEMINFO_* the parser needs: up to SNDBUF. */
-#define	MEMINFO_MINLEN	((SK_MEMINFO_SNDBUF + 1) * sizeof (uint32_t))
-
-const diag_req_t diag_reqs[] = {
-	{ AF_INET, IPPROTO_TCP },
-	{ AF_INET6, IPPROTO_TCP },
-	{ AF_INET, IPPROTO_UDP },
-	{ AF_INET6, IPPROTO_UDP },
-	{ AF_INET, IPPROTO_UDPLITE },
-	{ AF_INET6, IPPROTO_UDPLITE },
-	{ AF_INET, IPPROTO_RAW },
-	{ AF_INET6, IPPROTO_RAW },
-	{ AF_INET, IPPROTO_MPTCP },
-	{ AF_INET6, IPPROTO_MPTCP },
-	{ AF_UNIX, 0 },
-	{ AF_NETLINK, 0 },
-	{ AF_PACKET, 0 },
-};
-const size_t diag_nreqs = sizeof (diag_reqs) / sizeof (diag_reqs[0]);
-
-int
-diag_req_valid(const diag_req_t *req)
-{
-	if (req == NULL)
-		return (0);
-	switch (req->dr_family) {
-	case AF_INET:
-	case AF_INET6:
-		switch (req->dr_protocol) {
-		case IPPROTO_TCP:
-		case IPPROTO_UDP:
-		case IPPROTO_UDPLITE:
-		case IPPROTO_RAW:
-		case IPPROTO_MPTCP:
-			return (1);
-		default:
-			return (0);
-		}
-	case AF_UNIX:
-	case AF_NETLINK:
-	case AF_PACKET:
-		return (req->dr_protocol == 0);
-	default:
-		return (0);
-	}
-}
-
-/* ------------------------------------------------------------------ */
-/* The requests. */
-
 /*
- * The body of each family's request, written at body (DIAG_REQ_MAX less
- * the header, zeroed): its length, aligned.
+ * The u32 words of SK_MEMINFO_* the parser needs: up to SNDBUF, which
+ * holds RMEM_ALLOC, RCVBUF and WMEM_ALLOC too.
  */
-static size_t
-inet_req(const diag_req_t *req, uint8_t *body)
-{
-	struct inet_diag_req_v2 r;
-	size_t len;
-
-	(void) memset(&r, 0, sizeof (r));
-	r.sdiag_family = (uint8_t)req->dr_family;
-	/*
-	 * MPTCP (262) does not fit in the byte: the kernel then takes the
-	 * protocol from an INET_DIAG_REQ_PROTOCOL attribute.
-	 */
-	r.sdiag_protocol = req->dr_protocol == IPPROTO_MPTCP ?
-	    IPPROTO_TCP : (uint8_t)req->dr_protocol;
-	r.idiag_ext = 1U << (INET_DIAG_SKMEMINFO - 1);
-	/* pad is sdiag_raw_protocol for raw: 0, a dump ignores it. */
-	r.pad = 0;
-	r.idiag_states = DIAG_INET_STATES;
-	r.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
-	r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
-	(void) memcpy(body, &r, sizeof (r));
-	len = ALIGN4(sizeof (r));
-	if (req->dr_protocol == IPPROTO_MPTCP) {
-		struct nlattr na;
-		uint32_t proto = IPPROTO_MPTCP;
-
-		na.nla_len = (uint16_t)(ATTRLEN + sizeof (proto));
-		na.nla_type = INET_DIAG_REQ_PROTOCOL;
-		(void) memcpy(body + len, &na, sizeof (na));
-		(void) memcpy(body + len + ATTRLEN, &proto, sizeof (proto));
-		len += ALIGN4(na.nla_len);
-	}
-	return (len);
-}
-
-static size_t
-unix_req(uint8_t *body)
-{
-	struct unix_diag_req r;
-
-	(void) memset(&r, 0, sizeof (r));
-	r.sdiag_family = AF_UNIX;
-	r.udiag_states = ~0U;
-	r.udiag_show = UDIAG_SHOW_NAME | UDIAG_SHOW_VFS | UDIAG_SHOW_PEER |
-	    UDIAG_SHOW_RQLEN | UDIAG_SHOW_MEMINFO | UDIAG_SHOW_UID;
-	(void) memcpy(body, &r, sizeof (r));
-	return (ALIGN4(sizeof (r)));
-}
-
-static size_t
-netlink_req(uint8_t *body)
-{
-	struct netlink_diag_req r;
-
-	(void) memset(&r, 0, sizeof (r));
-	r.sdiag_family = AF_NETLINK;
-	r.sdiag_protocol = NDIAG_PROTO_ALL;
-	r.ndiag_show = NDIAG_SHOW_GROUPS | NDIAG_SHOW_MEMINFO;
-	(void) memcpy(body, &r, sizeof (r));
-	return (ALIGN4(sizeof (r)));
-}
-
-static size_t
-packet_req(uint8_t *body)
-{
-	struct packet_diag_req r;
-
-	(void) memset(&r, 0, sizeof (r));
-	r.sdiag_family = AF_PACKET;
-	r.pdiag_show = PACKET_SHOW_INFO | PACKET_SHOW_MEMINFO;
-	(void) memcpy(body, &r, sizeof (r));
-	return (ALIGN4(sizeof (r)));
-}
-
-size_t
-diag_build_req(const diag_req_t *req, uint32_t seq, void *buf, size_t cap)
-{
-	uint8_t msg[DIAG_REQ_MAX];
-	struct nlmsghdr nh;
-	size_t len = HDRLEN;
-
-	if (!diag_req_valid(req))
-		return (0);
-	(void) memset(msg, 0, sizeof (msg));
-	switch (req->dr_family) {
-	case AF_INET:
-	case AF_INET6:
-		len += inet_req(req, msg + len);
-		break;
-	case AF_UNIX:
-		len += unix_req(msg + len);
-		break;
-	case AF_NETLINK:
-		len += netlink_req(msg + len);
-		break;
-	default:	/* AF_PACKET: diag_req_valid() allows no other */
-		len += packet_req(msg + len);
-		break;
-	}
-
-	if (buf == NULL || cap < len)
-		return (0);
-	(void) memset(&nh, 0, sizeof (nh));
-	nh.nlmsg_len = (uint32_t)len;
-	nh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-	nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nh.nlmsg_seq = seq;
-	nh.nlmsg_pid = 0;
-	(void) memcpy(msg, &nh, sizeof (nh));
-	(void) memcpy(buf, msg, len);
-	return (len);
-}
+#define	MEMINFO_MINLEN	((SK_MEMINFO_SNDBUF + 1) * sizeof (uint32_t))
 
 /* ------------------------------------------------------------------ */
 /* Reading. */
@@ -246,12 +86,58 @@ attr_next(attr_iter_t *ai, uint16_t *typep, const uint8_t **datap,
 	return (1);
 }
 
-static void
-take_meminfo(diag_sock_t *ds, const uint8_t *data)
+/* What one attribute of a record gives: 0, or an errno (EBADMSG). */
+typedef int attr_f(uint16_t, const uint8_t *, size_t, const diag_req_t *,
+    diag_sock_t *);
+
+/*
+ * The attributes after a record's diag structure (msize bytes, aligned),
+ * each handed to fn: 0, or the first errno.
+ */
+static int
+walk_attrs(const uint8_t *p, size_t len, size_t msize, attr_f *fn,
+    const diag_req_t *req, diag_sock_t *ds)
 {
+	attr_iter_t ai;
+	const uint8_t *data;
+	size_t dlen;
+	uint16_t type;
+	int r, err;
+
+	if (msize > len)
+		return (EBADMSG);
+	ai.ai_p = p + msize;
+	ai.ai_left = len - msize;
+	while ((r = attr_next(&ai, &type, &data, &dlen)) == 1) {
+		if ((err = fn(type, data, dlen, req, ds)) != 0)
+			return (err);
+	}
+	return (r < 0 ? EBADMSG : 0);
+}
+
+/* A meminfo attribute: 0, or EBADMSG when it is too short. */
+static int
+take_meminfo(diag_sock_t *ds, const uint8_t *data, size_t dlen)
+{
+	if (dlen < MEMINFO_MINLEN)
+		return (EBADMSG);
 	ds->ds_rcvbuf = rd_u32(data + SK_MEMINFO_RCVBUF * sizeof (uint32_t));
 	ds->ds_sndbuf = rd_u32(data + SK_MEMINFO_SNDBUF * sizeof (uint32_t));
+	ds->ds_rmem = rd_u32(data + SK_MEMINFO_RMEM_ALLOC * sizeof (uint32_t));
+	ds->ds_wmem = rd_u32(data + SK_MEMINFO_WMEM_ALLOC * sizeof (uint32_t));
 	ds->ds_have |= DS_MEM;
+	return (0);
+}
+
+/* A uid attribute (unix, packet): 0, or EBADMSG when it is too short. */
+static int
+take_uid(diag_sock_t *ds, const uint8_t *data, size_t dlen)
+{
+	if (dlen < sizeof (uint32_t))
+		return (EBADMSG);
+	ds->ds_uid = rd_u32(data);
+	ds->ds_have |= DS_UID;
+	return (0);
 }
 
 /* Does this IPv6 address get a scope id from getsockname/getpeername? */
@@ -343,10 +229,7 @@ inet_attr(uint16_t type, const uint8_t *data, size_t dlen,
 		ds->ds_have |= DS_SHUTDOWN;
 		break;
 	case INET_DIAG_SKMEMINFO:
-		if (dlen < MEMINFO_MINLEN)
-			return (EBADMSG);
-		take_meminfo(ds, data);
-		break;
+		return (take_meminfo(ds, data, dlen));
 	case INET_DIAG_SOCKOPT:
 		if (dlen < 2)
 			return (EBADMSG);
@@ -393,11 +276,7 @@ parse_inet(const uint8_t *p, size_t len, const diag_req_t *req,
     diag_sock_t *ds)
 {
 	struct inet_diag_msg m;
-	attr_iter_t ai;
-	const uint8_t *data;
-	size_t dlen;
-	uint16_t type;
-	int r, err;
+	int err;
 
 	if (len < sizeof (m))
 		return (EBADMSG);
@@ -417,21 +296,17 @@ parse_inet(const uint8_t *p, size_t len, const diag_req_t *req,
 	ds->ds_bound_if = m.id.idiag_if;
 	ds->ds_have |= DS_UID | DS_RQLEN | DS_BOUND_IF;
 
-	ai.ai_p = p + ALIGN4(sizeof (m));
-	ai.ai_left = len - ALIGN4(sizeof (m));
-	while ((r = attr_next(&ai, &type, &data, &dlen)) == 1) {
-		if ((err = inet_attr(type, data, dlen, req, ds)) != 0)
-			return (err);
-	}
-	if (r < 0)
-		return (EBADMSG);
+	if ((err = walk_attrs(p, len, ALIGN4(sizeof (m)), inet_attr, req,
+	    ds)) != 0)
+		return (err);
 	inet_ends(&m, ds);
 	return (0);
 }
 
 /* One attribute of a unix record: 0, or EBADMSG when it is too short. */
 static int
-unix_attr(uint16_t type, const uint8_t *data, size_t dlen, diag_sock_t *ds)
+unix_attr(uint16_t type, const uint8_t *data, size_t dlen,
+    const diag_req_t *req, diag_sock_t *ds)
 {
 	size_t off = offsetof(struct sockaddr_un, sun_path);
 
@@ -471,10 +346,7 @@ unix_attr(uint16_t type, const uint8_t *data, size_t dlen, diag_sock_t *ds)
 		break;
 	}
 	case UNIX_DIAG_MEMINFO:
-		if (dlen < MEMINFO_MINLEN)
-			return (EBADMSG);
-		take_meminfo(ds, data);
-		break;
+		return (take_meminfo(ds, data, dlen));
 	case UNIX_DIAG_SHUTDOWN:
 		if (dlen < 1)
 			return (EBADMSG);
@@ -482,11 +354,7 @@ unix_attr(uint16_t type, const uint8_t *data, size_t dlen, diag_sock_t *ds)
 		ds->ds_have |= DS_SHUTDOWN;
 		break;
 	case UNIX_DIAG_UID:
-		if (dlen < sizeof (uint32_t))
-			return (EBADMSG);
-		ds->ds_uid = rd_u32(data);
-		ds->ds_have |= DS_UID;
-		break;
+		return (take_uid(ds, data, dlen));
 	default:
 		break;
 	}
@@ -497,11 +365,6 @@ static int
 parse_unix(const uint8_t *p, size_t len, diag_sock_t *ds)
 {
 	struct unix_diag_msg m;
-	attr_iter_t ai;
-	const uint8_t *data;
-	size_t dlen;
-	uint16_t type;
-	int r, err;
 
 	if (len < sizeof (m))
 		return (EBADMSG);
@@ -518,13 +381,7 @@ parse_unix(const uint8_t *p, size_t len, diag_sock_t *ds)
 	family_only(AF_UNIX, &ds->ds_name, &ds->ds_namelen);
 	ds->ds_have |= DS_NAME;
 
-	ai.ai_p = p + ALIGN4(sizeof (m));
-	ai.ai_left = len - ALIGN4(sizeof (m));
-	while ((r = attr_next(&ai, &type, &data, &dlen)) == 1) {
-		if ((err = unix_attr(type, data, dlen, ds)) != 0)
-			return (err);
-	}
-	return (r < 0 ? EBADMSG : 0);
+	return (walk_attrs(p, len, ALIGN4(sizeof (m)), unix_attr, NULL, ds));
 }
 
 static void
@@ -542,16 +399,48 @@ netlink_addr(uint32_t pid, uint32_t groups, struct sockaddr_storage *ss,
 	*lenp = (socklen_t)sizeof (nl);
 }
 
+/*
+ * NETLINK_DIAG_GROUPS: the kernel's bitmap of unsigned longs (bit g of
+ * the bitmap is group g + 1), as words of 32, the low half of each long
+ * first.  Whole longs only, up to DIAG_NLGROUPS_MAX words.
+ */
+static void
+take_groups(diag_sock_t *ds, const uint8_t *data, size_t dlen)
+{
+	const size_t per = sizeof (unsigned long) / sizeof (uint32_t);
+	size_t nlong = dlen / sizeof (unsigned long);
+	unsigned long w;
+
+	ds->ds_ngroups = 0;
+	for (size_t i = 0; i < nlong * per &&
+	    ds->ds_ngroups < DIAG_NLGROUPS_MAX; i++) {
+		(void) memcpy(&w, data + i / per * sizeof (w), sizeof (w));
+		ds->ds_groups[ds->ds_ngroups++] =
+		    (uint32_t)(w >> (i % per * 32));
+	}
+}
+
+/* One attribute of a netlink record: 0, or EBADMSG when it is too short. */
+static int
+netlink_attr(uint16_t type, const uint8_t *data, size_t dlen,
+    const diag_req_t *req, diag_sock_t *ds)
+{
+	switch (type) {
+	case NETLINK_DIAG_GROUPS:
+		take_groups(ds, data, dlen);
+		return (0);
+	case NETLINK_DIAG_MEMINFO:
+		return (take_meminfo(ds, data, dlen));
+	default:
+		return (0);
+	}
+}
+
 static int
 parse_netlink(const uint8_t *p, size_t len, diag_sock_t *ds)
 {
 	struct netlink_diag_msg m;
-	attr_iter_t ai;
-	const uint8_t *data;
-	size_t dlen;
-	uint16_t type;
-	uint32_t groups = 0;
-	int r;
+	int err;
 
 	if (len < sizeof (m))
 		return (EBADMSG);
@@ -565,35 +454,13 @@ parse_netlink(const uint8_t *p, size_t len, diag_sock_t *ds)
 	ds->ds_ino = m.ndiag_ino;
 	ds->ds_cookie = cookie(m.ndiag_cookie);
 
-	ai.ai_p = p + ALIGN4(sizeof (m));
-	ai.ai_left = len - ALIGN4(sizeof (m));
-	while ((r = attr_next(&ai, &type, &data, &dlen)) == 1) {
-		switch (type) {
-		case NETLINK_DIAG_GROUPS: {
-			/*
-			 * A bitmap of unsigned longs; getsockname gives the
-			 * low 32 bits of the first.
-			 */
-			unsigned long w = 0;
+	if ((err = walk_attrs(p, len, ALIGN4(sizeof (m)), netlink_attr, NULL,
+	    ds)) != 0)
+		return (err);
 
-			(void) memcpy(&w, data,
-			    dlen < sizeof (w) ? dlen : sizeof (w));
-			groups = (uint32_t)w;
-			break;
-		}
-		case NETLINK_DIAG_MEMINFO:
-			if (dlen < MEMINFO_MINLEN)
-				return (EBADMSG);
-			take_meminfo(ds, data);
-			break;
-		default:
-			break;
-		}
-	}
-	if (r < 0)
-		return (EBADMSG);
-
-	netlink_addr(m.ndiag_portid, groups, &ds->ds_name, &ds->ds_namelen);
+	/* getsockname gives the low 32 bits of the first long. */
+	netlink_addr(m.ndiag_portid, ds->ds_ngroups > 0 ? ds->ds_groups[0] :
+	    0, &ds->ds_name, &ds->ds_namelen);
 	netlink_addr(m.ndiag_dst_portid,
 	    m.ndiag_dst_group >= 1 && m.ndiag_dst_group <= 32 ?
 	    1U << (m.ndiag_dst_group - 1) : 0, &ds->ds_peer, &ds->ds_peerlen);
@@ -601,15 +468,56 @@ parse_netlink(const uint8_t *p, size_t len, diag_sock_t *ds)
 	return (0);
 }
 
+/*
+ * A packet socket's name as packet_getname() writes it where the socket
+ * is bound to no device: the family, the protocol (network order), the
+ * interface, the rest 0; its length offsetof(sll_addr).
+ */
+static void
+packet_addr(uint16_t num, uint32_t ifindex, struct sockaddr_storage *ss,
+    socklen_t *lenp)
+{
+	struct sockaddr_ll sll;
+
+	(void) memset(&sll, 0, sizeof (sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(num);
+	sll.sll_ifindex = (int)ifindex;
+	(void) memset(ss, 0, sizeof (*ss));
+	(void) memcpy(ss, &sll, sizeof (sll));
+	*lenp = (socklen_t)offsetof(struct sockaddr_ll, sll_addr);
+}
+
+/* One attribute of a packet record: 0, or EBADMSG when it is too short. */
+static int
+packet_attr(uint16_t type, const uint8_t *data, size_t dlen,
+    const diag_req_t *req, diag_sock_t *ds)
+{
+	struct packet_diag_info pi;
+
+	switch (type) {
+	case PACKET_DIAG_INFO:
+		if (dlen < sizeof (pi))
+			return (EBADMSG);
+		(void) memcpy(&pi, data, sizeof (pi));
+		ds->ds_ifindex = pi.pdi_index;
+		ds->ds_have |= DS_IFINDEX;
+		break;
+	case PACKET_DIAG_UID:
+		return (take_uid(ds, data, dlen));
+	case PACKET_DIAG_MEMINFO:
+		return (take_meminfo(ds, data, dlen));
+	default:
+		break;
+	}
+	return (0);
+}
+
 static int
 parse_packet(const uint8_t *p, size_t len, diag_sock_t *ds)
 {
 	struct packet_diag_msg m;
-	attr_iter_t ai;
-	const uint8_t *data;
-	size_t dlen;
-	uint16_t type;
-	int r;
+	int err;
 
 	if (len < sizeof (m))
 		return (EBADMSG);
@@ -622,29 +530,18 @@ parse_packet(const uint8_t *p, size_t len, diag_sock_t *ds)
 	ds->ds_state = 0;
 	ds->ds_ino = m.pdiag_ino;
 	ds->ds_cookie = cookie(m.pdiag_cookie);
-	family_only(AF_PACKET, &ds->ds_name, &ds->ds_namelen);
-	ds->ds_have |= DS_NAME;
 
-	ai.ai_p = p + ALIGN4(sizeof (m));
-	ai.ai_left = len - ALIGN4(sizeof (m));
-	while ((r = attr_next(&ai, &type, &data, &dlen)) == 1) {
-		switch (type) {
-		case PACKET_DIAG_UID:
-			if (dlen < sizeof (uint32_t))
-				return (EBADMSG);
-			ds->ds_uid = rd_u32(data);
-			ds->ds_have |= DS_UID;
-			break;
-		case PACKET_DIAG_MEMINFO:
-			if (dlen < MEMINFO_MINLEN)
-				return (EBADMSG);
-			take_meminfo(ds, data);
-			break;
-		default:
-			break;
-		}
-	}
-	return (r < 0 ? EBADMSG : 0);
+	if ((err = walk_attrs(p, len, ALIGN4(sizeof (m)), packet_attr, NULL,
+	    ds)) != 0)
+		return (err);
+	/* A SOCK_PACKET socket's name is a sockaddr_pkt: not in a dump. */
+	if ((ds->ds_have & DS_IFINDEX) && m.pdiag_type != SOCK_PACKET)
+		packet_addr(m.pdiag_num, ds->ds_ifindex, &ds->ds_name,
+		    &ds->ds_namelen);
+	else
+		family_only(AF_PACKET, &ds->ds_name, &ds->ds_namelen);
+	ds->ds_have |= DS_NAME;
+	return (0);
 }
 
 /* One SOCK_DIAG_BY_FAMILY message's payload into ds: 0 or an errno. */

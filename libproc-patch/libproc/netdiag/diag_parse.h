@@ -56,6 +56,17 @@
 #define	DS_BOUND_IF	0x0200	/* ds_bound_if (every inet record) */
 #define	DS_VFS		0x0400	/* ds_vfs_ino, ds_vfs_dev (unix path) */
 #define	DS_V6ONLY	0x0800	/* ds_v6only (AF_INET6, listening/closed) */
+#define	DS_IFINDEX	0x1000	/* ds_ifindex (packet) */
+
+/* ds_shutdown: the kernel's RCV_SHUTDOWN and SEND_SHUTDOWN. */
+#define	DS_SHUT_RD		0x1
+#define	DS_SHUT_WR		0x2
+
+/*
+ * The netlink group words a record holds at most (ds_groups): 2,048
+ * groups, more than any kernel's family has.
+ */
+#define	DIAG_NLGROUPS_MAX	64
 
 /*
  * The bits of ds_inet_sockopt: the two bytes of struct inet_diag_sockopt
@@ -97,16 +108,23 @@
  *		socket is TCP_CLOSE, or TCP_ESTABLISHED once connected; a
  *		listening unix socket is TCP_LISTEN).
  *  ds_shutdown	INET_DIAG_SHUTDOWN / UNIX_DIAG_SHUTDOWN: the sk_shutdown bits
- *		(1 receive, 2 send); DS_SHUTDOWN.
+ *		(DS_SHUT_RD, DS_SHUT_WR); DS_SHUTDOWN.
  *  ds_sndbuf, ds_rcvbuf
  *		SK_MEMINFO_SNDBUF and SK_MEMINFO_RCVBUF: exactly what
  *		getsockopt(SO_SNDBUF / SO_RCVBUF) returns; DS_MEM.
+ *  ds_rmem, ds_wmem
+ *		SK_MEMINFO_RMEM_ALLOC and SK_MEMINFO_WMEM_ALLOC: the memory
+ *		of what is queued to read and to send (sk_rmem_alloc,
+ *		sk_wmem_alloc - 1), as SO_MEMINFO gives them; DS_MEM.
  *  ds_uid	the socket's owner uid (idiag_uid, UNIX_DIAG_UID,
  *		PACKET_DIAG_UID); DS_UID.  Netlink dumps have none.
  *  ds_rqlen, ds_wqlen
- *		unix: UNIX_DIAG_RQLEN (a listening socket: connections
- *		waiting, and its backlog); inet: idiag_rqueue and
- *		idiag_wqueue; DS_RQLEN.
+ *		unix: UNIX_DIAG_RQLEN, what SIOCINQ and SIOCOUTQ say (a
+ *		listening socket: connections waiting, and its backlog);
+ *		inet: idiag_rqueue and idiag_wqueue, the kernel's own
+ *		counters (TCP: rcv_nxt - copied_seq, which counts a FIN
+ *		received, and write_seq - snd_una; a TCP listener:
+ *		connections waiting, and its backlog); DS_RQLEN.
  *  ds_peer_ino	unix: UNIX_DIAG_PEER, the inode of the peer; DS_PEER_INO.
  *		0 is possible: the peer's socket has been released (its
  *		owner closed it) while this one still holds it.
@@ -120,6 +138,16 @@
  *  ds_vfs_ino, ds_vfs_dev
  *		unix bound to a path: UNIX_DIAG_VFS, the inode and (kernel
  *		encoded) device of the socket file; DS_VFS.
+ *  ds_groups, ds_ngroups
+ *		netlink: NETLINK_DIAG_GROUPS, every group joined, in words
+ *		of 32 as NETLINK_LIST_MEMBERSHIPS gives them (group g + 1
+ *		is bit g % 32 of word g / 32), as many as the kernel's
+ *		bitmap of unsigned longs has, up to DIAG_NLGROUPS_MAX (the
+ *		words past it are not kept); 0 words when the socket has
+ *		joined none.  Every netlink record (no DS_* bit).
+ *  ds_ifindex	packet: PACKET_DIAG_INFO's pdi_index, the interface the
+ *		socket is bound to (0: any); DS_IFINDEX.  The attribute
+ *		must hold a whole struct packet_diag_info.
  *  ds_name, ds_namelen
  *		DS_NAME: byte for byte what getsockname(2) returns in the
  *		owner, and the length it returns:
@@ -135,9 +163,18 @@
  *		  one as getsockname's does for a 108-byte path; an unnamed
  *		  socket: only sun_family, namelen sizeof (sa_family_t);
  *		- AF_NETLINK: sockaddr_nl {AF_NETLINK, 0, portid, the first
- *		  32 groups (0 for none)}, 12 bytes;
- *		- AF_PACKET: only the family, namelen sizeof (sa_family_t)
- *		  (pfiles prints no more than "AF_PACKET").
+ *		  32 groups (ds_groups[0], 0 for none)}, 12 bytes;
+ *		- AF_PACKET with DS_IFINDEX: sockaddr_ll {AF_PACKET,
+ *		  sll_protocol htons(pdiag_num), sll_ifindex ds_ifindex},
+ *		  hatype, pkttype and halen 0, namelen offsetof(sll_addr):
+ *		  getsockname's bytes where the socket is bound to no
+ *		  interface; one bound to an interface has that device's
+ *		  hardware type and address there too, which no dump
+ *		  gives;
+ *		- AF_PACKET of type SOCK_PACKET (whose getsockname gives
+ *		  a sockaddr_pkt with the device's name), or without
+ *		  PACKET_DIAG_INFO: only the family, namelen
+ *		  sizeof (sa_family_t).
  *		The source address of an inet socket is the one it is bound
  *		to (rcv_saddr): the address getsockname returns unless the
  *		socket is bound to the wildcard and has sent without
@@ -166,6 +203,7 @@ typedef struct diag_sock {
 	int		ds_state;
 	int		ds_shutdown;
 	uint32_t	ds_sndbuf, ds_rcvbuf;
+	uint32_t	ds_rmem, ds_wmem;
 	uint32_t	ds_uid;
 	uint32_t	ds_rqlen, ds_wqlen;
 	uint64_t	ds_peer_ino;
@@ -173,6 +211,9 @@ typedef struct diag_sock {
 	uint16_t	ds_inet_sockopt;
 	uint8_t		ds_v6only;
 	uint32_t	ds_vfs_ino, ds_vfs_dev;
+	uint32_t	ds_ifindex;
+	uint32_t	ds_ngroups;
+	uint32_t	ds_groups[DIAG_NLGROUPS_MAX];
 	struct sockaddr_storage ds_name;
 	socklen_t	ds_namelen;
 	struct sockaddr_storage ds_peer;

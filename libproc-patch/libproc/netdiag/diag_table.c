@@ -124,37 +124,43 @@ commit(diag_table_t *dt)
 	return (0);
 }
 
-/* diag_parse's callback: one record into the table (not yet hashed). */
-static int
-take_record(const diag_sock_t *ds, void *arg)
+/*
+ * The queues of a record as its kind counts them (diag_table.h): an inet
+ * stream socket's from the kernel's counters, an inet datagram or raw
+ * socket's from its memory, a unix socket's from UNIX_DIAG_RQLEN.
+ */
+static void
+take_queues(const diag_sock_t *ds, dent_t *e)
 {
-	diag_table_t *dt = arg;
-	size_t nl = 0, pl = 0;
-	dent_t *e;
+	int inet = ds->ds_family == AF_INET || ds->ds_family == AF_INET6;
 
-	if (ds->ds_ino == 0)		/* TIME_WAIT, a request: no fd */
-		return (0);
-	if (ds->ds_have & DS_NAME)
-		nl = ds->ds_namelen;
-	if (ds->ds_have & DS_PEER)
-		pl = ds->ds_peerlen;
-	if (nl > sizeof (ds->ds_name) || pl > sizeof (ds->ds_peer) ||
-	    nl > UINT8_MAX || pl > UINT8_MAX)
-		return (EBADMSG);
-	if (grow((void **)&dt->dt_ent, &dt->dt_capent, dt->dt_nent + 1,
-	    sizeof (dent_t)) != 0 || grow((void **)&dt->dt_arena,
-	    &dt->dt_caparena, dt->dt_narena + nl + pl, 1) != 0 ||
-	    dt->dt_narena + nl + pl > UINT32_MAX || dt->dt_nent >= UINT32_MAX)
-		return (dt->dt_err = ENOMEM);
-	e = &dt->dt_ent[dt->dt_nent++];
+	if (inet && ds->ds_type != SOCK_STREAM) {
+		if (!(ds->ds_have & DS_MEM))
+			return;
+		e->de_rq = ds->ds_rmem;
+		e->de_wq = ds->ds_wmem;
+	} else if ((inet || ds->ds_family == AF_UNIX) &&
+	    (ds->ds_have & DS_RQLEN)) {
+		e->de_rq = ds->ds_rqlen;
+		e->de_wq = ds->ds_wqlen;
+	} else {
+		return;
+	}
+	e->de_have |= DS_RQLEN;
+}
+
+/* The facts of ds kept in e, but its names and groups. */
+static void
+take_facts(const diag_sock_t *ds, dent_t *e)
+{
 	memset(e, 0, sizeof (*e));
-	e->de_ino = ds->ds_ino;
-	e->de_peer_ino = ds->ds_peer_ino;
+	e->de_ino = (uint32_t)ds->ds_ino;
+	e->de_peer_ino = (uint32_t)ds->ds_peer_ino;
 	e->de_cookie = ds->ds_cookie;
 	e->de_sndbuf = ds->ds_sndbuf;
 	e->de_rcvbuf = ds->ds_rcvbuf;
 	e->de_have = (uint16_t)(ds->ds_have & (DS_NAME | DS_PEER |
-	    DS_PEER_INO | DS_MEM));
+	    DS_PEER_INO | DS_MEM | DS_SHUTDOWN));
 	e->de_protocol = (uint16_t)ds->ds_protocol;
 	e->de_family = (uint8_t)ds->ds_family;
 	e->de_type = (uint8_t)ds->ds_type;
@@ -162,12 +168,52 @@ take_record(const diag_sock_t *ds, void *arg)
 	e->de_bound = (ds->ds_have & DS_BOUND_IF) && ds->ds_bound_if != 0;
 	e->de_dual = ds->ds_family == AF_INET6 && (ds->ds_have & DS_V6ONLY) &&
 	    !ds->ds_v6only;
+	e->de_shutdown = (uint8_t)ds->ds_shutdown;
+	take_queues(ds, e);
+}
+
+/* diag_parse's callback: one record into the table (not yet hashed). */
+static int
+take_record(const diag_sock_t *ds, void *arg)
+{
+	diag_table_t *dt = arg;
+	size_t nl = 0, pl = 0, ng = 0, gl;
+	uint8_t *at;
+	dent_t *e;
+
+	/* TIME_WAIT, a request: no fd.  Every dump's inode is 32 bits. */
+	if (ds->ds_ino == 0 || ds->ds_ino > UINT32_MAX ||
+	    ds->ds_peer_ino > UINT32_MAX)
+		return (0);
+	if (ds->ds_have & DS_NAME)
+		nl = ds->ds_namelen;
+	if (ds->ds_have & DS_PEER)
+		pl = ds->ds_peerlen;
+	if (ds->ds_family == AF_NETLINK)
+		ng = ds->ds_ngroups;
+	while (ng > 0 && ds->ds_groups[ng - 1] == 0)
+		ng--;
+	gl = ng * sizeof (ds->ds_groups[0]);
+	if (nl > sizeof (ds->ds_name) || pl > sizeof (ds->ds_peer) ||
+	    nl > UINT8_MAX || pl > UINT8_MAX || ng > DIAG_NLGROUPS_MAX)
+		return (EBADMSG);
+	if (grow((void **)&dt->dt_ent, &dt->dt_capent, dt->dt_nent + 1,
+	    sizeof (dent_t)) != 0 || grow((void **)&dt->dt_arena,
+	    &dt->dt_caparena, dt->dt_narena + nl + pl + gl, 1) != 0 ||
+	    dt->dt_narena + nl + pl + gl > UINT32_MAX ||
+	    dt->dt_nent >= UINT32_MAX)
+		return (dt->dt_err = ENOMEM);
+	e = &dt->dt_ent[dt->dt_nent++];
+	take_facts(ds, e);
 	e->de_namelen = (uint8_t)nl;
 	e->de_peerlen = (uint8_t)pl;
+	e->de_ngroups = (uint8_t)ng;
 	e->de_names = (uint32_t)dt->dt_narena;
-	memcpy(dt->dt_arena + dt->dt_narena, &ds->ds_name, nl);
-	memcpy(dt->dt_arena + dt->dt_narena + nl, &ds->ds_peer, pl);
-	dt->dt_narena += nl + pl;
+	at = dt->dt_arena + dt->dt_narena;
+	memcpy(at, &ds->ds_name, nl);
+	memcpy(at + nl, &ds->ds_peer, pl);
+	memcpy(at + nl + pl, ds->ds_groups, gl);
+	dt->dt_narena += nl + pl + gl;
 	return (0);
 }
 
@@ -193,6 +239,13 @@ diag_table_peer(const diag_table_t *dt, const dent_t *e,
     struct sockaddr_storage *ss, socklen_t *lenp)
 {
 	arena_name(dt, e->de_names + e->de_namelen, e->de_peerlen, ss, lenp);
+}
+
+void
+diag_table_groups(const diag_table_t *dt, const dent_t *e, uint32_t *w)
+{
+	memcpy(w, dt->dt_arena + e->de_names + e->de_namelen + e->de_peerlen,
+	    e->de_ngroups * sizeof (*w));
 }
 
 /* ------------------------------------------------------------------ */

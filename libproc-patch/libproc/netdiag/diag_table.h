@@ -37,17 +37,32 @@
 #define	DT_NGROUPS	8
 
 /*
- * One socket of a dump, compact: its names (getsockname's bytes, then
- * getpeername's) are in the table's arena.  de_have holds the DS_* bits
- * of diag_parse.h that are kept: DS_NAME, DS_PEER, DS_PEER_INO, DS_MEM.
+ * One socket of a dump, compact (a busy host has tens of thousands): its
+ * names (getsockname's bytes, then getpeername's) and a netlink socket's
+ * group words are in the table's arena.  de_have holds the DS_* bits of
+ * diag_parse.h that are kept: DS_NAME, DS_PEER, DS_PEER_INO, DS_MEM,
+ * DS_RQLEN, DS_SHUTDOWN.  The inodes are 32 bits, as every dump gives
+ * them (a socket's inode number is never wider).
+ *
+ *  de_rq, de_wq	the socket's queues as its kind counts them
+ *			(DS_RQLEN): TCP and MPTCP, idiag_rqueue and
+ *			idiag_wqueue; UDP, UDP-Lite and raw,
+ *			SK_MEMINFO_RMEM_ALLOC and SK_MEMINFO_WMEM_ALLOC;
+ *			unix, UNIX_DIAG_RQLEN (diag_parse.h says what each
+ *			is).  Netlink and packet: none.
+ *  de_shutdown		the sk_shutdown bits (DS_SHUTDOWN).
+ *  de_ngroups		netlink: the words of its groups in the arena after
+ *			its names, trimmed of the zero words at the end
+ *			(diag_table_groups()).
  */
 typedef struct dent {
-	uint64_t	de_ino;
-	uint64_t	de_peer_ino;
 	uint64_t	de_cookie;	/* SO_COOKIE's (diag_parse.h) */
+	uint32_t	de_ino;
+	uint32_t	de_peer_ino;
 	uint32_t	de_next;	/* in its hash chain: index + 1; 0 ends */
 	uint32_t	de_sndbuf, de_rcvbuf;
-	uint32_t	de_names;	/* arena offset: name, then peer */
+	uint32_t	de_rq, de_wq;
+	uint32_t	de_names;	/* arena offset: name, peer, groups */
 	uint16_t	de_have;
 	uint16_t	de_protocol;
 	uint8_t		de_family, de_type, de_state;
@@ -55,6 +70,8 @@ typedef struct dent {
 	uint8_t		de_bound;	/* inet: bound to an interface */
 	uint8_t		de_dual;	/* AF_INET6 taking IPv4 too: */
 					/* IPV6_V6ONLY known off */
+	uint8_t		de_shutdown;
+	uint8_t		de_ngroups;	/* at most DIAG_NLGROUPS_MAX */
 } dent_t;
 
 typedef struct diag_table {
@@ -143,6 +160,9 @@ extern void diag_table_name(const diag_table_t *, const dent_t *,
     struct sockaddr_storage *, socklen_t *);
 extern void diag_table_peer(const diag_table_t *, const dent_t *,
     struct sockaddr_storage *, socklen_t *);
+/* e's netlink group words (de_ngroups of them), into w. */
+extern void diag_table_groups(const diag_table_t *, const dent_t *,
+    uint32_t *);
 
 /*
  * The inode of the other end of the connected inet socket e on this

@@ -5,10 +5,11 @@
  * locally (sock_local.c) and closed at once.  Several at a time: each is
  * duplicated, then all are asked together, the options of all of them
  * in one system call where the kernel allows it, then all are closed
- * (sock_close.c: never one that lingers).  Per TCP socket whose names
- * and buffers the socket tables gave: one pidfd_getfd, one getsockopt
- * (TCP_NODELAY), and a share of two io_uring_enter (its options, its
- * close).  Safe from several threads at once.
+ * (sock_close.c: never one that lingers).  Per TCP socket whose names,
+ * buffers and state the socket tables gave: one pidfd_getfd, one
+ * getsockopt (TCP_NODELAY), and a share of two io_uring_enter (its
+ * options, its close); without its state, one getsockopt more
+ * (TCP_INFO).  Safe from several threads at once.
  */
 #include <errno.h>
 #include <string.h>

@@ -13,19 +13,25 @@
  * (sock_ring.c):
  *  1. one at a time: that the socket is the one the walk saw (fstat: its
  *     inode), unless its cookie is known; its name and peer, unless
- *     known (the family comes with the name);
- *  2. SO_DOMAIN (a socket with no name) and SO_TYPE, unless known;
+ *     known (the family comes with the name; a packet socket's whole
+ *     sockaddr_ll is getsockname's, the tables' being its family alone);
+ *  2. SO_DOMAIN (a socket with no name) and SO_TYPE, unless known, and
+ *     with them SO_ACCEPTCONN (a listener's queues are not asked);
  *  3. SO_COOKIE, when known, which must be the tables' (else the socket
  *     is not the one the walk saw); SO_PROTOCOL of a netlink socket; the
  *     options of the table that apply to its domain and type and are not
- *     known; SO_PEERCRED of a unix socket.
+ *     known; SO_PEERCRED of a unix socket; the questions of its state,
+ *     queues and netlink groups that the facts leave (sock_state.c):
+ *     TCP_INFO, SIOCINQ, SIOCOUTQ, SO_MEMINFO, NETLINK_LIST_MEMBERSHIPS.
  * Then, of a unix socket whose SO_PEERCRED names a pid, SO_PEERPIDFD: the
  * proof that its process is still the one recorded (sock_peer.c).
- * For a TCP socket whose facts the tables gave, that is round 3 alone,
- * in which TCP_NODELAY (IPPROTO_TCP, which the ring does not take) is
- * the only getsockopt(2) of its own.
+ * For a TCP socket whose facts the tables gave, state and queues with
+ * them, that is round 3 alone, in which TCP_NODELAY (IPPROTO_TCP, which
+ * the ring does not take) is the only getsockopt(2) of its own; without
+ * its state, TCP_INFO is another (SIOCINQ and SIOCOUTQ go in the ring).
  */
 #include <errno.h>
+#include <linux/if_packet.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -138,7 +144,9 @@ same_inode(int s, uint64_t ino)
 #define	Q_PROTOCOL	(-3)
 #define	Q_COOKIE	(-4)
 #define	Q_PEERCRED	(-5)
-#define	Q_PER_SOCKET	(SOCKOPT_N + 3)	/* in one round, at most */
+#define	Q_STATE0	(-6)	/* Q_STATE0 - i: question i of the state */
+/* In one round, at most: the state's are 3 at most (TCP). */
+#define	Q_PER_SOCKET	(SOCKOPT_N + 3 + 3)
 
 typedef union qval {
 	int		i;
@@ -153,6 +161,7 @@ typedef struct batch {
 	qval_t		*b_val;
 	int		*b_who;
 	int		*b_what;	/* a row of the table, or Q_* */
+	sockstate_ans_t	*b_ans;		/* the state's answers, by whose */
 	size_t		b_n;
 	/* the socket the requests added next ask (batch_for) */
 	int		b_fd, b_family, b_whose;
@@ -167,21 +176,29 @@ batch_for(batch_t *b, int s, int family, int who)
 	b->b_whose = who;
 }
 
+/* A request whose answer goes to val (len bytes). */
 static void
-add_req(batch_t *b, int what, int level, int name, socklen_t len)
+add_req_to(batch_t *b, int what, int level, int name, void *val,
+    socklen_t len)
 {
 	sockopt_req_t *q = &b->b_req[b->b_n];
 
-	memset(&b->b_val[b->b_n], 0, sizeof (b->b_val[0]));
 	q->sr_fd = b->b_fd;
 	q->sr_family = b->b_family;
 	q->sr_level = level;
 	q->sr_name = name;
-	q->sr_val = &b->b_val[b->b_n];
+	q->sr_val = val;
 	q->sr_len = len;
 	b->b_who[b->b_n] = b->b_whose;
 	b->b_what[b->b_n] = what;
 	b->b_n++;
+}
+
+static void
+add_req(batch_t *b, int what, int level, int name, socklen_t len)
+{
+	memset(&b->b_val[b->b_n], 0, sizeof (b->b_val[0]));
+	add_req_to(b, what, level, name, &b->b_val[b->b_n], len);
 }
 
 /* An int answer of the right size into *vp; 0, or -1. */
@@ -194,6 +211,26 @@ int_answer(const sockopt_req_t *q, const qval_t *v, int *vp)
 	return (0);
 }
 
+/*
+ * Does the name the facts hold say all getsockname would?  A packet
+ * socket's, from the tables, may be its family alone: its interface and
+ * protocol are in the rest of its sockaddr_ll (up to the hardware
+ * address, which is as long as the kernel says).
+ */
+static int
+name_whole(const sockfacts_t *sf)
+{
+	sa_family_t fam;
+
+	if (!(sf->sf_have & SF_NAME))
+		return (0);
+	if (sf->sf_namelen < sizeof (fam))
+		return (1);
+	memcpy(&fam, &sf->sf_name, sizeof (fam));
+	return (fam != AF_PACKET ||
+	    sf->sf_namelen >= offsetof(struct sockaddr_ll, sll_addr));
+}
+
 /* Round 1, for one socket: 0, or ESTALE. */
 static int
 round_names(int s, uint64_t ino, sockfacts_t *sf)
@@ -202,7 +239,7 @@ round_names(int s, uint64_t ino, sockfacts_t *sf)
 
 	if (sf->sf_cookie == 0 && !same_inode(s, ino))
 		return (ESTALE);	/* replaced since the walk saw it */
-	if (!(sf->sf_have & SF_NAME) &&
+	if (!name_whole(sf) &&
 	    ask_name(s, getsockname, &sf->sf_name, &sf->sf_namelen)) {
 		sf->sf_have |= SF_NAME;
 		if (!(sf->sf_have & SF_DOMAIN) &&
@@ -212,10 +249,57 @@ round_names(int s, uint64_t ino, sockfacts_t *sf)
 			sf->sf_have |= SF_DOMAIN;
 		}
 	}
-	if (!(sf->sf_have & SF_PEER) && !sf->sf_nopeer &&
-	    ask_name(s, getpeername, &sf->sf_peer, &sf->sf_peerlen))
-		sf->sf_have |= SF_PEER;
+	if (!(sf->sf_have & SF_PEER) && !sf->sf_nopeer) {
+		if (ask_name(s, getpeername, &sf->sf_peer, &sf->sf_peerlen))
+			sf->sf_have |= SF_PEER;
+		else if (errno == ENOTCONN)
+			sf->sf_nopeer = 1;	/* a unix socket's state says so */
+	}
 	return (0);
+}
+
+/*
+ * Round 2's requests for one socket: SO_DOMAIN and SO_TYPE, unless known.
+ * With them SO_ACCEPTCONN, so that round 3 knows a listener, of which
+ * SIOCINQ and SIOCOUTQ would be asked in vain; not on its own, which
+ * would be a round more.
+ */
+static void
+round_kind(batch_t *b, int who, int s, const sockfacts_t *sf)
+{
+	const sockopt_t *opts = sockopt_table();
+
+	if ((sf->sf_have & (SF_DOMAIN | SF_TYPE)) == (SF_DOMAIN | SF_TYPE))
+		return;
+	batch_for(b, s, (sf->sf_have & SF_DOMAIN) ? sf->sf_domain : -1, who);
+	if (!(sf->sf_have & SF_DOMAIN))
+		add_req(b, Q_DOMAIN, SOL_SOCKET, SO_DOMAIN, sizeof (int));
+	if (!(sf->sf_have & SF_TYPE))
+		add_req(b, Q_TYPE, SOL_SOCKET, SO_TYPE, sizeof (int));
+	for (int row = 0; row < SOCKOPT_N; row++) {
+		if (opts[row].so_kind == SOK_BOOL &&
+		    opts[row].so_bit == PR_SO_ACCEPTCONN &&
+		    !(sf->sf_bools.pr_known & PR_SO_ACCEPTCONN))
+			add_req(b, row, SOL_SOCKET, SO_ACCEPTCONN,
+			    sizeof (int));
+	}
+}
+
+/* Round 3's questions of a socket's state (sock_state.c). */
+static void
+round_state(batch_t *b, int who, const sockfacts_t *sf)
+{
+	const sockstate_q_t *qs = sockstate_questions();
+	sockstate_ans_t *st = &b->b_ans[who];
+	uint_t want = sockstate_wants(sf);
+
+	memset(st, 0, sizeof (*st));
+	for (int i = 0; i < SW_N; i++) {
+		if (want & (1U << i))
+			add_req_to(b, Q_STATE0 - i, qs[i].sq_ioctl ?
+			    SOCKRING_IOCTL : qs[i].sq_level, qs[i].sq_name,
+			    sockstate_slot(st, i), (socklen_t)qs[i].sq_size);
+	}
 }
 
 /* Round 3's requests for one socket. */
@@ -247,6 +331,7 @@ round_options(batch_t *b, int who, int s, const sockfacts_t *sf)
 	if (dom == AF_UNIX && !(sf->sf_have & SF_CRED))
 		add_req(b, Q_PEERCRED, SOL_SOCKET, SO_PEERCRED,
 		    sizeof (struct ucred));
+	round_state(b, who, sf);
 }
 
 /* One answer of round 2 or 3 into the facts; ESTALE for a cookie not the
@@ -311,6 +396,12 @@ run_round(batch_t *b, const int *s, const uint64_t *ino,
 
 		if (err[who] != 0)
 			continue;
+		if (b->b_what[k] <= Q_STATE0) {
+			if (b->b_req[k].sr_err == 0)
+				sockstate_answered(&b->b_ans[who],
+				    Q_STATE0 - b->b_what[k], b->b_req[k].sr_len);
+			continue;
+		}
 		e = take_answer(&b->b_req[k], &b->b_val[k], b->b_what[k],
 		    s[who], ino[who], sf[who]);
 		if (e != 0)
@@ -331,8 +422,9 @@ sock_local_facts_many(const int *s, const uint64_t *ino,
 	b.b_val = malloc(cap * sizeof (*b.b_val));
 	b.b_who = malloc(cap * sizeof (*b.b_who));
 	b.b_what = malloc(cap * sizeof (*b.b_what));
+	b.b_ans = calloc(n, sizeof (*b.b_ans));
 	if (b.b_req == NULL || b.b_val == NULL || b.b_who == NULL ||
-	    b.b_what == NULL) {
+	    b.b_what == NULL || b.b_ans == NULL) {
 		for (size_t i = 0; i < n; i++) {
 			if (s[i] >= 0) {
 				err[i] = 0;
@@ -346,17 +438,8 @@ sock_local_facts_many(const int *s, const uint64_t *ino,
 			err[i] = round_names(s[i], ino[i], sf[i]);
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (s[i] < 0 || err[i] != 0)
-			continue;
-		if (!(sf[i]->sf_have & SF_DOMAIN)) {
-			batch_for(&b, s[i], -1, (int)i);
-			add_req(&b, Q_DOMAIN, SOL_SOCKET, SO_DOMAIN,
-			    sizeof (int));
-		}
-		if (!(sf[i]->sf_have & SF_TYPE)) {
-			batch_for(&b, s[i], sf[i]->sf_domain, (int)i);
-			add_req(&b, Q_TYPE, SOL_SOCKET, SO_TYPE, sizeof (int));
-		}
+		if (s[i] >= 0 && err[i] == 0)
+			round_kind(&b, (int)i, s[i], sf[i]);
 	}
 	run_round(&b, s, ino, sf, err);
 	for (size_t i = 0; i < n; i++) {
@@ -364,6 +447,10 @@ sock_local_facts_many(const int *s, const uint64_t *ino,
 			round_options(&b, (int)i, s[i], sf[i]);
 	}
 	run_round(&b, s, ino, sf, err);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] >= 0 && err[i] == 0)
+			sockstate_take(sf[i], &b.b_ans[i]);
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] >= 0 && err[i] == 0 && sf[i]->sf_domain == AF_UNIX &&
 		    (sf[i]->sf_have & SF_CRED) && sf[i]->sf_cred.pid > 0)
@@ -374,6 +461,7 @@ out:
 	free(b.b_val);
 	free(b.b_who);
 	free(b.b_what);
+	free(b.b_ans);
 }
 
 int

@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * sock_ring.c: getsockopt(2) calls in batches, through an io_uring of
- * the calling thread's (sock_ring.h).
+ * sock_ring.c: getsockopt(2) calls and the ioctls SIOCINQ and SIOCOUTQ in
+ * batches, through an io_uring of the calling thread's (sock_ring.h).
  *
  * Each thread that asks gets a small ring of its own at its first batch
  * (io_uring_setup and three mappings, or one a thread that has exited
  * left), kept for its next batches and left for the next thread when it
  * exits (a thread-specific key's destructor).  A batch is
- * written as one SQE per option (IORING_OP_URING_CMD,
- * SOCKET_URING_OP_GETSOCKOPT) and handed over with one io_uring_enter,
+ * written as one SQE per request (IORING_OP_URING_CMD,
+ * SOCKET_URING_OP_GETSOCKOPT, or SOCKET_URING_OP_SIOCINQ or SIOCOUTQ,
+ * whose completion is the ioctl's answer) and handed over with one
+ * io_uring_enter,
  * which waits for every completion: the kernel runs these commands at
  * once, in the submitting thread, so the enter returns with them done.
  *
- * What the ring cannot take is asked with getsockopt(2):
+ * What the ring cannot take is asked with getsockopt(2) or ioctl(2):
  *  - options of another level than SOL_SOCKET (the kernel refuses them);
  *  - everything, once io_uring_setup failed for want of io_uring
  *    (ENOSYS), or by policy (EPERM: kernel.io_uring_disabled, or a
@@ -20,10 +22,13 @@
  *    everything while RLIMIT_NOFILE leaves no fd to spare (a ring is
  *    one: Pfd_room());
  *  - the sockets of a family whose command the kernel refused
- *    (EOPNOTSUPP or EINVAL from the ring, while getsockopt(2) answered
- *    the same option): before Linux 6.7 no socket takes the command, and
- *    some kernels refuse it to families without an ioctl of their own.
- *    An option refused by both is refused: that is the answer.
+ *    (EOPNOTSUPP or EINVAL from the ring, while getsockopt(2) or ioctl(2)
+ *    answered the same request), known for getsockopt and for the ioctls
+ *    apart: before Linux 6.7 no socket takes the command, and the ioctls
+ *    are refused to a socket whose protocol has no ioctl of its own
+ *    (unix sockets), which some kernels refuse getsockopt too, and 6.18
+ *    does not.  A request refused by both is refused: that is the answer
+ *    (SIOCINQ of a listener).
  */
 #include <errno.h>
 #include <linux/io_uring.h>
@@ -32,6 +37,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -39,10 +46,21 @@
 #include "core/Pcontrol.h"
 #include "sock/sock_ring.h"
 
-/* include/uapi/linux/io_uring.h, Linux 6.7 (not in older headers). */
+/*
+ * include/uapi/linux/io_uring.h, Linux 6.7 (not in older headers; an
+ * enum's, which #ifndef cannot see: these come after it).
+ */
 #ifndef	SOCKET_URING_OP_GETSOCKOPT
+#define	SOCKET_URING_OP_SIOCINQ		0
+#define	SOCKET_URING_OP_SIOCOUTQ	1
 #define	SOCKET_URING_OP_GETSOCKOPT	2
 #endif
+
+/*
+ * The kernel's own "no such ioctl" (include/linux/errno.h), which a
+ * protocol's ioctl gives the ring as it is: ioctl(2) makes it ENOTTY.
+ */
+#define	ENOIOCTLCMD	515
 
 #define	RING_ENTRIES	512	/* SQEs; the CQ ring is twice that */
 #define	RING_FAMILIES	64
@@ -60,8 +78,12 @@ typedef struct ring {
 
 /* io_uring: 0 while it may serve, -1 once it cannot be had at all. */
 static _Atomic int ring_state;
-/* The families whose sockets refuse the command: a bit each. */
-static _Atomic uint64_t refused_families;
+/*
+ * The families whose sockets refuse the command: a bit each, for
+ * getsockopt and for the ioctls apart, which a kernel may serve one and
+ * not the other (above).
+ */
+static _Atomic uint64_t refused_families, refused_ioctl_families;
 
 static pthread_key_t ring_key;
 static pthread_once_t ring_once = PTHREAD_ONCE_INIT;
@@ -241,10 +263,30 @@ ask_plain(sockopt_req_t *q)
 {
 	socklen_t len = q->sr_len;
 
+	if (q->sr_level == SOCKRING_IOCTL) {
+		if (q->sr_len != sizeof (int))
+			q->sr_err = EINVAL;
+		else
+			q->sr_err = ioctl(q->sr_fd, (unsigned long)q->sr_name,
+			    q->sr_val) == 0 ? 0 : errno;
+		return;
+	}
 	q->sr_err = getsockopt(q->sr_fd, q->sr_level, q->sr_name, q->sr_val,
 	    &len) == 0 ? 0 : errno;
 	if (q->sr_err == 0)
 		q->sr_len = len;
+}
+
+/* The ring's command for q; -1 for none. */
+static int
+ring_op(const sockopt_req_t *q)
+{
+	if (q->sr_level == SOL_SOCKET)
+		return (SOCKET_URING_OP_GETSOCKOPT);
+	if (q->sr_level == SOCKRING_IOCTL && q->sr_len == sizeof (int))
+		return (q->sr_name == SIOCINQ ? SOCKET_URING_OP_SIOCINQ :
+		    q->sr_name == SIOCOUTQ ? SOCKET_URING_OP_SIOCOUTQ : -1);
+	return (-1);
 }
 
 static uint64_t
@@ -262,13 +304,20 @@ sockring_serves(int family)
 	return ((atomic_load(&refused_families) & family_bit(family)) == 0);
 }
 
+/* The families that refuse q's kind of command. */
+static _Atomic uint64_t *
+refused_of(const sockopt_req_t *q)
+{
+	return (q->sr_level == SOCKRING_IOCTL ? &refused_ioctl_families :
+	    &refused_families);
+}
+
 /* May q go to the ring? */
 static int
 ring_takes(const sockopt_req_t *q)
 {
-	return (q->sr_level == SOL_SOCKET && (atomic_load_explicit(
-	    &refused_families, memory_order_relaxed) &
-	    family_bit(q->sr_family)) == 0);
+	return (ring_op(q) >= 0 && (atomic_load_explicit(refused_of(q),
+	    memory_order_relaxed) & family_bit(q->sr_family)) == 0);
 }
 
 /* The ring's answer res to q. */
@@ -276,21 +325,25 @@ static void
 answered(sockopt_req_t *q, int res)
 {
 	if (res >= 0) {
-		q->sr_len = (socklen_t)res;
+		/* An ioctl's answer is the value; getsockopt's, the length. */
+		if (q->sr_level == SOCKRING_IOCTL)
+			memcpy(q->sr_val, &res, sizeof (res));
+		else
+			q->sr_len = (socklen_t)res;
 		q->sr_err = 0;
 		return;
 	}
-	if (res != -EOPNOTSUPP && res != -EINVAL) {
+	if (res != -EOPNOTSUPP && res != -EINVAL && res != -ENOIOCTLCMD) {
 		q->sr_err = -res;
 		return;
 	}
-	/* The command refused, or the option: getsockopt(2) tells which. */
+	/* The command refused, or the request: the plain call tells which. */
 	ask_plain(q);
 	if (q->sr_err == 0) {
 		uint64_t bit = family_bit(q->sr_family);
 
 		if (bit != 0)
-			(void) atomic_fetch_or(&refused_families, bit);
+			(void) atomic_fetch_or(refused_of(q), bit);
 		else
 			atomic_store(&ring_state, -1);
 	}
@@ -317,10 +370,12 @@ put_sqe(ring_t *r, unsigned slot, const sockopt_req_t *q, size_t idx)
 	memset(sqe, 0, sizeof (*sqe));
 	sqe->opcode = IORING_OP_URING_CMD;
 	sqe->fd = q->sr_fd;
-	sqe->cmd_op = SOCKET_URING_OP_GETSOCKOPT;
-	memcpy(&sqe->addr, lvl, sizeof (lvl));	/* level, optname */
-	sqe->file_index = (uint32_t)q->sr_len;	/* optlen */
-	sqe->addr3 = (uint64_t)(uintptr_t)q->sr_val;	/* optval */
+	sqe->cmd_op = (uint32_t)ring_op(q);
+	if (sqe->cmd_op == SOCKET_URING_OP_GETSOCKOPT) {
+		memcpy(&sqe->addr, lvl, sizeof (lvl));	/* level, optname */
+		sqe->file_index = (uint32_t)q->sr_len;	/* optlen */
+		sqe->addr3 = (uint64_t)(uintptr_t)q->sr_val;	/* optval */
+	}
 	sqe->user_data = idx;
 	r->r_sqarray[slot] = slot;
 }

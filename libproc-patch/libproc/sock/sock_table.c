@@ -9,12 +9,21 @@
  *  - the family, the type, a netlink socket's protocol;
  *  - SO_ACCEPTCONN (the state is TCP_LISTEN), SO_SNDBUF and SO_RCVBUF
  *    (the very fields getsockopt reads);
- *  - the name, but for an inet socket bound to the wildcard address: its
+ *  - the name, but for an inet socket bound to the wildcard address (its
  *    getsockname gives the source address it may have taken since, which
- *    the tables do not hold;
+ *    the tables do not hold) and for a packet socket bound to an
+ *    interface (whose getsockname gives the device's hardware address);
  *  - the peer: an inet or netlink peer as the record gives it, a unix
  *    peer by its own record's name; and that there is none, when the
  *    record has no peer (getpeername would fail);
+ *  - the state and queues (libproc.h's prsockstate_t; diag_table.h says
+ *    which counters each kind's are): what TCP_INFO, SIOCINQ and SIOCOUTQ
+ *    or SO_MEMINFO give at the instant of the dump.  Not where the record
+ *    cannot tell them: a TCP socket in CLOSE with bytes to read and
+ *    RCV_SHUTDOWN set may or may not have a FIN counted among them; an
+ *    MPTCP socket's counters are its memory, not what SIOCINQ says of it
+ *    (but a listener's backlog);
+ *  - a netlink socket's groups, every word of them;
  *  - the cookie, by which the socket asked is known to be the socket of
  *    the record.
  * Not exact: a unix peer whose record is not in the tables (its name is
@@ -22,24 +31,94 @@
  */
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <netpacket/packet.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "netdiag/diag_parse.h"
 #include "netdiag/diag_table.h"
 #include "sock/socksrc.h"
 
-/* Is ss an inet name of the wildcard address? */
+/* Is ss (of the tables) not the name getsockname would give? */
 static int
-wildcard(const struct sockaddr_storage *ss, socklen_t len)
+name_inexact(const struct sockaddr_storage *ss, socklen_t len)
 {
 	const struct sockaddr_in *sin = (const void *)ss;
 	const struct sockaddr_in6 *sin6 = (const void *)ss;
+	const struct sockaddr_ll *sll = (const void *)ss;
 
 	if (ss->ss_family == AF_INET && len >= sizeof (*sin))
 		return (sin->sin_addr.s_addr == htonl(INADDR_ANY));
 	if (ss->ss_family == AF_INET6 && len >= sizeof (*sin6))
 		return (IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr));
+	/* Bound to no interface: no hardware address follows. */
+	if (ss->ss_family == AF_PACKET)
+		return (len != offsetof(struct sockaddr_ll, sll_addr) ||
+		    sll->sll_ifindex != 0);
 	return (0);
+}
+
+/*
+ * A TCP or MPTCP socket's state and queues.  A FIN is received in the
+ * states that follow one (sockfacts_tcp() knows them) and in none of the
+ * others but CLOSE, where RCV_SHUTDOWN clear says none was, and set that
+ * one may have been (a FIN, or a reset, or shutdown(SHUT_RD)).
+ */
+static void
+table_tcp(sockfacts_t *sf, const dent_t *e, int exact)
+{
+	int fin = 0;
+
+	if (!(e->de_have & DS_RQLEN)) {
+		sf->sf_state = e->de_state;
+		sf->sf_have |= SF_STATE;
+		return;
+	}
+	if (e->de_state == TCP_CLOSE)
+		fin = (e->de_have & DS_SHUTDOWN) &&
+		    !(e->de_shutdown & DS_SHUT_RD) ? 0 : -1;
+	sockfacts_tcp(sf, e->de_state, e->de_rq, e->de_wq, fin);
+	if (e->de_protocol == IPPROTO_MPTCP && e->de_state != TCP_LISTEN)
+		sf->sf_have &= ~SF_QUEUES;
+	/* Asked of the socket, state and queues at one instant. */
+	else if (exact && !(sf->sf_have & SF_QUEUES))
+		sf->sf_have &= ~SF_STATE;
+}
+
+/* A netlink socket's groups: every word (SF_NLGROUPS_MAX is the table's). */
+static void
+table_groups(sockfacts_t *sf, const diag_table_t *dt, const dent_t *e)
+{
+	if (e->de_family != AF_NETLINK)
+		return;
+	diag_table_groups(dt, e, sf->sf_groups);
+	sf->sf_ngroups = e->de_ngroups;
+	sf->sf_have |= SF_GROUPS;
+}
+
+/* The state and queues of the sockets that have them (sockstate_kind). */
+static void
+table_state(sockfacts_t *sf, const dent_t *e, int exact)
+{
+	int inet = e->de_family == AF_INET || e->de_family == AF_INET6;
+	int kind = sockstate_kind(e->de_family, e->de_type,
+	    inet ? e->de_protocol : 0);
+
+	if (kind == SOCKSTATE_LINE && inet) {
+		table_tcp(sf, e, exact);
+		return;
+	}
+	if (kind == SOCKSTATE_LINE) {
+		sf->sf_state = e->de_state;
+		sf->sf_have |= SF_STATE;
+	}
+	if (kind == 0 || !(e->de_have & DS_RQLEN))
+		return;
+	sf->sf_queues = kind == SOCKSTATE_LINE && e->de_state == TCP_LISTEN ?
+	    PR_SSQ_BACKLOG : PR_SSQ_QUEUED;
+	sf->sf_rq = e->de_rq;
+	sf->sf_wq = e->de_wq;
+	sf->sf_have |= SF_QUEUES;
 }
 
 void
@@ -70,7 +149,7 @@ sockfacts_from_table(sockfacts_t *sf, const diag_table_t *dt, const dent_t *e,
 	}
 	if (e->de_have & DS_NAME) {
 		diag_table_name(dt, e, &sf->sf_name, &sf->sf_namelen);
-		if (exact && wildcard(&sf->sf_name, sf->sf_namelen))
+		if (exact && name_inexact(&sf->sf_name, sf->sf_namelen))
 			sf->sf_namelen = 0;
 		else
 			sf->sf_have |= SF_NAME;
@@ -92,6 +171,8 @@ sockfacts_from_table(sockfacts_t *sf, const diag_table_t *dt, const dent_t *e,
 	} else {
 		sf->sf_nopeer = 1;
 	}
+	table_state(sf, e, exact);
+	table_groups(sf, dt, e);
 	if (exact)
 		sf->sf_cookie = e->de_cookie;
 }

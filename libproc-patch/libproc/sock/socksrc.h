@@ -12,9 +12,12 @@
 #ifndef	_SOCKSRC_H
 #define	_SOCKSRC_H
 
+#include <linux/sock_diag.h>
+#include <stddef.h>
 #include <sys/socket.h>
 
 #include "core/Pcontrol.h"
+#include "netdiag/diag_parse.h"
 #include "sock/sockid.h"
 #include "sock/sockopts.h"
 
@@ -34,8 +37,8 @@
 #define	SF_GROUPS	0x1000	/* sf_groups, sf_ngroups */
 #define	SF_IFNAME	0x2000	/* sf_ifname */
 
-/* The netlink groups kept, in words of 32 (2,048 groups). */
-#define	SF_NLGROUPS_MAX	64
+/* The netlink groups kept, in words of 32: as many as the tables hold. */
+#define	SF_NLGROUPS_MAX	DIAG_NLGROUPS_MAX
 /* An interface's name, with its NUL (IF_NAMESIZE). */
 #define	SF_IFNAMSZ	16
 
@@ -82,7 +85,8 @@ typedef struct sockfacts {
 	 * What the kernel's socket tables said of the socket, for a source
 	 * that asks it the rest (sock_table.c): sf_cookie, its cookie (0:
 	 * not known), by which the socket asked is known to be this one;
-	 * sf_nopeer, it has no peer (no getpeername to make).
+	 * sf_nopeer, it has no peer (no getpeername to make; also set by a
+	 * source whose getpeername said ENOTCONN).
 	 */
 	uint64_t	sf_cookie;
 	int		sf_nopeer;
@@ -242,6 +246,65 @@ extern void sockfacts_tcp(sockfacts_t *, int, uint32_t, uint32_t, int);
 #define	SOCKSTATE_LINE		1
 #define	SOCKSTATE_QUEUED	2
 extern int sockstate_kind(int, int, int);
+
+/*
+ * sock_state.c: a socket's state, queues and netlink groups as the
+ * socket itself answers them, for the sources that ask it (sock_local.c,
+ * the agent's batch in the target).  The questions are a table
+ * (sockstate_questions(), SW_N rows, row SWQ_X of bit SW_X): a getsockopt,
+ * or an ioctl whose answer is an int, each with its room in a
+ * sockstate_ans_t (sockstate_slot()).  sockstate_wants(): the questions
+ * that the facts known so far leave for a socket of its family and type.
+ * The source asks them and notes each answered one (sockstate_answered(),
+ * with the length the kernel gave, which may be more than the room);
+ * sockstate_take() then makes facts of the answers that apply to the
+ * socket, by the one rule of each, never over a fact known already.  A
+ * unix socket's state needs no question of its own: it comes from
+ * SO_ACCEPTCONN and its peer (SF_PEER, or sf_nopeer), answers or not.
+ */
+enum {
+	SWQ_TCPINFO,		/* getsockopt IPPROTO_TCP TCP_INFO */
+	SWQ_INQ,		/* ioctl SIOCINQ */
+	SWQ_OUTQ,		/* ioctl SIOCOUTQ */
+	SWQ_MEMINFO,		/* getsockopt SOL_SOCKET SO_MEMINFO */
+	SWQ_GROUPS,		/* getsockopt SOL_NETLINK
+				   NETLINK_LIST_MEMBERSHIPS */
+	SW_N
+};
+#define	SW_TCPINFO	(1U << SWQ_TCPINFO)
+#define	SW_INQ		(1U << SWQ_INQ)
+#define	SW_OUTQ		(1U << SWQ_OUTQ)
+#define	SW_MEMINFO	(1U << SWQ_MEMINFO)
+#define	SW_GROUPS	(1U << SWQ_GROUPS)
+
+/* TCP_INFO's first bytes, enough for a listener's tcpi_sacked. */
+#define	SOCKSTATE_TCPI_LEN	\
+	(offsetof(struct tcp_info, tcpi_sacked) + sizeof (uint32_t))
+/* SO_MEMINFO's first words, enough for SK_MEMINFO_WMEM_ALLOC. */
+#define	SOCKSTATE_MEM_N		(SK_MEMINFO_WMEM_ALLOC + 1)
+
+typedef struct sockstate_ans {
+	uint_t		st_got;		/* SW_*: answered (no error) */
+	socklen_t	st_len[SW_N];	/* each one's length, as given */
+	uint8_t		st_tcpi[SOCKSTATE_TCPI_LEN];
+	int		st_inq, st_outq;
+	uint32_t	st_mem[SOCKSTATE_MEM_N];
+	uint32_t	st_groups[SF_NLGROUPS_MAX];
+} sockstate_ans_t;
+
+typedef struct sockstate_q {
+	int		sq_ioctl;	/* 1: ioctl(sq_name); 0: getsockopt */
+	int		sq_level;
+	int		sq_name;
+	size_t		sq_off;		/* its answer in sockstate_ans_t */
+	size_t		sq_size;	/* and its room there */
+} sockstate_q_t;
+
+extern const sockstate_q_t *sockstate_questions(void);
+extern void *sockstate_slot(sockstate_ans_t *, int);
+extern void sockstate_answered(sockstate_ans_t *, int, socklen_t);
+extern uint_t sockstate_wants(const sockfacts_t *);
+extern void sockstate_take(sockfacts_t *, const sockstate_ans_t *);
 
 /*
  * sock_peer.c: the one rule for naming a unix socket's peer.  Where the

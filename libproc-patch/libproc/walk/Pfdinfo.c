@@ -17,9 +17,10 @@
  *
  * Unless the caller asked for stat only, the walk first learns who holds
  * the other end of each of the target's sockets whose other end is on
- * this host (endpoint.c), and adds it to their records (PR_ENDPOINTS) as
- * each is handed to the caller (fdwalk_emit), in place, whichever walk
- * built it: this one, the pipelined one or a source's own.
+ * this host, and who else holds each socket itself (endpoint.c), and
+ * adds them to their records (PR_ENDPOINTS, PR_SHARED) as each is handed
+ * to the caller (fdwalk_emit), in place, whichever walk built it: this
+ * one, the pipelined one or a source's own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -87,10 +88,10 @@ serial_walk(const fdwalk_t *fw, fdscratch_t *fs, fdrec_t *recs,
 }
 
 /*
- * A socket's record gets PR_ENDPOINTS from endpoint.c's answers, which
- * cost no system call.  Not an O_PATH descriptor of a socket file (a
- * path, not an endpoint), nor a record of an fd that never held still
- * (PR_CHANGED: its inode is of one moment).
+ * A socket's record gets PR_ENDPOINTS, then PR_SHARED, from endpoint.c's
+ * answers, which cost no system call.  Not an O_PATH descriptor of a
+ * socket file (a path, not an endpoint), nor a record of an fd that never
+ * held still (PR_CHANGED: its inode is of one moment).
  */
 static void
 add_endpoints(endpoints_t *ep, fdrec_t *rec)
@@ -106,6 +107,9 @@ add_endpoints(endpoints_t *ep, fdrec_t *rec)
 	endpoints_seen(ep, info);
 	if ((len = endpoints_of(ep, info->pr_ino, ends, sizeof (ends))) > 0)
 		(void) fdrec_add(rec, PR_ENDPOINTS, ends, len);
+	if ((len = endpoints_shared(ep, info->pr_ino, info->pr_fd, ends,
+	    sizeof (ends))) > 0)
+		(void) fdrec_add(rec, PR_SHARED, ends, len);
 }
 
 int
@@ -127,9 +131,10 @@ parallel_ok(struct ps_prochandle *P, int flags)
 /*
  * Get ready what the builders share, before any thread starts: fdinfo's
  * directory, the source of socket facts, and who holds the other ends of
- * the target's local sockets, learnt before the first record as the
- * walk streams in fd order (not asked for with PFDI_NOENDPOINTS).  A
- * walk of stat only opens nothing of the target's and asks no source.
+ * the target's local sockets and the sockets themselves, learnt before
+ * the first record as the walk streams in fd order (not asked for with
+ * PFDI_NOENDPOINTS).  A walk of stat only opens nothing of the target's
+ * and asks no source.
  */
 static void
 walk_begin(fdwalk_t *fw, struct ps_prochandle *P, int flags,

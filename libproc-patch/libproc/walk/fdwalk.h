@@ -46,7 +46,8 @@ typedef struct fdwalk {
 	int		fw_flags;	/* PFDI_* */
 	proc_fdinfo_f	*fw_func;	/* the caller's */
 	void		*fw_cd;
-	struct endpoints *fw_ep;	/* endpoint.h; NULL: no PR_ENDPOINTS */
+	struct endpoints *fw_ep;	/* endpoint.h; NULL: no PR_ENDPOINTS, */
+					/* no PR_SHARED */
 	fdtab_t		fw_tab;		/* the table, when the endpoints */
 					/* read it; else not read */
 } fdwalk_t;
@@ -77,8 +78,9 @@ extern void fdwalk_build_many(const fdwalk_t *, fdscratch_t *,
 /*
  * Hand a finished record to the walk's caller: every walk calls this for
  * every record, on the thread that called Pfdinfo_iter_flags, in fd
- * order.  A socket's record gets its PR_ENDPOINTS first, appended to rec
- * in place: rec is the builder's own, and is not the caller's to keep.
+ * order.  A socket's record gets its PR_ENDPOINTS and PR_SHARED first,
+ * appended to rec in place: rec is the builder's own, and is not the
+ * caller's to keep.
  * Returns what the caller's function does.
  */
 extern int fdwalk_emit(const fdwalk_t *, fdrec_t *);

@@ -17,15 +17,23 @@
  * reference to one open file whatever the target's other threads do to
  * fd N meanwhile: fstat (to be sure it is the socket the walk saw),
  * SO_TYPE, SO_PROTOCOL, SO_DOMAIN, SO_PEERCRED, every option of the
- * table (sockopts.h), getsockname, getpeername; then it closes the
+ * table (sockopts.h), getsockname, getpeername, every question of its
+ * state, queues and netlink groups (sock_state.c: TCP_INFO, SIOCINQ,
+ * SIOCOUTQ, SO_MEMINFO, NETLINK_LIST_MEMBERSHIPS); then it closes the
  * duplicate (or, if the batch broke off before, a batch of its own
  * does).  Every call is made whatever the socket's family, which is only
- * known once the batch has run; sockrec.c then keeps what applies, as
- * for every source.
+ * known once the batch has run; sockrec.c and sock_state.c then keep
+ * what applies, as for every source.  A seccomp filter of the target's
+ * that would kill it for a question of the state (an ioctl it does not
+ * allow) refuses the whole batch before any of it runs: the batch is
+ * made again without them, and so for the agent's other sockets.  Their
+ * state and queues are then a gap, as where the sandbox makes those
+ * calls fail (EPERM, EACCES, ENOSYS); the rest of the facts stand.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -39,6 +47,15 @@ static const char agent_gapwhy[] = "agent: asked inside the process, "
 /* Why it lacks the peer's name: no pidfd of the peer to prove it. */
 static const char agent_peerwhy[] = "agent: asked inside the process, "
     "not passed to pfiles";
+/* Why it lacks its state and queues; and with one of the others. */
+static const char agent_statewhy[] = "agent: the process's sandbox "
+    "refuses the calls that ask for them";
+static const char agent_gapstatewhy[] = "agent: asked inside the "
+    "process, whose pid namespace is not pfiles' and whose sandbox "
+    "refuses the calls of the state";
+static const char agent_peerstatewhy[] = "agent: asked inside the "
+    "process, not passed to pfiles; its sandbox refuses the calls of the "
+    "state";
 
 /* The facts other than the options, asked with getsockopt. */
 enum { F_TYPE, F_PROTOCOL, F_DOMAIN, F_PEERCRED, F_N };
@@ -64,7 +81,8 @@ enum {
 	C_OPT0 = C_FACT0 + F_N,
 	C_SOCKNAME = C_OPT0 + SOCKOPT_N,
 	C_PEERNAME,
-	C_LAST,		/* close of the duplicate; direct: fstat */
+	C_STATE0,	/* the questions of sock_state.c, SW_N of them */
+	C_LAST = C_STATE0 + SW_N, /* close of the duplicate; direct: fstat */
 	C_N
 };
 
@@ -77,6 +95,7 @@ typedef union {
 /* One socket's batch: the calls, their arguments and their objects. */
 typedef struct sock_batch {
 	int		sb_direct;
+	int		sb_nostate;	/* without the calls C_STATE0... */
 	psyscall_t	sb_calls[C_N];
 	argdes_t	sb_args[C_N][5];
 	struct stat	sb_st[3];	/* C_FSTAT; direct: C_FIRST, C_LAST */
@@ -84,6 +103,7 @@ typedef struct sock_batch {
 	int		sb_len[C_N];
 	struct sockaddr_storage sb_name[2];
 	socklen_t	sb_namelen[2];
+	sockstate_ans_t	sb_state;
 } sock_batch_t;
 
 /* The socket argument of a call: the duplicate, or fd N. */
@@ -119,13 +139,43 @@ add_getsockopt(sock_batch_t *b, int c, int fd, int level, int name,
 	psyscall_set(&b->sb_calls[c], SYS_getsockopt, a, 5);
 }
 
+/* The questions of the state: a getsockopt, or an ioctl's int. */
 static void
-build_batch(sock_batch_t *b, int fd, int direct)
+add_state(sock_batch_t *b, int fd)
+{
+	const sockstate_q_t *qs = sockstate_questions();
+
+	for (int i = 0; i < SW_N; i++) {
+		int c = C_STATE0 + i;
+		argdes_t *a = b->sb_args[c];
+		void *slot = sockstate_slot(&b->sb_state, i);
+
+		if (!qs[i].sq_ioctl) {
+			b->sb_state.st_len[i] = (socklen_t)qs[i].sq_size;
+			fd_arg(b, &a[0], fd);
+			argdes_byval(&a[1], qs[i].sq_level);
+			argdes_byval(&a[2], qs[i].sq_name);
+			argdes_byref(&a[3], slot, qs[i].sq_size, AI_OUTPUT);
+			argdes_byref(&a[4], &b->sb_state.st_len[i],
+			    sizeof (socklen_t), AI_INOUT);
+			psyscall_set(&b->sb_calls[c], SYS_getsockopt, a, 5);
+			continue;
+		}
+		fd_arg(b, &a[0], fd);
+		argdes_byval(&a[1], qs[i].sq_name);
+		argdes_byref(&a[2], slot, qs[i].sq_size, AI_OUTPUT);
+		psyscall_set(&b->sb_calls[c], SYS_ioctl, a, 3);
+	}
+}
+
+static void
+build_batch(sock_batch_t *b, int fd, int direct, int nostate)
 {
 	const sockopt_t *opts = sockopt_table();
 
 	memset(b, 0, sizeof (*b));
 	b->sb_direct = direct;
+	b->sb_nostate = nostate;
 	if (direct) {
 		add_fstat(b, C_FIRST, fd, &b->sb_st[1]);
 		add_fstat(b, C_LAST, fd, &b->sb_st[2]);
@@ -162,6 +212,34 @@ build_batch(sock_batch_t *b, int fd, int direct)
 		psyscall_set(&b->sb_calls[c], k == 0 ? SYS_getsockname :
 		    SYS_getpeername, a, 3);
 	}
+	add_state(b, fd);
+}
+
+/*
+ * Run the batch; without its state's calls (sb_nostate), C_LAST runs
+ * right after C_PEERNAME and the state's are left as not run.  As
+ * Psyscall_batch: 0, or -1 with errno.
+ */
+static int
+run_sock_batch(struct ps_prochandle *P, sock_batch_t *b)
+{
+	psyscall_t c[C_STATE0 + 1];
+	int r, err;
+
+	if (!b->sb_nostate)
+		return (Psyscall_batch(P, b->sb_calls, C_N));
+	memcpy(c, b->sb_calls, C_STATE0 * sizeof (c[0]));
+	c[C_STATE0] = b->sb_calls[C_LAST];
+	r = Psyscall_batch(P, c, C_STATE0 + 1);
+	err = errno;
+	memcpy(b->sb_calls, c, C_STATE0 * sizeof (c[0]));
+	b->sb_calls[C_LAST] = c[C_STATE0];
+	for (int i = C_STATE0; i < C_LAST; i++) {
+		b->sb_calls[i].ps_errno = ECANCELED;
+		b->sb_calls[i].ps_rval.sys_rval1 = -1;
+	}
+	errno = err;
+	return (r);
 }
 
 /* Did call c run (and succeed)?  Psyscall_batch starts each at -1. */
@@ -271,6 +349,25 @@ set_name(const sock_batch_t *b, int k, struct sockaddr_storage *ss,
 	sf->sf_have |= bit;
 }
 
+/*
+ * The answers of the state's questions: each call that succeeded, with
+ * the length the target's kernel gave (marshal clamps it to the room).
+ */
+static void
+batch_state(const sock_batch_t *b, sockfacts_t *sf)
+{
+	sockstate_ans_t st = b->sb_state;
+
+	st.st_got = 0;
+	for (int i = 0; i < SW_N; i++) {
+		if (ran_ok(b, C_STATE0 + i))
+			sockstate_answered(&st, i,
+			    sockstate_questions()[i].sq_ioctl ? sizeof (int) :
+			    b->sb_state.st_len[i]);
+	}
+	sockstate_take(sf, &st);
+}
+
 static void
 batch_facts(const sock_batch_t *b, sockfacts_t *sf)
 {
@@ -292,6 +389,9 @@ batch_facts(const sock_batch_t *b, sockfacts_t *sf)
 	}
 	set_name(b, 0, &sf->sf_name, &sf->sf_namelen, sf, SF_NAME);
 	set_name(b, 1, &sf->sf_peer, &sf->sf_peerlen, sf, SF_PEER);
+	if (b->sb_calls[C_PEERNAME].ps_errno == ENOTCONN)
+		sf->sf_nopeer = 1;	/* a unix socket's state says so */
+	batch_state(b, sf);
 }
 
 /*
@@ -322,7 +422,10 @@ note_refused(const sock_batch_t *b, sockfacts_t *sf)
  * pid is shown, but no name: who has that pid now is proven only by a
  * pidfd of the peer, which the target's socket gives only to whom holds
  * it (sock_peer.c), and this one stays in the target.  Either is said
- * (a gap of the record, as diag's): never a silent "?".
+ * (a gap of the record, as diag's): never a silent "?".  Only a unix
+ * socket's peer shows credentials: of another socket (a listener, whose
+ * SO_PEERCRED is its own; an inet socket) they go unsaid, and its other
+ * gaps (a unix listener's backlog) are not put down to the namespace.
  */
 static void
 batch_peer(struct ps_prochandle *P, sockfacts_t *sf)
@@ -331,7 +434,8 @@ batch_peer(struct ps_prochandle *P, sockfacts_t *sf)
 		return;
 	if (!Psame_pidns(P)) {
 		sf->sf_have &= ~SF_CRED;
-		sf->sf_gapwhy = agent_gapwhy;
+		if ((sf->sf_have & SF_PEER) && sf->sf_domain == AF_UNIX)
+			sf->sf_gapwhy = agent_gapwhy;
 	} else if ((sf->sf_have & (SF_PEER | SF_DOMAIN)) ==
 	    (SF_PEER | SF_DOMAIN) && sf->sf_domain == AF_UNIX &&
 	    sf->sf_cred.pid != 0) {
@@ -340,6 +444,29 @@ batch_peer(struct ps_prochandle *P, sockfacts_t *sf)
 		if (sf->sf_gapwhy == NULL)
 			sf->sf_gapwhy = agent_peerwhy;
 	}
+}
+
+/*
+ * A batch without the state's calls, or whose state's calls the sandbox
+ * refused (a seccomp filter's EPERM or ENOSYS, an LSM's EACCES; not a
+ * question that does not apply, which fails otherwise): its state and
+ * queues are a gap, not an error of the whole socket.
+ */
+static void
+batch_nostate(const sock_batch_t *b, sockfacts_t *sf)
+{
+	int refused = b->sb_nostate;
+
+	for (int c = C_STATE0; c < C_LAST; c++) {
+		int e = b->sb_calls[c].ps_errno;
+
+		refused |= e == EPERM || e == EACCES || e == ENOSYS;
+	}
+	if (!refused)
+		return;
+	sf->sf_gapwhy = sf->sf_gapwhy == NULL ? agent_statewhy :
+	    sf->sf_gapwhy == agent_peerwhy ? agent_peerstatewhy :
+	    agent_gapstatewhy;
 }
 
 /* Is the agent's thread parked or lent, ready for a batch? */
@@ -498,10 +625,19 @@ agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 			continue;
 		if (err != SOCK_PASS_NO)
 			return (err);
-		build_batch(&b, fd, P->agent != NULL && P->agent->ag_nodup);
-		if (Psyscall_batch(P, b.sb_calls, C_N) != 0) {
+		build_batch(&b, fd, P->agent != NULL && P->agent->ag_nodup,
+		    P->agent != NULL && P->agent->ag_nostate);
+		if (run_sock_batch(P, &b) != 0) {
 			err = errno;
 			undo_dup(P, &b);
+			/* Refused before it ran: again, without the state's. */
+			if (err == EPERM && !b.sb_nostate && !ran(&b, C_FIRST) &&
+			    agent_parked(P)) {
+				P->agent->ag_nostate = 1;
+				renew = 0;
+				tries--;
+				continue;
+			}
 			/* Cut at its bound: again, with the same agent. */
 			if (err == EAGAIN && agent_parked(P)) {
 				renew = 0;
@@ -528,6 +664,7 @@ agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 		batch_facts(&b, sf);
 		note_refused(&b, sf);
 		batch_peer(P, sf);
+		batch_nostate(&b, sf);
 		return (0);
 	}
 	/* Gone, by the agent's word, yet living on: an exec took each. */

@@ -22,8 +22,11 @@
  * says why it has no facts.
  *
  * The tables hold the type, the state (SO_ACCEPTCONN), the send and
- * receive buffers, and the names; not the other options, SO_LINGER or a
- * unix peer's credentials: each record says so (sf_gapwhy), and pfiles
+ * receive buffers, the names, the state and queues, a netlink socket's
+ * groups and a packet socket's interface and protocol (sock_table.c);
+ * not the other options, SO_LINGER, a unix peer's credentials, nor the
+ * queues of a TCP socket in CLOSE whose unread bytes may end in a FIN
+ * or of an MPTCP socket: each record says so (sf_gapwhy), and pfiles
  * names them once per process.  The dumps and the table are
  * diag_table.c's, kept per network namespace by diag_nets.c (a socket
  * need not be in its holder's namespace), which the resolver of
