@@ -40,7 +40,11 @@ ss -wanpemO), and compares, per socket inode, what both say:
             peer addresses are this one's peer and local (none: no
             endpoints)
 
-Sockets ss does not list are counted apart, by why: a TCP socket in CLOSE
+A fact pfiles leaves out and names on its standard error ("not shown:
+state,queues") and a socket whose details it says it could not find (its
+"error") are counted apart, not compared; a fact left out and not named
+there is a disagreement.  Sockets ss does not list are counted apart, by
+why: a TCP socket in CLOSE
 (inet_diag lists it only as "bound-inactive", which ss before iproute2
 6.9 does not ask for), a UDP socket with no port, a socket of a network
 namespace none of the processes is in, a family ss is not asked about
@@ -123,6 +127,8 @@ class Sock:
         self.has_ends = "endpoints" in s
         self.ends = s.get("endpoints", [])
         self.ends_more = s.get("endpoints_more", 0)
+        self.error = s.get("error")
+        self.unshown = set()        # facts pfiles said it did not show
 
     def what(self):
         return "%s[%d] fd %d ino %d" % (self.comm, self.pid, self.fd,
@@ -164,6 +170,10 @@ def pfiles_socks(args, pids):
                 out[(s.pid, s.fd)] = s
     if not seen:
         die("pfiles examined no process: %s" % err[-500:])
+    for m in re.finditer(r"^pfiles: (\d+): not shown: (\S+)", err, re.M):
+        for sk in out.values():
+            if sk.pid == int(m.group(1)):
+                sk.unshown |= set(m.group(2).split(","))
     return out, seen, err
 
 
@@ -355,8 +365,46 @@ def other_end(snap, s, r):
     return rows[0] if len(rows) == 1 else None
 
 
+def compare_state(s, r, t):
+    """The problems of s's state against r's."""
+    names = TCP_NAMES if s.kind() == "tcp" else UNIX_NAMES
+    want = names.get(r.state, r.state)
+    if s.state is None and "state" in s.unshown:
+        t.add("not shown (said) state")
+    elif s.state is None:
+        return ["state: pfiles none, and not said on stderr; ss %s" %
+                r.state]
+    elif s.state != want:
+        return ["state: pfiles %s, ss %s (%s)" % (s.state, r.state, want)]
+    else:
+        t.add("state agree")
+    return []
+
+
+def compare_queues(s, r, t):
+    """The problems of s's queues or backlog against r's."""
+    (key, wants), note = expect_queues(s, r)
+    have = s.backlog if key == "backlog" else s.queued
+    if have is None and "queues" in s.unshown:
+        t.add("not shown (said) queues")
+    elif have is None:
+        return ["%s: pfiles none, and not said on stderr; ss Recv-Q %d "
+                "Send-Q %d" % (key, r.rq, r.sq)]
+    elif (have != wants) if key == "backlog" else (have not in wants):
+        return ["%s: pfiles %s, ss Recv-Q %d Send-Q %d (want %s)" %
+                (key, json.dumps(have), r.rq, r.sq, json.dumps(wants))]
+    else:
+        t.add(key + " agree")
+        if note:
+            t.add(note)
+    return []
+
+
 def compare(snaps, s, t):
     """The problems of s (a list of strings), counting what agrees in t."""
+    if s.error is not None:
+        t.add("details unavailable (said)")
+        return []
     r, snap = find_row(snaps, s)
     if r is None:
         why = why_unlisted(s)
@@ -365,31 +413,11 @@ def compare(snaps, s, t):
             return []
         return ["not listed by ss"]
     t.add("sockets")
-    probs = []
     k = s.kind()
+    probs = []
     if k == "tcp" or (k == "unix-stream" and r.proto != "u_dgr"):
-        names = TCP_NAMES if k == "tcp" else UNIX_NAMES
-        want = names.get(r.state, r.state)
-        if s.state is None:
-            probs.append("state: pfiles none, ss %s" % r.state)
-        elif s.state != want:
-            probs.append("state: pfiles %s, ss %s (%s)" % (s.state, r.state,
-                                                            want))
-        else:
-            t.add("state agree")
-    (key, wants), note = expect_queues(s, r)
-    have = s.backlog if key == "backlog" else s.queued
-    if have is None:
-        probs.append("%s: pfiles none, ss Recv-Q %d Send-Q %d" %
-                     (key, r.rq, r.sq))
-    elif (have != wants) if key == "backlog" else (have not in wants):
-        probs.append("%s: pfiles %s, ss Recv-Q %d Send-Q %d%s" %
-                     (key, json.dumps(have), r.rq, r.sq,
-                      " (want %s)" % json.dumps(wants)))
-    else:
-        t.add(key + " agree")
-        if note:
-            t.add(note)
+        probs += compare_state(s, r, t)
+    probs += compare_queues(s, r, t)
     hp = compare_holders("holders", [(s.pid, s.fd)], s.shared,
                          s.shared_more, r.users)
     probs += hp
@@ -495,7 +523,8 @@ def summary(args, t, nsocks, nsnaps, finals, notes):
     keys = ["sockets", "state agree", "queued agree", "backlog agree",
             "holders agree", "endpoints agree", "endpoints not compared",
             "adj_fin", "adj_syn", "adj_ambiguous", "udp_deficit",
-            "rechecked", "agreed on recheck", "gone on recheck"]
+            "not shown (said) state", "not shown (said) queues",
+            "details unavailable (said)", "rechecked", "agreed on recheck", "gone on recheck"]
     keys += ["first look disagree " + f for f in FACTS]
     keys += ["disagree " + f for f in FACTS]
     keys += sorted(k for k in t.c if k.startswith("unlisted: "))
@@ -514,7 +543,8 @@ def summary(args, t, nsocks, nsnaps, finals, notes):
         return
     with open(args.summary, "w") as f:
         for k in keys:
-            f.write("%s %d\n" % (k.replace(" ", "_"), t.get(k)))
+            f.write("%s %d\n" % (re.sub(r"[ ()]+", "_", k).strip("_"),
+                              t.get(k)))
         f.write("unlisted %d\n" % sum(
             n for (k, n) in t.c.items() if k.startswith("unlisted: ")))
         f.write("pfiles_sockets %d\npfiles_notes %d\ndisagreements %d\n" %
