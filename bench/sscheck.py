@@ -54,7 +54,10 @@ Snapshots taken at different instants differ on busy sockets: a socket
 with a fact that disagrees, or that one side lists and the other does
 not, is looked at once more (pfiles on its pid alone, ss again) and
 counted as a disagreement only if it still disagrees; both looks are
-printed.
+printed.  A fact that agreed at one of the looks, or that disagreed at
+both while it moved between them (ss' figures of it changed, or the
+holders either tool saw), is counted as busy, apart: no instant of the
+two tools was the same; a fact pfiles left out is never busy.
 
 Prints each disagreement, then the counts; with --summary, writes them
 as "KEY VALUE" lines.  Exit status: 0 when no fact disagrees after the
@@ -129,6 +132,7 @@ class Sock:
         self.ends_more = s.get("endpoints_more", 0)
         self.error = s.get("error")
         self.unshown = set()        # facts pfiles said it did not show
+        self.row = None             # ss' row of it, once compared
 
     def what(self):
         return "%s[%d] fd %d ino %d" % (self.comm, self.pid, self.fd,
@@ -406,6 +410,7 @@ def compare(snaps, s, t):
         t.add("details unavailable (said)")
         return []
     r, snap = find_row(snaps, s)
+    s.row = r
     if r is None:
         why = why_unlisted(s)
         if why is not None:
@@ -470,6 +475,20 @@ def fact_of(problem):
     return problem.split(":")[0] if ":" in problem else "listed"
 
 
+def moving(problem, s1, s2):
+    """Was the fact of problem, found at both looks at s (s1, s2), moving
+    between them: ss' figures of it, or the holders either tool saw,
+    changed?  A fact pfiles left out is never moving."""
+    f, r1, r2 = fact_of(problem), s1.row, s2.row
+    if "pfiles none" in problem or r1 is None or r2 is None:
+        return False
+    if f in ("state", "queued", "backlog"):
+        return (r1.state, r1.rq, r1.sq) != (r2.state, r2.rq, r2.sq)
+    if f == "holders":
+        return s1.shared != s2.shared or sorted(r1.users) != sorted(r2.users)
+    return f == "endpoints" and s1.ends != s2.ends
+
+
 def recheck(args, probs, lacking, t):
     """Look again at each socket that disagreed: the final problems."""
     pids = sorted({p for (p, _) in probs} | {p for (p, _, _) in lacking})
@@ -495,11 +514,17 @@ def recheck(args, probs, lacking, t):
             print("%s: agreed at the second look (first: %s)" %
                   (s.what(), "; ".join(p)))
         else:
-            finals += 1
-            for f in {fact_of(x) for x in again[1]}:
+            first = {fact_of(x) for x in p}
+            still = [x for x in again[1] if fact_of(x) in first and
+                     not moving(x, s, socks2[key])]
+            for f in {fact_of(x) for x in again[1] if x not in still}:
+                t.add("busy " + f)
+            finals += 1 if still else 0
+            for f in {fact_of(x) for x in still}:
                 t.add("disagree " + f)
-            print("DISAGREE %s: %s; again: %s" % (s.what(), "; ".join(p),
-                                                   "; ".join(again[1])))
+            print("%s %s: %s; again: %s" % (
+                "DISAGREE" if still else "BUSY", s.what(), "; ".join(p),
+                "; ".join(again[1])))
     for (p, f, r) in lacking:
         t.add("rechecked")
         t.add("first look disagree unseen")
@@ -524,8 +549,10 @@ def summary(args, t, nsocks, nsnaps, finals, notes):
             "holders agree", "endpoints agree", "endpoints not compared",
             "adj_fin", "adj_syn", "adj_ambiguous", "udp_deficit",
             "not shown (said) state", "not shown (said) queues",
-            "details unavailable (said)", "rechecked", "agreed on recheck", "gone on recheck"]
+            "details unavailable (said)", "rechecked", "agreed on recheck",
+            "gone on recheck"]
     keys += ["first look disagree " + f for f in FACTS]
+    keys += ["busy " + f for f in FACTS]
     keys += ["disagree " + f for f in FACTS]
     keys += sorted(k for k in t.c if k.startswith("unlisted: "))
     for line in notes[:20]:
@@ -536,7 +563,7 @@ def summary(args, t, nsocks, nsnaps, finals, notes):
           "namespaces" % (" --via=" + args.via if args.via else "", nsocks,
                           nsnaps))
     for k in keys:
-        if t.get(k) or not k.startswith(("first look", "disagree ")):
+        if t.get(k) or not k.startswith(("first look", "disagree ", "busy ")):
             print("  %-34s %d" % (k, t.get(k)))
     print("  %-34s %d" % ("disagreements", finals))
     if not args.summary:
