@@ -430,6 +430,309 @@ ATF_TC_BODY(thread_own_table, tc)
 	    "the helper ended with wait status 0x%x", (unsigned)status);
 }
 
+/*
+ * The state cases: state_helper's sockets, each as its own calls say it
+ * is (state_helper.c), and the state line pfiles must print for each,
+ * made here from the output contract (pfiles-format.md, "Socket
+ * lines", 4).
+ */
+#define	STATE_HELPER	BUILD_DIR "/atf/state_helper"
+#define	STATES_MAX	32
+#define	STATE_LISTEN	10
+#define	STATE_ESTABLISHED 1
+#define	STATE_CLOSE	7
+
+typedef struct said_sock {
+	int		ss_fd;
+	int		ss_unix;
+	char		ss_what[48];
+	int		ss_state;	/* 0: queues alone */
+	int		ss_backlog;
+	unsigned long	ss_read, ss_send;
+} said_sock_t;
+
+typedef struct said_all {
+	said_sock_t	sa_sock[STATES_MAX];
+	int		sa_n;
+	int		sa_nlfd;	/* the netlink socket, and its words */
+	unsigned long	sa_words[8];
+	int		sa_nwords;
+	int		sa_pktfd;	/* the packet socket, -1 none */
+	int		sa_pktifindex;
+	unsigned	sa_pktproto;
+} said_all_t;
+
+static void
+parse_said(const char *text, said_all_t *sa)
+{
+	char fam[8], q[16];
+
+	memset(sa, 0, sizeof (*sa));
+	sa->sa_pktfd = -1;
+	for (const char *p = text; p != NULL && *p != '\0';
+	    p = strchr(p, '\n') != NULL ? strchr(p, '\n') + 1 : NULL) {
+		said_sock_t *ss = &sa->sa_sock[sa->sa_n];
+		int n;
+
+		if (sa->sa_n < STATES_MAX && sscanf(p, "sock %d %7s %47s %d "
+		    "%15s %lu %lu", &ss->ss_fd, fam, ss->ss_what,
+		    &ss->ss_state, q, &ss->ss_read, &ss->ss_send) == 7) {
+			ss->ss_unix = strcmp(fam, "unix") == 0;
+			ss->ss_backlog = strcmp(q, "backlog") == 0;
+			sa->sa_n++;
+		} else if (sscanf(p, "groups %d%n", &sa->sa_nlfd, &n) == 1) {
+			const char *w = p + n;
+			char *end;
+
+			while (sa->sa_nwords < 8 && *w == ' ') {
+				sa->sa_words[sa->sa_nwords++] =
+				    strtoul(w, &end, 10);
+				w = end;
+			}
+		} else {
+			(void) sscanf(p, "packet %d %d %u", &sa->sa_pktfd,
+			    &sa->sa_pktifindex, &sa->sa_pktproto);
+		}
+	}
+	ATF_REQUIRE_MSG(sa->sa_n >= 16 && sa->sa_nwords >= 2, "the helper "
+	    "said too little: %s", text);
+}
+
+/* The contract's names of the states (the kernel's TCP numbers). */
+static const char *
+state_name(int state, int is_unix)
+{
+	static const char *const tcp[] = { NULL, "ESTABLISHED", "SYN_SENT",
+	    "SYN_RECV", "FIN_WAIT1", "FIN_WAIT2", "TIME_WAIT", "CLOSE",
+	    "CLOSE_WAIT", "LAST_ACK", "LISTEN", "CLOSING", "NEW_SYN_RECV" };
+
+	if (is_unix)
+		return (state == STATE_LISTEN ? "LISTEN" :
+		    state == STATE_ESTABLISHED ? "CONNECTED" :
+		    state == STATE_CLOSE ? "UNCONNECTED" : "?");
+	return (state > 0 && state <= 12 ? tcp[state] : "?");
+}
+
+/* The state line of the contract for what the helper said of ss. */
+static char *
+want_state_line(const said_sock_t *ss)
+{
+	if (ss->ss_state == 0)
+		return (tu_asprintf("\tqueued: %lu to read, %lu to send\n",
+		    ss->ss_read, ss->ss_send));
+	if (ss->ss_backlog)
+		return (tu_asprintf("\tstate: LISTEN  backlog: %lu of %lu\n",
+		    ss->ss_read, ss->ss_send));
+	return (tu_asprintf("\tstate: %s  queued: %lu to read, %lu to send\n",
+	    state_name(ss->ss_state, ss->ss_unix), ss->ss_read,
+	    ss->ss_send));
+}
+
+/* fd's block in pfiles' text: its "%4d: " line to the next fd's. */
+static char *
+fd_block(const char *text, int fd)
+{
+	char *head = tu_asprintf("\n%4d: ", fd);
+	const char *b = strstr(text, head), *e;
+
+	ATF_REQUIRE_MSG(b != NULL, "fd %d is not in pfiles' output", fd);
+	b++;
+	for (e = strchr(b, '\n'); e != NULL && e[1] != '\0'; e =
+	    strchr(e + 1, '\n')) {
+		int n = 0;
+
+		if (sscanf(e + 1, "%*d:%n", &n) == 0 && n > 0 &&
+		    e[1] == ' ')
+			break;
+	}
+	free(head);
+	return (tu_asprintf("%.*s", e != NULL ? (int)(e - b + 1) :
+	    (int)strlen(b), b));
+}
+
+/*
+ * Each socket's state line, as the helper's calls say it must be: how
+ * many are not (each said on stderr).  Counted, not checked one by one:
+ * the case's expected failure later (pidfd without states) must not
+ * hide these.
+ */
+static int
+state_lines_wrong(const char *what, const char *text, const said_all_t *sa,
+    const char *skip)
+{
+	char *block, *want;
+	int bad = 0;
+
+	for (int i = 0; i < sa->sa_n; i++) {
+		const said_sock_t *ss = &sa->sa_sock[i];
+
+		if (skip != NULL && strcmp(ss->ss_what, skip) == 0)
+			continue;
+		block = fd_block(text, ss->ss_fd);
+		want = want_state_line(ss);
+		if (strstr(block, want) == NULL) {
+			(void) fprintf(stderr, "%s: fd %d (%s): no line "
+			    "\"%.*s\" in its block:\n%s", what, ss->ss_fd,
+			    ss->ss_what, (int)strlen(want) - 1, want, block);
+			bad++;
+		}
+		free(want);
+		free(block);
+	}
+	/* The netlink groups: every word to the last one set. */
+	block = fd_block(text, sa->sa_nlfd);
+	want = tu_asprintf("groups: 0x%08lx", sa->sa_words[0]);
+	for (int n = sa->sa_nwords, i = 1; i < n; i++) {
+		int last = n;
+		char *more;
+
+		while (last > 1 && sa->sa_words[last - 1] == 0)
+			last--;
+		if (i >= last)
+			break;
+		more = tu_asprintf("%s,0x%08lx", want, sa->sa_words[i]);
+		free(want);
+		want = more;
+	}
+	if (strstr(block, want) == NULL ||
+	    strstr(block, "\tsockname: AF_NETLINK ") == NULL) {
+		(void) fprintf(stderr, "%s: netlink fd %d: no \"%s\" in its "
+		    "block:\n%s", what, sa->sa_nlfd, want, block);
+		bad++;
+	}
+	free(want);
+	free(block);
+	return (bad);
+}
+
+/*
+ * The program's own records of the helper (bpf_pfiles_iter): the
+ * seqpacket socket with more messages than the program sums has no
+ * queues and is not taken as it is (the walk asks pidfd_getfd); every
+ * other socket of the helper is, with its state and queues.
+ */
+typedef struct own_walk {
+	const said_all_t *ow_sa;
+	int		ow_seen;
+	int		ow_bad;		/* records not as they must be */
+} own_walk_t;
+
+static int
+check_own_rec(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
+{
+	own_walk_t *ow = arg;
+
+	for (int i = 0; i < ow->ow_sa->sa_n; i++) {
+		const said_sock_t *ss = &ow->ow_sa->sa_sock[i];
+		int many = strcmp(ss->ss_what, "seqpacket-many-messages") == 0;
+
+		if (ss->ss_fd != br->br_fd)
+			continue;
+		ow->ow_seen++;
+		if (bpf_taken_as_is(br) != !many ||
+		    ((br->br_sock_have & BPFREC_S_QUEUES) != 0) != !many) {
+			(void) fprintf(stderr, "fd %d (%s): taken as it is: %d, "
+			    "queues: %s\n", br->br_fd, ss->ss_what,
+			    bpf_taken_as_is(br), (br->br_sock_have &
+			    BPFREC_S_QUEUES) ? "given" : "not given");
+			ow->ow_bad++;
+		}
+	}
+	return (0);
+}
+
+ATF_TC(states);
+ATF_TC_HEAD(states, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles --via=bpf on state_helper's "
+	    "sockets (a TCP listener with two clients not accepted, 1234 "
+	    "bytes not read, CLOSE_WAIT with 77, FIN_WAIT2, UDP with three "
+	    "datagrams queued, unix stream with 70 of 100 bytes not read, a "
+	    "unix listener with a client waiting, seqpacket and datagram "
+	    "queues, netlink groups 1 and 33, CLOSE with bytes and a FIN not "
+	    "read): each state line is the one the helper's own calls "
+	    "(TCP_INFO, SIOCINQ, SIOCOUTQ, SO_MEMINFO, "
+	    "NETLINK_LIST_MEMBERSHIPS) make; a seqpacket queue longer than "
+	    "the program sums is left to pidfd_getfd; and bpf prints what "
+	    "pidfd prints, text and -J (expected to fail, and said why, "
+	    "where the pidfd source gives no state)");
+	atf_tc_set_md_var(tc, "require.user", "root");
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(states, tc)
+{
+	static const char *const env[] = { DEBUG_ENV, NULL };
+	const char *const argv[] = { STATE_HELPER, FIXTURE_SECONDS, NULL };
+	const char *const via_bpf[] = { "--via=bpf", NULL };
+	const char *const via_pidfd[] = { "--via=pidfd", NULL };
+	char pid[16], why[256], *said_text, *text;
+	const char *pids[1] = { pid };
+	own_walk_t ow;
+	said_all_t sa;
+	bpf_pfiles_t *bp;
+	tu_result_t r;
+	tu_child_t c;
+	int status, bad;
+
+	tu_require_bpf();
+	said_text = spawn_ready(&c, argv);
+	parse_said(said_text, &sa);
+	free(said_text);
+	(void) snprintf(pid, sizeof (pid), "%d", (int)c.tc_pid);
+
+	/* bpf's lines: the helper's calls' */
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = via_bpf, .tp_pids = pids,
+	    .tp_npids = 1, .tp_env = env }, &r);
+	tu_require_exit("pfiles --via=bpf", &r, 0);
+	ATF_REQUIRE_EQ_MSG(count_lines_with(r.tr_err, TRACE_BPF), 1, "bpf "
+	    "did not serve:\n%s", r.tr_err);
+	tu_write_file("states.bpf", r.tr_out, r.tr_outlen);
+	bad = state_lines_wrong("bpf", r.tr_out, &sa,
+	    "seqpacket-many-messages");
+	ATF_REQUIRE_EQ_MSG(bad, 0, "%d state lines of --via=bpf are not the "
+	    "helper's calls' (on stderr)", bad);
+	tu_result_free(&r);
+
+	/* The program's records: the long queue left to the calls. */
+	ATF_REQUIRE((bp = bpf_pfiles_open(why, sizeof (why))) != NULL);
+	memset(&ow, 0, sizeof (ow));
+	ow.ow_sa = &sa;
+	ATF_REQUIRE_EQ_MSG(bpf_pfiles_iter(bp, c.tc_pid, check_own_rec, &ow,
+	    why, sizeof (why)), 0, "%s", why);
+	bpf_pfiles_close(bp);
+	ATF_REQUIRE_EQ_MSG(ow.ow_seen, sa.sa_n, "%d records of the helper's "
+	    "%d sockets", ow.ow_seen, sa.sa_n);
+	ATF_REQUIRE_EQ_MSG(ow.ow_bad, 0, "%d records not taken or left as "
+	    "they must be (on stderr)", ow.ow_bad);
+
+	/*
+	 * pidfd's, for the sockets bpf leaves to it and against bpf's
+	 * whole output.  A build whose pidfd source gives no state at all
+	 * cannot match: expected to fail there, said why.
+	 */
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = via_pidfd, .tp_pids = pids,
+	    .tp_npids = 1 }, &r);
+	tu_require_exit("pfiles --via=pidfd", &r, 0);
+	if (strstr(r.tr_out, "\tstate: ") == NULL)
+		atf_tc_expect_fail("the pidfd source of this build prints no "
+		    "state line: bpf's cannot be the same as pidfd's");
+	tu_result_free(&r);
+	tu_pfiles(&(const tu_pfiles_t){ .tp_opts = via_bpf, .tp_pids = pids,
+	    .tp_npids = 1 }, &r);
+	tu_require_exit("pfiles --via=bpf", &r, 0);
+	bad = state_lines_wrong("bpf, through pidfd_getfd", r.tr_out, &sa,
+	    NULL);
+	ATF_CHECK_EQ_MSG(bad, 0, "%d state lines of --via=bpf are not the "
+	    "helper's calls' (on stderr)", bad);
+	tu_result_free(&r);
+	text = compare_vias("states", pids, 1);
+	free(text);
+
+	status = tu_stop(&c, TU_TIMEOUT_MS);
+	ATF_CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the helper ended with wait status 0x%x", (unsigned)status);
+}
+
 /* The cases of SET_TC, in fixture.h's order. */
 #define	ADD_SET_TC(set, kinds, flags)	ATF_TP_ADD_TC(tp, set_ ## set);
 
@@ -442,5 +745,6 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, netns_pidns);
 	ATF_TP_ADD_TC(tp, one_load);
 	ATF_TP_ADD_TC(tp, thread_own_table);
+	ATF_TP_ADD_TC(tp, states);
 	return (atf_no_error());
 }

@@ -12,6 +12,8 @@
  * pfiles --via=bpf cannot serve a trivial process, the case is skipped
  * with pfiles' own reason.
  */
+#include <linux/netlink.h>
+
 #include "bpf_util.h"
 
 #define	TRACE_AGENT	": socket facts: agent serves"
@@ -486,12 +488,126 @@ ATF_TC_BODY(check_names_the_fact, tc)
 	free(o);
 }
 
+/* What the check must find of br against want: NULL, or the fact. */
+static void
+want_says(const char *what, const bpfrec_t *br, unsigned int hz,
+    const bpf_ckwant_t *want, const char *fact)
+{
+	const char *got = bpf_check_want(br, hz, want);
+
+	if (fact == NULL)
+		ATF_CHECK_MSG(got == NULL, "%s: the check found a difference: "
+		    "%s", what, got);
+	else
+		ATF_CHECK_MSG(got != NULL && strcmp(got, fact) == 0, "%s: the "
+		    "check said \"%s\", not \"%s\"", what, got != NULL ? got :
+		    "(none)", fact);
+}
+
+ATF_TC(check_names_state_facts);
+ATF_TC_HEAD(check_names_state_facts, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "The bpf source's check at every "
+	    "load, of a socket's state line and netlink groups: the "
+	    "program's records of a TCP listener (no client, a backlog of "
+	    "3), a unix socket with 100 bytes to read and a netlink socket "
+	    "in groups 1 and 33 of the test's own show what they were made "
+	    "to show; each with one fact changed (the queues, the state, a "
+	    "group word) is found different, naming it; against the calls "
+	    "the pidfd source makes, a changed state is found different "
+	    "where the calls give a state, and not compared where they do "
+	    "not");
+	atf_tc_set_md_var(tc, "require.user", "root");
+}
+ATF_TC_BODY(check_names_state_facts, tc)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	bpf_ckwant_t wl = { PR_SS_LISTEN, PR_SSQ_BACKLOG, 0, 3, { 0, 0 }, 0 };
+	bpf_ckwant_t wu = { PR_SS_ESTABLISHED, PR_SSQ_QUEUED, 100, 0,
+	    { 0, 0 }, 0 };
+	bpf_ckwant_t wn = { -1, 0, 0, 0, { 1, 1 }, 2 };
+	own_recs_t *o = calloc(1, sizeof (*o));
+	char why[256], buf[100], got[128];
+	sockfacts_t sf;
+	bpf_pfiles_t *bp;
+	unsigned int hz;
+	bpfrec_t br;
+	int sv[2], l, s, g = 33, r;
+
+	tu_require_bpf();
+	ATF_REQUIRE(o != NULL);
+	ATF_REQUIRE((bp = bpf_pfiles_open(why, sizeof (why))) != NULL);
+	hz = bpf_pfiles_hz(bp);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ATF_REQUIRE((l = socket(AF_INET, SOCK_STREAM, 0)) >= 0);
+	ATF_REQUIRE(bind(l, (struct sockaddr *)&sin, sizeof (sin)) == 0);
+	ATF_REQUIRE(listen(l, 3) == 0);
+	ATF_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	memset(buf, 'x', sizeof (buf));
+	ATF_REQUIRE(write(sv[0], buf, sizeof (buf)) == (ssize_t)sizeof (buf));
+	ATF_REQUIRE((s = socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE)) >= 0);
+	ATF_REQUIRE(bind(s, (struct sockaddr *)&nl, sizeof (nl)) == 0);
+	ATF_REQUIRE(setsockopt(s, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &g,
+	    sizeof (g)) == 0);
+	o->or_fd[0] = l;
+	o->or_fd[1] = sv[1];
+	o->or_fd[2] = s;
+	o->or_fd[3] = sv[0];
+	ATF_REQUIRE_EQ_MSG(bpf_pfiles_iter(bp, getpid(), own_rec, o, why,
+	    sizeof (why)), 0, "%s", why);
+	for (int i = 0; i < CHECK_FDS; i++) {
+		ATF_REQUIRE_MSG(o->or_have[i], "no record of fd %d",
+		    o->or_fd[i]);
+		check_says("as given", &o->or_rec[i], o->or_fd[i], hz, NULL);
+	}
+
+	/* As made: the same; one fact changed each: that fact. */
+	want_says("listener", &o->or_rec[0], hz, &wl, NULL);
+	want_says("unix", &o->or_rec[1], hz, &wu, NULL);
+	want_says("netlink", &o->or_rec[2], hz, &wn, NULL);
+	br = o->or_rec[0];
+	br.br_rq++;
+	want_says("listener, waiting", &br, hz, &wl, "the queues");
+	br = o->or_rec[0];
+	br.br_state = PR_SS_ESTABLISHED;
+	want_says("listener, state", &br, hz, &wl, "the state");
+	br = o->or_rec[1];
+	br.br_rq--;
+	want_says("unix, to read", &br, hz, &wu, "the queues");
+	br = o->or_rec[2];
+	ATF_REQUIRE(br.br_ngroups == 2 && br.br_groups != NULL);
+	memset(o->or_raw[2] + (br.br_groups - o->or_raw[2]) + 4, 0, 4);
+	want_says("netlink, group 33", &br, hz, &wn, "the netlink groups");
+
+	/* Against the calls: compared where they give a state. */
+	br = o->or_rec[0];
+	br.br_state = PR_SS_ESTABLISHED;
+	sockfacts_init(&sf);
+	ATF_REQUIRE(sock_local_facts(l, br.br_ino, &sf) == 0);
+	r = bpf_check_record(&br, l, hz, got, sizeof (got));
+	if (sf.sf_have & SF_STATE)
+		ATF_CHECK_MSG(r == 1 && strcmp(got, "the state line") == 0,
+		    "listener, state, against the calls: %d \"%s\"", r, got);
+	else
+		ATF_CHECK_MSG(r == 0, "listener, state, against calls that "
+		    "give none: %d \"%s\"", r, got);
+
+	bpf_pfiles_close(bp);
+	(void) close(l);
+	(void) close(sv[0]);
+	(void) close(sv[1]);
+	(void) close(s);
+	free(o);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
 	ATF_TP_ADD_TC(tp, unpriv_root_target);
 	ATF_TP_ADD_TC(tp, unpriv_own_process);
 	ATF_TP_ADD_TC(tp, bpf_cap_only);
 	ATF_TP_ADD_TC(tp, check_names_the_fact);
+	ATF_TP_ADD_TC(tp, check_names_state_facts);
 	ATF_TP_ADD_TC(tp, main_thread_exited);
 	return (atf_no_error());
 }

@@ -22,11 +22,15 @@
  * taken must ask for more, never succeed.  A record taken must be one the
  * iterator can write: counts and lengths in range, the path and every
  * address inside the record, the booleans known, a peer's pid only on a
- * unix socket, and so on.  A socket of sockfs (PFB_H_SOCKFS) carries no
- * path: the parser makes sockfs_dname()'s "socket:[INO]" from its inode,
- * which the model checks against snprintf's.
+ * unix socket, a state only of a TCP or connection-oriented unix socket,
+ * queues only of a socket that has them, a FIN only of TCP's, and so on.
+ * A socket of sockfs (PFB_H_SOCKFS) carries no path: the parser makes
+ * sockfs_dname()'s "socket:[INO]" from its inode, which the model checks
+ * against snprintf's; a netlink socket's group words follow its empty
+ * path, inside the record, and only zeros after them.
  */
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <linux/types.h>
@@ -92,6 +96,70 @@ inside(const void *p, size_t n, const uint8_t *rec, size_t size)
 	return (q >= rec && q + n <= rec + size);
 }
 
+/* The bytes of a record taken after its path's: its group words'. */
+static size_t
+groups_bytes(const bpfrec_t *br)
+{
+	if (!(br->br_sock_have & BPFREC_S_GROUPS) || br->br_ngroups == 0)
+		return (0);
+	return (PFB_GROUPS_SIZE(br->br_ngroups));
+}
+
+/*
+ * The state, queues and groups of a socket taken: of the kinds of socket
+ * that have them, from the record's own bytes.
+ */
+static void
+check_state(const bpfrec_t *br, const uint8_t *rec, size_t size)
+{
+	uint32_t have = br->br_sock_have, rq, wq;
+	int inet = br->br_family == AF_INET || br->br_family == AF_INET6;
+	int tcp = inet && br->br_type == SOCK_STREAM &&
+	    br->br_protocol == IPPROTO_TCP;
+	int unixconn = br->br_family == AF_UNIX &&
+	    (br->br_type == SOCK_STREAM || br->br_type == SOCK_SEQPACKET);
+	uint8_t state = rec[offsetof(struct pfb_rec, r_state)];
+
+	rq = get32(rec, offsetof(struct pfb_rec, r_rq));
+	wq = get32(rec, offsetof(struct pfb_rec, r_wq));
+	FUZZ_CHECK((int)state == br->br_state && rq == br->br_rq &&
+	    wq == br->br_wq);
+	if (have & BPFREC_S_STATE)
+		FUZZ_CHECK((tcp || unixconn) && state != 0);
+	else
+		FUZZ_CHECK(state == 0);
+	if (have & BPFREC_S_QUEUES)
+		FUZZ_CHECK((have & BPFREC_S_STATE) || (inet &&
+		    (br->br_type == SOCK_DGRAM || br->br_type == SOCK_RAW)) ||
+		    (br->br_family == AF_UNIX && br->br_type == SOCK_DGRAM));
+	else
+		FUZZ_CHECK(rq == 0 && wq == 0);
+	FUZZ_CHECK(!(have & BPFREC_S_FIN) ||
+	    (tcp && (have & BPFREC_S_QUEUES)));
+	if (!(have & BPFREC_S_GROUPS)) {
+		FUZZ_CHECK(br->br_ngroups == 0 && br->br_groups == NULL &&
+		    get16(rec, offsetof(struct pfb_rec, r_ngroups)) == 0);
+		return;
+	}
+	FUZZ_CHECK(br->br_family == AF_NETLINK &&
+	    (br->br_have & BPFREC_SOCKFS));
+	FUZZ_CHECK(br->br_ngroups <= BPFREC_NLGROUPS_MAX &&
+	    br->br_ngroups == get16(rec, offsetof(struct pfb_rec,
+	    r_ngroups)));
+	if (br->br_ngroups == 0) {
+		FUZZ_CHECK(br->br_groups == NULL);
+		return;
+	}
+	/* After the empty path's 8 bytes, to the record's end. */
+	FUZZ_CHECK(br->br_groups == rec + PFB_RECFIXED + PFB_GROUPS_AT);
+	FUZZ_CHECK(size == PFB_RECFIXED + PFB_GROUPS_AT +
+	    groups_bytes(br));
+	FUZZ_CHECK(inside(br->br_groups, br->br_ngroups * 4, rec, size));
+	for (size_t i = PFB_RECFIXED + PFB_GROUPS_AT + br->br_ngroups * 4;
+	    i < size; i++)
+		FUZZ_CHECK(rec[i] == 0);
+}
+
 static void
 check_sane(const bpfrec_t *br, const uint8_t *rec, size_t size)
 {
@@ -110,7 +178,8 @@ check_sane(const bpfrec_t *br, const uint8_t *rec, size_t size)
 	    get32(rec, offsetof(struct pfb_rec, r_path_len)));
 	FUZZ_CHECK(PFB_RECSIZE(pend - 1 - PFB_RECFIXED) <= size);
 	FUZZ_CHECK(rec[pend - 1] == 0);
-	for (size_t i = pend; i < size; i++)
+	/* Zeros to the end, or to a netlink socket's group words. */
+	for (size_t i = pend; i < size - groups_bytes(br); i++)
 		FUZZ_CHECK(rec[i] == 0);
 	FUZZ_CHECK(br->br_fd >= 0 && br->br_tgid >= 0);
 	FUZZ_CHECK(br->br_nlocks <= BPFREC_MAXLOCKS);
@@ -129,7 +198,7 @@ check_sane(const bpfrec_t *br, const uint8_t *rec, size_t size)
 		char name[32];
 
 		FUZZ_CHECK(get32(rec, offsetof(struct pfb_rec, r_path_len)) ==
-		    0 && size == PFB_RECSIZE(0));
+		    0 && size == PFB_RECSIZE(0) + groups_bytes(br));
 		FUZZ_CHECK((br->br_mode & S_IFMT) == S_IFSOCK &&
 		    (br->br_have & BPFREC_SOCK) && br->br_anon == NULL);
 		FUZZ_CHECK(br->br_path == br->br_sockpath);
@@ -157,7 +226,8 @@ check_sane(const bpfrec_t *br, const uint8_t *rec, size_t size)
 	FUZZ_CHECK(br->br_major < 4096 && br->br_rmajor < 4096);
 	FUZZ_CHECK(br->br_size >= 0);
 	if (!(br->br_have & BPFREC_SOCK)) {
-		FUZZ_CHECK(br->br_sock_have == 0 && br->br_bools_known == 0);
+		FUZZ_CHECK(br->br_sock_have == 0 && br->br_bools_known == 0 &&
+		    br->br_groups == NULL);
 		return;
 	}
 	FUZZ_CHECK((br->br_mode & S_IFMT) == S_IFSOCK);
@@ -185,7 +255,10 @@ check_sane(const bpfrec_t *br, const uint8_t *rec, size_t size)
 		FUZZ_CHECK(inside(a->ba_data, a->ba_len, rec, PFB_RECFIXED));
 		FUZZ_CHECK((a->ba_data[0] | a->ba_data[1] << 8) ==
 		    br->br_family);
+		/* A packet socket's: sockaddr_ll to its interface index */
+		FUZZ_CHECK(br->br_family != AF_PACKET || a->ba_len == 8);
 	}
+	check_state(br, rec, size);
 }
 
 static void
@@ -211,6 +284,12 @@ check_same(const bpfrec_t *a, const bpfrec_t *b, const uint8_t *ra,
 	FUZZ_CHECK(a->br_sockname.ba_len == b->br_sockname.ba_len);
 	FUZZ_CHECK(a->br_peername.ba_len == b->br_peername.ba_len);
 	FUZZ_CHECK(a->br_peer_pid == b->br_peer_pid);
+	FUZZ_CHECK(a->br_state == b->br_state && a->br_rq == b->br_rq &&
+	    a->br_wq == b->br_wq && a->br_ngroups == b->br_ngroups);
+	FUZZ_CHECK((a->br_groups == NULL) == (b->br_groups == NULL));
+	FUZZ_CHECK(a->br_groups == NULL ||
+	    (a->br_groups - ra == b->br_groups - rb &&
+	    memcmp(a->br_groups, b->br_groups, a->br_ngroups * 4) == 0));
 }
 
 /*

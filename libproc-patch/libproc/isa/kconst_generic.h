@@ -48,6 +48,10 @@
 #define	K_AF_PACKET	17
 #define	K_AF_BLUETOOTH	31
 #define	K_SOCK_STREAM	1
+#define	K_SOCK_DGRAM	2
+#define	K_SOCK_RAW	3
+#define	K_SOCK_SEQPACKET	5
+#define	K_SOCK_PACKET	10
 #define	K_IPPROTO_TCP	6
 #define	K_SOCK_PASSCRED	3	/* socket->flags' bit, before 6.16 */
 

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <linux/types.h>
+#include <netinet/in.h>
 
 #include "src/bpf/pfiles_bpf.h"
 #include "src/bpf/bpfrec_parse.h"
@@ -31,7 +32,12 @@ _Static_assert(BPFREC_RECSIZE_MAX == PFB_RECSIZE_MAX, "record sizes agree");
 _Static_assert(BPFREC_OWNTABLE == PFB_H_OWNTABLE &&
 	BPFREC_SOCKFS == PFB_H_SOCKFS, "r_have's flags are br_have's");
 _Static_assert(BPFREC_S_PEERPID == PFB_S_PEERPID &&
-	BPFREC_S_PEERINO == PFB_S_PEERINO, "r_sock_have's are br_sock_have's");
+	BPFREC_S_PEERINO == PFB_S_PEERINO && BPFREC_S_STATE == PFB_S_STATE &&
+	BPFREC_S_QUEUES == PFB_S_QUEUES && BPFREC_S_FIN == PFB_S_FIN &&
+	BPFREC_S_GROUPS == PFB_S_GROUPS, "r_sock_have's are br_sock_have's");
+_Static_assert(BPFREC_NLGROUPS_MAX == PFB_NLGROUPS_MAX &&
+	PFB_RECSIZE(0) + PFB_GROUPS_SIZE(PFB_NLGROUPS_MAX) <= PFB_RECSIZE_MAX,
+	"netlink group words agree, and fit in a record");
 _Static_assert(sizeof (struct pfb_ino) == PFB_INOSIZE &&
 	BPFINO_SIZE == PFB_INOSIZE, "inode record sizes agree");
 _Static_assert(PSI_OWNNET == PFB_I_OWNNET && PSI_PROTO == PFB_I_PROTO &&
@@ -45,7 +51,7 @@ _Static_assert(PSI_OWNNET == PFB_I_OWNNET && PSI_PROTO == PFB_I_PROTO &&
 #define	H_ALL	(PFB_H_STAT | PFB_H_FILE | PFB_H_LOCKS | PFB_H_SOCK | \
 	PFB_H_LOCKS_CUT | PFB_H_LOCKPID_GLOBAL | PFB_H_OWNTABLE | PFB_H_SOCKFS)
 #define	S_ALL	(PFB_S_SK | PFB_S_LINGER | PFB_S_BUFS | PFB_S_PEERPID | \
-	PFB_S_PEERINO)
+	PFB_S_PEERINO | PFB_S_STATE | PFB_S_QUEUES | PFB_S_FIN | PFB_S_GROUPS)
 
 static const char anon_pfx[] = "anon_inode:";
 
@@ -156,7 +162,8 @@ addr_len_ok(int family, size_t len)
 	case AF_NETLINK:
 		return (len == 12);
 	case AF_PACKET:
-		return (len == 2);
+		/* struct sockaddr_ll up to sll_hatype (pfiles_sock.bpf.h) */
+		return (len == 8);
 	default:
 		return (0);
 	}
@@ -192,11 +199,72 @@ decode_addr(const uint8_t *rec, size_t off, int family, bpfrec_addr_t *ba)
 	return (0);
 }
 
+/*
+ * The state and queues (r_state, r_rq, r_wq; pfiles_bpf.h says what the
+ * queues count), only of the sockets that have them, as the program
+ * gives them: a state of TCP and connection-oriented unix sockets, queues
+ * of those and of inet datagram, inet raw and unix datagram sockets, a
+ * FIN of TCP's with its queues.
+ */
+static int
+decode_state(const uint8_t *rec, __u32 have, int fam, int type, int proto,
+    bpfrec_t *br)
+{
+	int inet = fam == AF_INET || fam == AF_INET6;
+	int tcp = inet && type == SOCK_STREAM && proto == IPPROTO_TCP;
+	int line = tcp ||
+	    (fam == AF_UNIX && (type == SOCK_STREAM || type == SOCK_SEQPACKET));
+	int queued = (inet && (type == SOCK_DGRAM || type == SOCK_RAW)) ||
+	    (fam == AF_UNIX && type == SOCK_DGRAM);
+	__u32 rq, wq;
+	__u8 state;
+
+	FIELD(rec, r_state, state);
+	FIELD(rec, r_rq, rq);
+	FIELD(rec, r_wq, wq);
+	if ((have & PFB_S_STATE) ? !line || state == 0 : state != 0)
+		return (fail(br, "socket: state"));
+	if ((have & PFB_S_QUEUES) ? !(queued || (have & PFB_S_STATE)) :
+	    rq != 0 || wq != 0)
+		return (fail(br, "socket: queues"));
+	if ((have & PFB_S_FIN) && (!(have & PFB_S_QUEUES) || !tcp))
+		return (fail(br, "socket: a FIN of no TCP socket's queues"));
+	br->br_state = state;
+	br->br_rq = rq;
+	br->br_wq = wq;
+	return (0);
+}
+
+/*
+ * A netlink socket's group words, after its empty path, which
+ * decode_path() found to fill the record (groups_tail()), and zeros
+ * after them.
+ */
+static int
+decode_groups(const uint8_t *rec, __u32 have, int fam, bpfrec_t *br)
+{
+	const uint8_t *w = rec + PFB_RECFIXED + PFB_GROUPS_AT;
+	__u16 n;
+
+	FIELD(rec, r_ngroups, n);
+	if (!(have & PFB_S_GROUPS))
+		return (n == 0 ? 0 : fail(br, "socket: groups without their "
+		    "flag"));
+	if (fam != AF_NETLINK || n > PFB_NLGROUPS_MAX ||
+	    !(br->br_have & PFB_H_SOCKFS) ||
+	    !all_zero(w + n * 4, PFB_GROUPS_SIZE(n) - n * 4))
+		return (fail(br, "socket: netlink groups"));
+	br->br_groups = n > 0 ? w : NULL;
+	br->br_ngroups = n;
+	return (0);
+}
+
 static int
 decode_sock(const uint8_t *rec, bpfrec_t *br)
 {
-	__u32 have, proto, bools, known, lon, pino;
+	__u32 have, proto, bools, known, pino;
 	__u16 fam, type;
+	__u8 lon;
 	__u64 lt;
 	__s32 snd, rcv, ppid;
 
@@ -240,6 +308,9 @@ decode_sock(const uint8_t *rec, bpfrec_t *br)
 		return (fail(br, "socket: peername"));
 	if ((have & PFB_S_PEERPID) && fam != AF_UNIX)
 		return (fail(br, "socket: peer pid of a non-unix socket"));
+	if (decode_state(rec, have, fam, type, (int)proto, br) != 0 ||
+	    decode_groups(rec, have, fam, br) != 0)
+		return (-1);
 
 	br->br_sock_have = have;
 	br->br_family = fam;
@@ -365,8 +436,27 @@ decode_file(const uint8_t *rec, bpfrec_t *br)
 }
 
 /*
+ * The bytes after the path's: a netlink socket's group words
+ * (PFB_GROUPS_SIZE() of r_ngroups when PFB_S_GROUPS says so), or none.
+ * Whether they may be there is decode_groups()'s to say.
+ */
+static size_t
+groups_tail(const uint8_t *rec)
+{
+	__u32 have;
+	__u16 n;
+
+	FIELD(rec, r_sock_have, have);
+	FIELD(rec, r_ngroups, n);
+	if (!(have & PFB_S_GROUPS) || n == 0 || n > PFB_NLGROUPS_MAX)
+		return (0);
+	return (PFB_GROUPS_SIZE(n));
+}
+
+/*
  * The path: d_path's bytes, or none for an error; then its NUL and zeros
- * to the end of the record.  A socket's sockfs name is made here.
+ * to the end of the record, or to a netlink socket's group words.  A
+ * socket's sockfs name is made here.
  */
 static int
 decode_path(const uint8_t *rec, size_t recsize, bpfrec_t *br)
@@ -374,14 +464,18 @@ decode_path(const uint8_t *rec, size_t recsize, bpfrec_t *br)
 	__u32 have = br->br_have, plen;
 	__s32 perr;
 	const char *path = (const char *)rec + offsetof(struct pfb_rec, r_path);
-	size_t room = recsize - offsetof(struct pfb_rec, r_path);
+	size_t tail = groups_tail(rec), end = recsize - tail;
+	size_t room = end - offsetof(struct pfb_rec, r_path);
 
 	FIELD(rec, r_path_err, perr);
 	FIELD(rec, r_path_len, plen);
+	/* Group words follow an empty path's 8 bytes, and end the record. */
+	if (tail != 0 && recsize != PFB_RECSIZE(0) + tail)
+		return (fail(br, "record size of the netlink groups"));
 	if (plen >= PFB_PATH_MAX || plen + 1 > room)
 		return (fail(br, "path length"));
 	if (path[plen] != '\0' || !zero_span(rec,
-	    offsetof(struct pfb_rec, r_path) + plen + 1, recsize))
+	    offsetof(struct pfb_rec, r_path) + plen + 1, end))
 		return (fail(br, "path not NUL-ended and zero-padded"));
 	if (have & PFB_H_SOCKFS) {
 		if (!(have & PFB_H_STAT) || !(have & PFB_H_SOCK) ||

@@ -9,8 +9,9 @@
  * count, the pads, the flags, the path's NUL and the zeros after it) and
  * decodes it into a bpfrec_t whose strings and addresses point into those
  * bytes (so they live as long as the caller's buffer).  Records vary in
- * size (the path's bytes, rounded up to 8; at most PFB_RECSIZE_MAX of
- * bpf/pfiles_bpf.h, BPFREC_RECSIZE_MAX here).  It returns the size of the
+ * size (the path's bytes, rounded up to 8, or a netlink socket's group
+ * words; at most PFB_RECSIZE_MAX of bpf/pfiles_bpf.h, BPFREC_RECSIZE_MAX
+ * here).  It returns the size of the
  * record consumed (its r_recsize), 0 when the bytes hold less than one
  * whole record (read more), or -1 when the record is malformed (with the
  * reason in br_err; the stream cannot be trusted past it).
@@ -26,7 +27,8 @@
 
 #define	BPFREC_MAXLOCKS		8	/* PFB_MAXLOCKS */
 #define	BPFREC_ADDR_MAX		128	/* PFB_ADDR_MAX */
-#define	BPFREC_RECSIZE_MAX	4648	/* PFB_RECSIZE_MAX: the largest */
+#define	BPFREC_RECSIZE_MAX	4656	/* PFB_RECSIZE_MAX: the largest */
+#define	BPFREC_NLGROUPS_MAX	64	/* PFB_NLGROUPS_MAX, SF_NLGROUPS_MAX */
 
 /* br_have */
 #define	BPFREC_STAT		0x0001
@@ -46,6 +48,11 @@
 #define	BPFREC_S_BUFS		0x0004
 #define	BPFREC_S_PEERPID	0x0008
 #define	BPFREC_S_PEERINO	0x0010
+#define	BPFREC_S_STATE		0x0020	/* br_state */
+#define	BPFREC_S_QUEUES		0x0040	/* br_rq, br_wq: pfiles_bpf.h says */
+					/* what they count, by the socket */
+#define	BPFREC_S_FIN		0x0080	/* TCP: a FIN was received */
+#define	BPFREC_S_GROUPS		0x0100	/* br_groups, br_ngroups */
 
 /* br_locks[].bl_kind: as libproc.h's PR_LOCK_* */
 #define	BPFREC_LK_POSIX		1
@@ -118,6 +125,11 @@ typedef struct bpfrec {
 	uint32_t	br_peer_ino;	/* its pidfs inode, 0 not known */
 	bpfrec_addr_t	br_sockname;
 	bpfrec_addr_t	br_peername;
+	int		br_state;	/* sk_state (TCP_*, PR_SS_*) */
+	uint32_t	br_rq, br_wq;
+	/* A netlink socket's groups: br_ngroups words of 32, in the record */
+	const uint8_t	*br_groups;
+	unsigned int	br_ngroups;
 
 	const char	*br_err;	/* why the record is malformed */
 } bpfrec_t;

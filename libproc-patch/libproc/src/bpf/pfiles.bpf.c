@@ -47,12 +47,20 @@
  *    as pointers, and reads no field of it (net shares inode's slot);
  *  - fill_sockopts() is a subprogram, so that its relocations of enum
  *    sock_flags come after all of struct file's, its slot mate: two
- *    searches per load, not four.
- * Two pairs were left, each two searches per load: file and sock_flags,
- * unix_sock and tcp_sock.  The flavours of pfiles_ktypes.h add the names
- * file_lock (before 6.9's layout) and file_lock_core, whose slots have not
- * been measured, and a name the kernel has not (file_lock_core before
- * 6.9) is searched for at every load.
+ *    searches per load, not four;
+ *  - a unix socket's state is read in the main program, next to its
+ *    names (unix_sock), an inet socket's by a subprogram after
+ *    fill_sockopts() (tcp_sock): unix_sock and tcp_sock, slot mates,
+ *    still take two searches per load, not four.
+ * Four pairs are left, each two searches per load: file and sock_flags,
+ * unix_sock and tcp_sock, and those of the socket's state and name that
+ * no order avoids (the names are the kernel's): sk_buff and pid,
+ * packet_sock and inet_sock.  (Slots computed with the kernel's jhash()
+ * of each name, modulo 31; unix_skb_parms has one of its own.)  The
+ * flavours of pfiles_ktypes.h add the name file_lock (before 6.9's
+ * layout), which shares bpf_iter__task_file's slot, and file_lock_core;
+ * a name the kernel has not (file_lock_core before 6.9) is searched for
+ * at every load.
  */
 #include "pfiles_ktypes.h"
 #include <bpf/bpf_helpers.h>
@@ -417,10 +425,19 @@ pfiles_task_file(struct bpf_iter__task_file *ctx)
 	 * PFB_RECSIZE(plen), written so that the verifier sees it is at
 	 * most PFB_RECSIZE_MAX: the word that holds the NUL (end_path) is
 	 * at plen & (PFB_PATH_MAX - 8) <= PFB_PATH_MAX - 8.  (Written as
-	 * ((plen >> 3) + 1) << 3, the compiler may make it (plen + 560) &
-	 * ~7, whose bound the verifier takes as 4655.)
+	 * ((plen >> 3) + 1) << 3, the compiler may make it (plen + 568) &
+	 * ~7, whose bound the verifier takes as 4663.)  A socket's path is
+	 * empty, and a netlink socket's group words follow it: their count
+	 * is loaded from the record (map memory, whose values the verifier
+	 * does not follow), not carried from fill_groups() through what
+	 * comes between, where each count would be a state of its own to
+	 * check (on 6.1, six times the instructions processed).
 	 */
-	size = PFB_RECFIXED + (plen & (PFB_PATH_MAX - 8)) + 8;
+	if (so != NULL)
+		size = PFB_RECSIZE(0) + PFB_GROUPS_SIZE(r->r_ngroups &
+		    (2 * PFB_NLGROUPS_MAX - 1));
+	else
+		size = PFB_RECFIXED + (plen & (PFB_PATH_MAX - 8)) + 8;
 	r->r_recsize = (__u16)size;
 	(void) bpf_seq_write(ctx->meta->seq, r, size);
 	return (0);

@@ -8,7 +8,10 @@
  * A record is its fixed part (PFB_RECFIXED bytes, every field before
  * r_path) and then the path's bytes, its NUL and zeros up to the next
  * multiple of 8: PFB_RECSIZE(r_path_len) bytes, from PFB_RECFIXED + 8 to
- * PFB_RECSIZE_MAX (sizeof (struct pfb_rec)).  It starts with PFB_MAGIC,
+ * PFB_RECSIZE_MAX (sizeof (struct pfb_rec)).  A netlink socket's (a
+ * socket of sockfs, whose path is empty) is followed by its group words,
+ * r_ngroups of them, and zeros up to the next multiple of 8:
+ * PFB_RECSIZE(0) + PFB_GROUPS_SIZE(r_ngroups).  It starts with PFB_MAGIC,
  * PFB_VERSION and its size, r_recsize; the next record starts right
  * after it.  Only fixed-width types, every field at its natural
  * alignment and every hole an explicit pad (zero), so that the layout is
@@ -22,13 +25,17 @@
 #define	_PFILES_BPF_H
 
 #define	PFB_MAGIC	0x31424650U	/* "PFB1" in memory order */
-#define	PFB_VERSION	2	/* 1: every record PFB_RECSIZE_MAX bytes */
+#define	PFB_VERSION	3	/* 1: every record PFB_RECSIZE_MAX bytes; */
+				/* 2: no state, queues or netlink groups */
 
 #define	PFB_PATH_MAX	4096	/* PATH_MAX: what readlink of /proc/PID/fd/N */
 				/* can give, NUL included */
 #define	PFB_MAXLOCKS	8	/* locks kept per fd; the rest are counted */
 #define	PFB_LOCKWALK	64	/* list entries looked at per lock list */
 #define	PFB_ADDR_MAX	128	/* sizeof (struct sockaddr_storage) */
+#define	PFB_NLGROUPS_MAX 64	/* netlink group words kept (32 groups */
+				/* each): SF_NLGROUPS_MAX */
+#define	PFB_QWALK	64	/* receive queue entries summed per socket */
 
 /*
  * The second program (pfiles_sock_inodes) writes only this, one per
@@ -142,6 +149,26 @@ struct pfb_addr {
 #define	PFB_S_BUFS	0x0004	/* r_sndbuf, r_rcvbuf */
 #define	PFB_S_PEERPID	0x0008	/* r_peer_pid (SO_PEERCRED) */
 #define	PFB_S_PEERINO	0x0010	/* r_peer_ino: that pid's pidfs inode */
+#define	PFB_S_STATE	0x0020	/* r_state: sk_state (TCP_*) */
+#define	PFB_S_QUEUES	0x0040	/* r_rq, r_wq (below) */
+#define	PFB_S_FIN	0x0080	/* a FIN was received (SOCK_DONE): of */
+				/* TCP, with PFB_S_QUEUES */
+#define	PFB_S_GROUPS	0x0100	/* r_ngroups netlink group words follow */
+				/* the path */
+
+/*
+ * r_rq and r_wq, with PFB_S_QUEUES, by the kind of socket:
+ *  - a listener (r_state TCP_LISTEN; TCP, unix stream or seqpacket): the
+ *    connections waiting to be accepted (TCP sk_ack_backlog; unix, its
+ *    receive queue's length) and the limit (sk_max_ack_backlog);
+ *  - TCP otherwise: the kernel's raw counters, rcv_nxt - copied_seq (an
+ *    unread FIN counted) and write_seq - snd_una, which sockfacts_tcp()
+ *    turns into what SIOCINQ and SIOCOUTQ say;
+ *  - unix otherwise: SIOCINQ (unix_inq_len()) and SIOCOUTQ
+ *    (sk_wmem_alloc - 1);
+ *  - inet datagram and raw: sk_rmem_alloc and sk_wmem_alloc - 1, as
+ *    SO_MEMINFO gives them.
+ */
 
 struct pfb_rec {
 	/* 0: header */
@@ -186,22 +213,35 @@ struct pfb_rec {
 	__u32	r_protocol;	/* SO_PROTOCOL */
 	__u32	r_bools;	/* PFB_SO_*: on */
 	__u32	r_bools_known;	/* PFB_SO_*: getsockopt would succeed */
-	__u32	r_linger_on;	/* SO_LINGER l_onoff */
+	__u8	r_linger_on;	/* SO_LINGER l_onoff */
+	__u8	r_state;	/* PFB_S_STATE: sk_state */
+	__u16	r_ngroups;	/* PFB_S_GROUPS: words, <= PFB_NLGROUPS_MAX */
 	__u64	r_lingertime;	/* sk_lingertime, jiffies: l_linger * HZ */
 	__s32	r_sndbuf;	/* SO_SNDBUF */
 	__s32	r_rcvbuf;	/* SO_RCVBUF */
 	__s32	r_peer_pid;	/* SO_PEERCRED pid, reader's pid ns */
 	__u32	r_peer_ino;	/* its struct pid's inode (pidfs), < 2^32 */
+	__u32	r_rq;		/* PFB_S_QUEUES: to read, or waiting */
+	__u32	r_wq;		/* to send, or the backlog's limit */
 	struct pfb_addr r_sockname;
 	struct pfb_addr r_peername;
 
-	/* 552: the path's bytes, its NUL, zeros to a multiple of 8 */
+	/*
+	 * 560: the path's bytes, its NUL, zeros to a multiple of 8; a
+	 * netlink socket's group words after them (PFB_GROUPS_AT)
+	 */
 	char	r_path[PFB_PATH_MAX];
 };
 
-#define	PFB_RECFIXED	552	/* offsetof (struct pfb_rec, r_path) */
-#define	PFB_RECSIZE_MAX	4648	/* sizeof (struct pfb_rec) */
+#define	PFB_RECFIXED	560	/* offsetof (struct pfb_rec, r_path) */
+#define	PFB_RECSIZE_MAX	4656	/* sizeof (struct pfb_rec) */
 /* The size of a record whose path is len bytes long (NUL not counted). */
 #define	PFB_RECSIZE(len)	(PFB_RECFIXED + (((len) + 8) & ~7U))
+/*
+ * A netlink socket's group words: at PFB_GROUPS_AT in r_path, after the
+ * empty path's NUL and zeros; n words take PFB_GROUPS_SIZE(n) bytes.
+ */
+#define	PFB_GROUPS_AT	8
+#define	PFB_GROUPS_SIZE(n)	((((n) * 4U) + 7) & ~7U)
 
 #endif	/* _PFILES_BPF_H */

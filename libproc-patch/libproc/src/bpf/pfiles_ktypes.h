@@ -19,6 +19,9 @@
  *   file_lock_core___new  the lock's common part (6.9 and later)
  *   file_lock___old	the lock with its fl_* members (before 6.9)
  *   pid___ino		the pid's pidfs inode (6.9 and later)
+ *   unix_sock___inq	inq_len, the bytes a unix stream socket has to
+ *			read, which SIOCINQ gives (6.17 and later; before,
+ *			the receive queue is summed)
  *
  * The build check (kernels/btfcheck.sh) compiles the program with
  * PFB_VMLINUX_H naming a vmlinux.h made from a kernel's BTF: then the
@@ -61,6 +64,8 @@ typedef int			pid_t;
 
 typedef struct { __u32 val; } kuid_t;
 typedef struct { __u32 val; } kgid_t;
+typedef struct { int counter; } atomic_t;
+typedef struct refcount_struct { atomic_t refs; } refcount_t;
 
 struct list_head {
 	struct list_head	*next;
@@ -198,18 +203,39 @@ struct sock_common {
 	unsigned long		skc_flags;
 };
 
+/* include/linux/skbuff.h */
+struct sk_buff {
+	struct sk_buff		*next;
+	unsigned int		len;
+	char			cb[48];
+};
+
+struct sk_buff_head {
+	struct sk_buff		*next;
+	struct sk_buff		*prev;
+	__u32			qlen;
+};
+
 struct sock {
 	struct sock_common	__sk_common;
+	struct sk_buff_head	sk_receive_queue;
+	struct {
+		atomic_t	rmem_alloc;	/* sk_rmem_alloc */
+	}			sk_backlog;
 	int			sk_rcvbuf;
+	refcount_t		sk_wmem_alloc;
 	int			sk_sndbuf;
 	__u16			sk_type;
 	__u16			sk_protocol;
 	unsigned long		sk_lingertime;
+	__u32			sk_ack_backlog;
+	__u32			sk_max_ack_backlog;
 	struct pid		*sk_peer_pid;
 	struct socket		*sk_socket;
 };
 
 enum sock_flags {
+	SOCK_DONE,
 	SOCK_URGINLINE,
 	SOCK_KEEPOPEN,
 	SOCK_LINGER,
@@ -232,6 +258,10 @@ struct inet_sock {
 
 struct tcp_sock {
 	__u8			nonagle:4;
+	__u32			rcv_nxt;
+	__u32			copied_seq;
+	__u32			write_seq;
+	__u32			snd_una;
 };
 
 /* include/net/af_unix.h */
@@ -251,13 +281,26 @@ struct unix_sock {
 	struct sock		*peer;
 };
 
+/* UNIXCB(skb): an skb's cb of a unix socket */
+struct unix_skb_parms {
+	__u32			consumed;
+};
+
 /* net/netlink/af_netlink.h */
 struct netlink_sock {
 	struct sock		sk;
 	__u32			portid;
 	__u32			dst_portid;
 	__u32			dst_group;
+	__u32			ngroups;
 	unsigned long		*groups;
+};
+
+/* net/packet/internal.h */
+struct packet_sock {
+	struct sock		sk;
+	int			ifindex;
+	__be16			num;
 };
 
 #pragma clang attribute pop
@@ -280,6 +323,11 @@ struct sock___scm {
 /* 6.9 and later: pidfs, an inode of its own for each process's pid */
 struct pid___ino {
 	__u64			ino;
+};
+
+/* 6.17 and later: what a unix stream socket has to read, kept */
+struct unix_sock___inq {
+	int			inq_len;
 };
 
 /* 6.9 and later: a lock's common part, in every kind of lock */

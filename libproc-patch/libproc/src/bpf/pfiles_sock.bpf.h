@@ -2,8 +2,9 @@
 /*
  * pfiles_sock.bpf.h: a socket's facts, for the BPF program: its options
  * as getsockopt(2) gives them, its two names as getsockname(2) and
- * getpeername(2) give them, a unix peer's pid (SO_PEERCRED), and the
- * inode of a unix socket's peer; part of pfiles.bpf.c, which includes it
+ * getpeername(2) give them, a unix peer's pid (SO_PEERCRED), the inode
+ * of a unix socket's peer, and (pfiles_state.bpf.h) its state, queues
+ * and netlink groups; part of pfiles.bpf.c, which includes it
  * after what it uses (the record, the reader's pid namespace), and
  * compiled only there.
  */
@@ -15,6 +16,8 @@ sock_flag_set(unsigned long flags, int bit)
 {
 	return ((flags >> bit) & 1);
 }
+
+#include "pfiles_state.bpf.h"
 
 /*
  * The options of sk_getsockopt() (net/core/sock.c) and do_tcp_getsockopt()
@@ -278,6 +281,37 @@ fill_netlink(struct pfb_rec *r, struct sock *sk)
 	r->r_peername.a_len = 12;
 }
 
+/*
+ * packet_getname() (net/packet/af_packet.c): of the struct sockaddr_ll
+ * it gives, the family, the protocol (po->num, network order) and the
+ * interface's index, which is what pfiles shows of it; the device's type
+ * and address, which it looks up by that index, are not read.  A
+ * SOCK_PACKET socket's name is another struct (packet_getname_spkt()):
+ * left to the calls, as is every name where the kernel has no
+ * packet_sock (AF_PACKET not built).
+ */
+static __always_inline void
+fill_packet(struct pfb_rec *r, struct sock *sk)
+{
+	/* pkt_sk(sk): no BTF pointer to it, so read, not loaded */
+	struct packet_sock *po = (struct packet_sock *)sk;
+	__be16 num;
+	int ifindex;
+
+	/* a peer: -EOPNOTSUPP */
+	r->r_peername.a_err = -K_EOPNOTSUPP;
+	if (r->r_type == K_SOCK_PACKET ||
+	    !bpf_core_type_exists(struct packet_sock))
+		return;
+	num = BPF_CORE_READ(po, num);
+	ifindex = BPF_CORE_READ(po, ifindex);
+	r->r_sockname.a_err = 0;
+	put16(r->r_sockname.a_data, K_AF_PACKET);
+	__builtin_memcpy(r->r_sockname.a_data + 2, &num, 2);
+	__builtin_memcpy(r->r_sockname.a_data + 4, &ifindex, 4);
+	r->r_sockname.a_len = 8;	/* offsetof (sockaddr_ll, sll_hatype) */
+}
+
 static __always_inline void
 fill_sock(struct pfb_rec *r, struct socket *so, const struct reader_ns *rn)
 {
@@ -302,24 +336,22 @@ fill_sock(struct pfb_rec *r, struct socket *so, const struct reader_ns *rn)
 		r->r_sockname.a_err = 0;
 		r->r_peername.a_err = 0;
 		fill_inet(r, sk);
+		fill_inet_state(r, sk);
 		break;
 	case K_AF_UNIX:
 		r->r_sockname.a_err = 0;
 		r->r_peername.a_err = 0;
 		fill_unix(r, sk, rn);
+		fill_unix_state(r, sk);
 		break;
 	case K_AF_NETLINK:
 		r->r_sockname.a_err = 0;
 		r->r_peername.a_err = 0;
 		fill_netlink(r, sk);
+		fill_groups(r, sk);
 		break;
 	case K_AF_PACKET:
-		/* packet_getname*(): the family is all pfiles shows */
-		r->r_sockname.a_err = 0;
-		put16(r->r_sockname.a_data, K_AF_PACKET);
-		r->r_sockname.a_len = 2;
-		/* a peer: -EOPNOTSUPP */
-		r->r_peername.a_err = -K_EOPNOTSUPP;
+		fill_packet(r, sk);
 		break;
 	default:
 		break;

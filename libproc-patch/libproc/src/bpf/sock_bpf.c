@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <netinet/in.h>
 
 #include "src/bpf/bpf_load.h"
 #include "core/Pshare.h"
@@ -121,6 +122,48 @@ typedef struct bpf_walk {
 	int		bw_err;		/* errno of a failure */
 } bpf_walk_t;
 
+/* A TCP socket: the program gives the kernel's raw counters of its queues. */
+static int
+bpf_is_tcp(const bpfrec_t *br)
+{
+	return ((br->br_family == AF_INET || br->br_family == AF_INET6) &&
+	    br->br_type == SOCK_STREAM && br->br_protocol == IPPROTO_TCP);
+}
+
+/*
+ * The state, queues and netlink groups of a record (what its queues count
+ * is pfiles_bpf.h's): a TCP socket's through sockfacts_tcp(), as the
+ * kernel's own counters; a listener's are its backlog.
+ */
+static void
+bpf_state(const bpfrec_t *br, sockfacts_t *sf)
+{
+	uint32_t have = br->br_sock_have;
+
+	if (have & BPFREC_S_STATE) {
+		sf->sf_state = br->br_state;
+		sf->sf_have |= SF_STATE;
+	}
+	if ((have & BPFREC_S_QUEUES) && bpf_is_tcp(br)) {
+		sockfacts_tcp(sf, br->br_state, br->br_rq, br->br_wq,
+		    (have & BPFREC_S_FIN) ? 1 : 0);
+	} else if (have & BPFREC_S_QUEUES) {
+		sf->sf_queues = (have & BPFREC_S_STATE) &&
+		    br->br_state == PR_SS_LISTEN ? PR_SSQ_BACKLOG :
+		    PR_SSQ_QUEUED;
+		sf->sf_rq = br->br_rq;
+		sf->sf_wq = br->br_wq;
+		sf->sf_have |= SF_QUEUES;
+	}
+	if ((have & BPFREC_S_GROUPS) && br->br_ngroups <= SF_NLGROUPS_MAX) {
+		if (br->br_ngroups > 0)
+			memcpy(sf->sf_groups, br->br_groups,
+			    br->br_ngroups * sizeof (sf->sf_groups[0]));
+		sf->sf_ngroups = br->br_ngroups;
+		sf->sf_have |= SF_GROUPS;
+	}
+}
+
 /* The socket facts of a record, for the one builder (sockrec.c). */
 void
 bpf_sockfacts(const bpfrec_t *br, unsigned int hz, sockfacts_t *sf)
@@ -172,11 +215,36 @@ bpf_sockfacts(const bpfrec_t *br, unsigned int hz, sockfacts_t *sf)
 			sock_peer_name(sf, sock_peer_pidfd_ino, &pi);
 		}
 	}
+	bpf_state(br, sf);
+}
+
+/*
+ * Did the program find every fact of the socket's state line
+ * (sockstate_kind()) and, of a netlink socket, its groups?  Not where it
+ * does not read them (an MPTCP socket) or could not (a unix queue longer
+ * than it sums, a bitmap it could not read): the calls are asked then.
+ */
+static int
+bpf_state_found(const bpfrec_t *br)
+{
+	uint32_t have = br->br_sock_have;
+
+	if (br->br_family == AF_NETLINK && !(have & BPFREC_S_GROUPS))
+		return (0);
+	switch (sockstate_kind(br->br_family, br->br_type, br->br_protocol)) {
+	case SOCKSTATE_LINE:
+		return ((have & BPFREC_S_STATE) && (have & BPFREC_S_QUEUES));
+	case SOCKSTATE_QUEUED:
+		return ((have & BPFREC_S_QUEUES) != 0);
+	default:
+		return (1);
+	}
 }
 
 /*
  * Is the record's view of this fd the one the other sources would give?
- * A socket whose facts (names included) the program computed, a pipe, an
+ * A socket whose facts (names, state and queues included) the program
+ * computed, a pipe, an
  * anonymous inode: files of the kernel's own filesystems, whose stat is
  * the inode's, with the locks read (on a kernel whose locks the program
  * cannot read, fdinfo has them) and none held through it, or none whose
@@ -197,7 +265,8 @@ bpf_taken_as_is(const bpfrec_t *br)
 		return ((br->br_have & BPFREC_SOCK) &&
 		    (br->br_sock_have & BPFREC_S_SK) &&
 		    br->br_sockname.ba_err != BPFREC_ENOTCOMPUTED &&
-		    br->br_peername.ba_err != BPFREC_ENOTCOMPUTED);
+		    br->br_peername.ba_err != BPFREC_ENOTCOMPUTED &&
+		    bpf_state_found(br));
 	if (fmt == S_IFIFO)
 		return (br->br_path_len > 6 &&
 		    memcmp(br->br_path, "pipe:[", 6) == 0);

@@ -48,4 +48,33 @@ extern int bpf_check_record(const bpfrec_t *, int, unsigned int, char *,
  */
 extern int bpf_check_facts(bpf_pfiles_t *, unsigned int *, char *, size_t);
 
+/*
+ * What a socket the check made in a known state must show
+ * (sock_bpf_queued.c): its state line (w_state a PR_SS_*, 0 for queues
+ * alone, -1 nothing wanted; w_read and w_send -1 where any value will
+ * do) and its netlink groups (w_ngroups words; 0 nothing wanted).
+ */
+typedef struct bpf_ckwant {
+	int		w_state;
+	uint_t		w_queues;	/* PR_SSQ_* */
+	int64_t		w_read;
+	int64_t		w_send;
+	uint32_t	w_groups[2];
+	uint_t		w_ngroups;
+} bpf_ckwant_t;
+
+/* The check's: keep fd to be checked, as what, and what it must show. */
+typedef void bpf_ck_add_f(void *, int, const char *, const bpf_ckwant_t *);
+/*
+ * The sockets that hold something (bytes, datagrams, a FIN, clients not
+ * accepted, groups past 32), each to add with what it must show.
+ */
+extern void bpf_check_make_queued(bpf_ck_add_f *, void *);
+/*
+ * NULL when the record br shows what w says, through the one
+ * translation of a record (hz the kernel's); else the fact that differs.
+ */
+extern const char *bpf_check_want(const bpfrec_t *, unsigned int,
+    const bpf_ckwant_t *);
+
 #endif	/* _SOCK_BPF_H */

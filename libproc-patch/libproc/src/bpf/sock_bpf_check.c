@@ -11,11 +11,20 @@
  * seqpacket, TCP and UDP over IPv4 and IPv6, netlink, packet), listening,
  * connected and unbound, each option pfiles prints set on some and off on
  * others, and a pipe and an eventfd, while a thread of ours shares the
- * fd table.  Each record that the walk would take as it is must give the
- * same record items as the calls the pidfd source makes on the same
- * socket (sock_local.c) and the same stat, flags and path as fstat(2),
- * fcntl(2) and readlink(2); every fd must be shown once.  On the first
- * difference the source is refused, with what differed.
+ * fd table; and sockets that hold something, in states the check knows
+ * (sock_bpf_queued.c).  Each record that the walk would take as it is
+ * must give the same record items as the calls the pidfd source makes on
+ * the same socket (sock_local.c) and the same stat, flags and path as
+ * fstat(2), fcntl(2) and readlink(2); a socket made in a known state must
+ * show that state, its queues and netlink groups; every fd must be shown
+ * once.  On the first difference the source is refused, with what
+ * differed.
+ *
+ * A socket's state line and netlink groups are compared with the calls'
+ * where the calls give them: the state where they know it, the queues
+ * where they know them (a unix listener's backlog is the socket tables',
+ * not a call's answer).  Where they give none, what the check made the
+ * socket show is the answer.
  *
  * A family this process may not make a socket of (packet without
  * CAP_NET_RAW, IPv6 where it is disabled) is not checked; the walk takes
@@ -33,6 +42,9 @@
 #include <arpa/inet.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <netpacket/packet.h>
 #include <netinet/in.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -48,6 +60,8 @@
 typedef struct ckfd {
 	int		cf_fd;
 	int		cf_seen;
+	int		cf_wanted;	/* cf_want says what it must show */
+	bpf_ckwant_t	cf_want;
 	char		cf_what[CK_WHAT_MAX];
 } ckfd_t;
 
@@ -62,21 +76,36 @@ typedef struct check {
 	size_t		ck_whysz;
 } check_t;
 
-/* Keep fd (when it was made) to be checked, as what. */
+/*
+ * Keep fd (when it was made) to be checked, as what, and with what it
+ * must show when want is not NULL (bpf_ck_add_f).
+ */
 static void
-ck_add(check_t *ck, int fd, const char *what)
+ck_add_want(void *arg, int fd, const char *what, const bpf_ckwant_t *want)
 {
+	check_t *ck = arg;
+	ckfd_t *cf;
+
 	if (fd < 0)
 		return;
 	if (ck->ck_n == CK_MAX) {
 		(void) close(fd);
 		return;
 	}
-	ck->ck_fds[ck->ck_n].cf_fd = fd;
-	ck->ck_fds[ck->ck_n].cf_seen = 0;
-	(void) snprintf(ck->ck_fds[ck->ck_n].cf_what, CK_WHAT_MAX, "%s",
-	    what);
-	ck->ck_n++;
+	cf = &ck->ck_fds[ck->ck_n++];
+	memset(cf, 0, sizeof (*cf));
+	cf->cf_fd = fd;
+	if (want != NULL) {
+		cf->cf_want = *want;
+		cf->cf_wanted = 1;
+	}
+	(void) snprintf(cf->cf_what, CK_WHAT_MAX, "%s", what);
+}
+
+static void
+ck_add(check_t *ck, int fd, const char *what)
+{
+	ck_add_want(ck, fd, what, NULL);
 }
 
 /*
@@ -275,16 +304,29 @@ make_others(check_t *ck)
 	}
 	ck_add(ck, sock_new(AF_NETLINK, SOCK_DGRAM, NETLINK_SOCK_DIAG,
 	    OPTS_NONE), "AF_NETLINK sock_diag");
-	/* CAP_NET_RAW: left out without it */
-	ck_add(ck, sock_new(AF_PACKET, SOCK_DGRAM, 0, OPTS_NONE), "AF_PACKET");
+	/*
+	 * CAP_NET_RAW: left out without it.  Made with no protocol and
+	 * bound to one on the loopback interface: no receive hook to take
+	 * down at the bind, which would wait for an RCU grace period (some
+	 * 10 ms; the close waits for one anyway).
+	 */
+	if ((s = sock_new(AF_PACKET, SOCK_DGRAM, 0, OPTS_NONE)) >= 0) {
+		struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+		    .sll_protocol = htons(ETH_P_ARP) };
+
+		sll.sll_ifindex = (int)if_nametoindex("lo");
+		(void) bind(s, (struct sockaddr *)&sll, sizeof (sll));
+		ck_add(ck, s, "AF_PACKET, ARP on lo");
+	}
 	ck_add(ck, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), "eventfd");
 }
 
 /*
  * The bytes of a socket's name that pfiles shows: all of a unix, inet,
- * inet6 or netlink name; of any other family's, the family alone (a
- * packet socket's is "AF_PACKET", which is all the bpf and diag sources
- * give of it).
+ * inet6 or netlink name; of a packet socket's struct sockaddr_ll, its
+ * family, protocol and interface index (not the device's type and
+ * address, which the bpf program does not read); of any other family's,
+ * the family alone.
  */
 static size_t
 name_shown(const void *name, size_t len)
@@ -297,7 +339,29 @@ name_shown(const void *name, size_t len)
 	if (fam == AF_UNIX || fam == AF_INET || fam == AF_INET6 ||
 	    fam == AF_NETLINK)
 		return (len);
+	if (fam == AF_PACKET && len >= offsetof(struct sockaddr_ll,
+	    sll_hatype))
+		return (offsetof(struct sockaddr_ll, sll_hatype));
 	return (sizeof (fam));
+}
+
+/*
+ * Do the program's state line (vp, lp) and the calls' (vc, lc) differ
+ * in a fact the calls know: the state, and the queues where the calls
+ * know them?
+ */
+static int
+state_differs(const void *vp, size_t lp, const void *vc, size_t lc)
+{
+	prsockstate_t p, c;
+
+	if (lp != sizeof (p) || lc != sizeof (c))
+		return (1);
+	memcpy(&p, vp, sizeof (p));
+	memcpy(&c, vc, sizeof (c));
+	return (p.pr_state != c.pr_state || (c.pr_queues != 0 &&
+	    (p.pr_queues != c.pr_queues || p.pr_read != c.pr_read ||
+	    p.pr_send != c.pr_send)));
 }
 
 /* The first fact that the record of a socket and the calls give apart. */
@@ -321,6 +385,8 @@ items_differ(const prfdinfo_t *p, const prfdinfo_t *c, char *fact,
 		{ PR_PEERCRED, "SO_PEERCRED" },
 		{ PR_SOCKERR, "an error" },
 		{ PR_SOCKGAPS, "facts not known" },
+		{ PR_SOCKSTATE, "the state line" },
+		{ PR_NLGROUPS, "the netlink groups" },
 	};
 	const sockopt_t *opts = sockopt_table();
 
@@ -332,6 +398,10 @@ items_differ(const prfdinfo_t *p, const prfdinfo_t *c, char *fact,
 		struct ucred up, uc;
 
 		if (vp == NULL && vc == NULL)
+			continue;
+		/* What the calls do not give, the made socket's want says. */
+		if (vc == NULL && (items[i].type == PR_SOCKSTATE ||
+		    items[i].type == PR_NLGROUPS))
 			continue;
 		if (vp == NULL || vc == NULL) {
 			(void) snprintf(fact, factsz, "%s %s", items[i].name,
@@ -359,8 +429,11 @@ items_differ(const prfdinfo_t *p, const prfdinfo_t *c, char *fact,
 			lp = name_shown(vp, lp);
 			lc = name_shown(vc, lc);
 		}
+		if (items[i].type == PR_SOCKSTATE) {
+			if (!state_differs(vp, lp, vc, lc))
+				continue;
 		/* pfiles shows the peer's pid only */
-		if (items[i].type == PR_PEERCRED && lp == sizeof (up) &&
+		} else if (items[i].type == PR_PEERCRED && lp == sizeof (up) &&
 		    lc == sizeof (uc)) {
 			memcpy(&up, vp, sizeof (up));
 			memcpy(&uc, vc, sizeof (uc));
@@ -460,6 +533,7 @@ ck_record(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 	check_t *ck = arg;
 	char fact[96];
 	ckfd_t *cf = NULL;
+	const char *bad;
 
 	if (br->br_have & BPFREC_OWNTABLE)
 		return (0);
@@ -484,6 +558,9 @@ ck_record(void *arg, const bpfrec_t *br, const void *raw, size_t rawlen)
 	if (bpf_check_record(br, cf->cf_fd, ck->ck_hz, fact,
 	    sizeof (fact)) != 0)
 		return (ck_fail(ck, cf, fact));
+	if (cf->cf_wanted && (bad = bpf_check_want(br, ck->ck_hz,
+	    &cf->cf_want)) != NULL)
+		return (ck_fail(ck, cf, bad));
 	ck->ck_compared++;
 	return (0);
 }
@@ -519,6 +596,7 @@ bpf_check_facts(bpf_pfiles_t *bp, unsigned int *ncomparedp, char *why,
 	make_inet(ck, AF_INET);
 	make_inet(ck, AF_INET6);
 	make_others(ck);
+	bpf_check_make_queued(ck_add_want, ck);
 	if (pipe2(pipefd, O_CLOEXEC) == 0) {
 		ck_add(ck, pipefd[0], "pipe, read end");
 		ck_add(ck, pipefd[1], "pipe, write end");
