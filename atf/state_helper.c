@@ -252,7 +252,7 @@ make_unix(void)
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	socklen_t len;
 	char buf[30];
-	int sv[2], qv[2], lv[2], dv[2], l, c;
+	int sv[2], qv[2], lv[2], dv[2], l, c = -1;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET, 0, qv) != 0 ||
