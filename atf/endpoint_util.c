@@ -136,8 +136,12 @@ hold_cmp(const void *a, const void *b)
 	return ((x->h_fd > y->h_fd) - (x->h_fd < y->h_fd));
 }
 
-const ep_hold_t **
-holders_of(const ep_view_t *v, const ep_hold_t *h, size_t *np)
+/*
+ * The holds of h's connection at its other end (other), or at its own
+ * end but h itself (!other): one socket, one ino; in pfiles' order.
+ */
+static const ep_hold_t **
+holds_at(const ep_view_t *v, const ep_hold_t *h, int other, size_t *np)
 {
 	const ep_hold_t **hs = calloc(MAX_HOLDS, sizeof (*hs));
 	size_t n = 0;
@@ -146,27 +150,47 @@ holders_of(const ep_view_t *v, const ep_hold_t *h, size_t *np)
 	for (size_t i = 0; i < v->v_nholds; i++) {
 		const ep_hold_t *o = &v->v_holds[i];
 
-		if (strcmp(o->h_conn, h->h_conn) != 0 || o->h_end == h->h_end)
+		if (o == h || strcmp(o->h_conn, h->h_conn) != 0 ||
+		    (o->h_end != h->h_end) != other)
 			continue;
 		ATF_REQUIRE_MSG(n == 0 || o->h_ino == hs[0]->h_ino, "%s %c "
 		    "end: inodes %llu and %llu", o->h_conn, o->h_end,
 		    o->h_ino, hs[0]->h_ino);
-		ATF_REQUIRE_MSG(o->h_ino != h->h_ino, "%s: both ends are "
-		    "inode %llu", h->h_conn, h->h_ino);
+		ATF_REQUIRE_MSG((o->h_ino != h->h_ino) == other, "%s: ends %c "
+		    "and %c, inodes %llu and %llu", h->h_conn, h->h_end,
+		    o->h_end, h->h_ino, o->h_ino);
 		hs[n++] = o;
 	}
+	order_holds(hs, n, h->h_pid);
+	*np = n;
+	return (hs);
+}
+
+const ep_hold_t **
+holders_of(const ep_view_t *v, const ep_hold_t *h, size_t *np)
+{
+	return (holds_at(v, h, 1, np));
+}
+
+void
+order_holds(const ep_hold_t **hs, size_t n, pid_t own)
+{
 	qsort(hs, n, sizeof (*hs), hold_cmp);
 	/* The holder's own holds first (pfiles.1: the target's own first). */
 	for (size_t i = 0, k = 0; i < n; i++) {
 		const ep_hold_t *o = hs[i];
 
-		if (o->h_pid != h->h_pid)
+		if (o->h_pid != own)
 			continue;
 		memmove(&hs[k + 1], &hs[k], (i - k) * sizeof (*hs));
 		hs[k++] = o;
 	}
-	*np = n;
-	return (hs);
+}
+
+const ep_hold_t **
+shared_of(const ep_view_t *v, const ep_hold_t *h, size_t *np)
+{
+	return (holds_at(v, h, 0, np));
 }
 
 char *
@@ -179,26 +203,46 @@ comm_text(const ep_view_t *v, pid_t pid)
 	return (exp_escape(p->p_comm, strlen(p->p_comm), SIZE_MAX, NULL));
 }
 
-char *
-endpoint_lines(const ep_view_t *v, char *out, const ep_hold_t **hs,
-    size_t n)
+/* out, then a line "LABEL: comm[pid] fd N" per holder of hs, capped. */
+static char *
+holder_lines(const ep_view_t *v, char *out, const char *label,
+    const ep_hold_t **hs, size_t n)
 {
 	char *next, *comm;
 
 	for (size_t i = 0; i < n && i < EXP_ENDPOINTS_MAX; i++) {
 		comm = comm_text(v, hs[i]->h_pid);
-		next = tu_asprintf("%s\tendpoint: %s[%d] fd %d\n", out, comm,
+		next = tu_asprintf("%s\t%s: %s[%d] fd %d\n", out, label, comm,
 		    (int)hs[i]->h_pid, hs[i]->h_fd);
 		free(comm);
 		free(out);
 		out = next;
 	}
 	if (n > EXP_ENDPOINTS_MAX) {
-		next = tu_asprintf("%s\tendpoint: and %zu more\n", out,
+		next = tu_asprintf("%s\t%s: and %zu more\n", out, label,
 		    n - EXP_ENDPOINTS_MAX);
 		free(out);
 		out = next;
 	}
+	return (out);
+}
+
+char *
+endpoint_lines(const ep_view_t *v, char *out, const ep_hold_t **hs,
+    size_t n)
+{
+	return (holder_lines(v, out, "endpoint", hs, n));
+}
+
+char *
+expected_shared(const ep_view_t *v, const ep_hold_t *h)
+{
+	size_t n;
+	const ep_hold_t **hs = shared_of(v, h, &n);
+	char *out = holder_lines(v, tu_asprintf("%s", ""), "shared with", hs,
+	    n);
+
+	free(hs);
 	return (out);
 }
 
@@ -268,8 +312,9 @@ fd_block(const char *out, pid_t pid, int fd)
 	return (blk);
 }
 
-char *
-peer_lines(const char *blk)
+/* The lines of blk that start with a or b (NULL: none), in order. */
+static char *
+lines_of(const char *blk, const char *a, const char *b)
 {
 	char *out = tu_asprintf("%s", "");
 
@@ -277,8 +322,8 @@ peer_lines(const char *blk)
 		const char *nl = strchr(p, '\n');
 		size_t n = nl != NULL ? (size_t)(nl + 1 - p) : strlen(p);
 
-		if (strncmp(p, "\tpeer: ", 7) == 0 ||
-		    strncmp(p, "\tendpoint: ", 11) == 0) {
+		if (strncmp(p, a, strlen(a)) == 0 ||
+		    (b != NULL && strncmp(p, b, strlen(b)) == 0)) {
 			char *next = tu_asprintf("%s%.*s", out, (int)n, p);
 
 			free(out);
@@ -287,6 +332,18 @@ peer_lines(const char *blk)
 		p += n;
 	}
 	return (out);
+}
+
+char *
+peer_lines(const char *blk)
+{
+	return (lines_of(blk, "\tpeer: ", "\tendpoint: "));
+}
+
+char *
+shared_lines(const char *blk)
+{
+	return (lines_of(blk, "\tshared with: ", NULL));
 }
 
 void
@@ -305,6 +362,14 @@ check_hold(const char *what, const ep_view_t *v, const char *out,
 	got = peer_lines(blk);
 	want = expected_lines(v, h, flags);
 	name = tu_asprintf("%s.%s-%s", what, h->h_role, h->h_conn);
+	tu_require_same_str(name, want, got);
+	free(name);
+	free(want);
+	free(got);
+	/* The other holders of the very same socket, as they say. */
+	got = shared_lines(blk);
+	want = expected_shared(v, h);
+	name = tu_asprintf("%s.%s-%s.shared", what, h->h_role, h->h_conn);
 	tu_require_same_str(name, want, got);
 	free(name);
 	free(want);

@@ -89,6 +89,16 @@ int	hold_cmp(const void *a, const void *b);
 const ep_hold_t **
 holders_of(const ep_view_t *v, const ep_hold_t *h, size_t *np);
 
+/* hs sorted by pid then fd, the holds of process own first. */
+void	order_holds(const ep_hold_t **hs, size_t n, pid_t own);
+
+/*
+ * The other holds of h's very socket (the same connection and end, one
+ * ino), by the same order; their number in *np.
+ */
+const ep_hold_t **
+shared_of(const ep_view_t *v, const ep_hold_t *h, size_t *np);
+
 /* A process's comm through the rule (expect.c's escaping). */
 char	*comm_text(const ep_view_t *v, pid_t pid);
 
@@ -105,6 +115,13 @@ char	*endpoint_lines(const ep_view_t *v, char *out, const ep_hold_t **hs,
 char	*expected_lines(const ep_view_t *v, const ep_hold_t *h, int flags);
 
 /*
+ * The "shared with:" lines pfiles must print for h: the other holds of
+ * its very socket (every source shows them), capped as the endpoint
+ * lines are.
+ */
+char	*expected_shared(const ep_view_t *v, const ep_hold_t *h);
+
+/*
  * The block of pid's fd in pfiles' output (several pids: the one whose
  * header is "PID:\t"), from its stat line to the next stat line or
  * header.  NULL when there is none.
@@ -114,9 +131,13 @@ char	*fd_block(const char *out, pid_t pid, int fd);
 /* The peer: and endpoint: lines of a block, in order. */
 char	*peer_lines(const char *blk);
 
+/* The shared with: lines of a block, in order. */
+char	*shared_lines(const char *blk);
+
 /*
  * h's block in out: its stat line names the inode the holder gave, and
- * its peer and endpoint lines are exactly the expected ones.
+ * its peer and endpoint lines, and its shared with lines, are exactly
+ * the expected ones.
  */
 void	check_hold(const char *what, const ep_view_t *v, const char *out,
 	    const ep_hold_t *h, int flags);
