@@ -273,12 +273,17 @@ locks_member(FILE *out, int *n, const pf_items_t *ix)
 	(void) fputc(']', out);
 }
 
-/* A netlink socket's groups, as the list of their numbers (from 1). */
+/*
+ * A netlink address's groups, as the list of their numbers (from 1): of
+ * the socket's own name, every group it is a member of; of its peer's,
+ * the name's own 32 (the socket's memberships are not the peer's).
+ */
 static void
-groups_member(FILE *out, int *m, const pf_items_t *ix, unsigned first)
+groups_member(FILE *out, int *m, const pf_items_t *ix, unsigned first,
+    int own)
 {
 	uint32_t w[64];
-	uint_t n = pf_nlgroups(ix, first, w, 64);
+	uint_t n = pf_nlgroups(ix, first, w, own ? 64 : 1);
 	int k = 0;
 
 	key(out, m, "groups");
@@ -362,7 +367,8 @@ addr_member(FILE *out, int *n, const char *k, const pf_items_t *ix,
 			(void) fprintf(out, "%d", a.pa_protocol);
 		key(out, &m, "pid");
 		(void) fprintf(out, "%u", a.pa_nlpid);
-		groups_member(out, &m, ix, a.pa_nlgroups);
+		groups_member(out, &m, ix, a.pa_nlgroups,
+		    item == PR_SOCKETNAME);
 		break;
 	case PF_ADDR_PACKET:
 		packet_members(out, &m, ix, &a);
