@@ -160,6 +160,40 @@ holders_of(const ep_view_t *v, const ep_hold_t *h, size_t *np)
 	return (hs);
 }
 
+const ep_hold_t **
+shared_of(const ep_view_t *v, const ep_hold_t *h, size_t *np)
+{
+	const ep_hold_t **hs = calloc(MAX_HOLDS, sizeof (*hs));
+	size_t n = 0;
+
+	ATF_REQUIRE(hs != NULL);
+	for (size_t i = 0; i < v->v_nholds; i++) {
+		const ep_hold_t *o = &v->v_holds[i];
+
+		if (o == h || strcmp(o->h_conn, h->h_conn) != 0 ||
+		    o->h_end != h->h_end)
+			continue;
+		ATF_REQUIRE_MSG(o->h_ino == h->h_ino, "%s %c end: inodes "
+		    "%llu and %llu", o->h_conn, o->h_end, o->h_ino, h->h_ino);
+		hs[n++] = o;
+	}
+	holders_order(hs, n, h->h_pid);
+	*np = n;
+	return (hs);
+}
+
+char *
+expected_shared(const ep_view_t *v, const ep_hold_t *h)
+{
+	size_t n;
+	const ep_hold_t **hs = shared_of(v, h, &n);
+	char *out = holder_lines(v, tu_asprintf("%s", ""), "\tshared with: ",
+	    hs, n);
+
+	free(hs);
+	return (out);
+}
+
 void
 holders_order(const ep_hold_t **hs, size_t n, pid_t pid)
 {
@@ -306,6 +340,14 @@ lines_with(const char *blk, const char *const *prefixes)
 }
 
 char *
+shared_lines(const char *blk)
+{
+	static const char *const prefixes[] = { "\tshared with: ", NULL };
+
+	return (lines_with(blk, prefixes));
+}
+
+char *
 peer_lines(const char *blk)
 {
 	static const char *const prefixes[] = { "\tpeer: ", "\tendpoint: ",
@@ -338,6 +380,14 @@ check_hold(const char *what, const ep_view_t *v, const char *out,
 	got = peer_lines(blk);
 	want = expected_lines(v, h, flags);
 	name = tu_asprintf("%s.%s-%s", what, h->h_role, h->h_conn);
+	tu_require_same_str(name, want, got);
+	free(name);
+	free(want);
+	free(got);
+	/* The other holders of the very same socket, as they say. */
+	got = shared_lines(blk);
+	want = expected_shared(v, h);
+	name = tu_asprintf("%s.%s-%s.shared", what, h->h_role, h->h_conn);
 	tu_require_same_str(name, want, got);
 	free(name);
 	free(want);

@@ -128,6 +128,18 @@ char	*lines_with(const char *blk, const char *const *prefixes);
 
 /* The peer: and endpoint: lines of a block, in order. */
 char	*peer_lines(const char *blk);
+/* The shared with: lines of a block, in order. */
+char	*shared_lines(const char *blk);
+
+/*
+ * The other holds of h's very socket (the same connection and end, one
+ * ino), in pfiles' order; their number in *np.  expected_shared: the
+ * "shared with:" lines pfiles must print for h, capped as the endpoint
+ * lines are.
+ */
+const ep_hold_t **
+shared_of(const ep_view_t *v, const ep_hold_t *h, size_t *np);
+char	*expected_shared(const ep_view_t *v, const ep_hold_t *h);
 
 /*
  * h's block in out (fd_block), whose stat line must name the inode the

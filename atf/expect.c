@@ -19,6 +19,9 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <linux/if_ether.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include "expect.h"
 #include "testutil.h"
@@ -445,7 +448,6 @@ static const char *
 family_name(int af)
 {
 	switch (af) {
-	case AF_PACKET: return ("AF_PACKET");
 	case AF_VSOCK: return ("AF_VSOCK");
 	case AF_BLUETOOTH: return ("AF_BLUETOOTH");
 	case AF_CAN: return ("AF_CAN");
@@ -480,6 +482,85 @@ put_unix_name(gen_t *g, const unsigned char *p, size_t n)
 	}
 	(void) fputc('@', g->g_fp);	/* abstract */
 	put_text(g, p + 1, n - 1);
+}
+
+/*
+ * The netlink groups past the first 32 that the socket is a member of
+ * (sockname only: a peer's address is the peer's): ",0x%08x" for each
+ * further 32, up to the last with one set.  The first 32 are the name's
+ * own, and must be those of the manifest's groups.
+ */
+static void
+put_more_groups(gen_t *g, const mf_fd_t *f, uint32_t first)
+{
+	uint32_t words[MF_MAX_GROUPS] = { 0 };
+	int last = 0;
+
+	for (int i = 0; i < f->f_ngroups; i++) {
+		unsigned n = f->f_groups[i] - 1;
+
+		if (n / 32 >= MF_MAX_GROUPS) {
+			gen_fail(g, "fd %d: group %u", f->f_fd, n + 1);
+			return;
+		}
+		words[n / 32] |= 1U << (n % 32);
+		if ((int)(n / 32) > last)
+			last = (int)(n / 32);
+	}
+	if (f->f_ngroups >= 0 && words[0] != first) {
+		gen_fail(g, "fd %d: groups 0x%08x in the name, 0x%08x in the "
+		    "manifest's list", f->f_fd, first, words[0]);
+		return;
+	}
+	for (int w = 1; w <= last; w++)
+		(void) fprintf(g->g_fp, ",0x%08x", words[w]);
+}
+
+/* The EtherTypes the contract names, from <linux/if_ether.h>. */
+static const char *
+ethertype_name(unsigned proto)
+{
+	switch (proto) {
+	case ETH_P_ALL: return ("ETH_P_ALL");
+	case ETH_P_IP: return ("ETH_P_IP");
+	case ETH_P_ARP: return ("ETH_P_ARP");
+	case ETH_P_IPV6: return ("ETH_P_IPV6");
+	default: return (NULL);
+	}
+}
+
+/*
+ * A packet socket's name: "AF_PACKET IF  protocol: PROTO", IF the name
+ * of its interface index (the manifest's ifname, the target's text),
+ * "any" for none, "ifindex %d" when its name is not known; PROTO by
+ * name or as "0x%04x".  A struct sockaddr_ll: the protocol in network
+ * order at 2, the index at 4.
+ */
+static void
+put_packet(gen_t *g, const mf_fd_t *f, const mf_addr_t *a)
+{
+	const unsigned char *b = a->a_bytes;
+	const char *name;
+	uint16_t proto;
+	int32_t ifindex;
+
+	if (a->a_len < 8) {
+		gen_fail(g, "fd %d: short AF_PACKET name", f->f_fd);
+		return;
+	}
+	memcpy(&proto, b + 2, sizeof (proto));
+	memcpy(&ifindex, b + 4, sizeof (ifindex));
+	(void) fputs("AF_PACKET ", g->g_fp);
+	if (ifindex == 0)
+		(void) fputs("any", g->g_fp);
+	else if (f->f_ifname[0] != '\0')
+		put_text(g, f->f_ifname, strlen(f->f_ifname));
+	else
+		(void) fprintf(g->g_fp, "ifindex %d", (int)ifindex);
+	if ((name = ethertype_name(ntohs(proto))) != NULL)
+		(void) fprintf(g->g_fp, "  protocol: %s\n", name);
+	else
+		(void) fprintf(g->g_fp, "  protocol: 0x%04x\n", ntohs(proto));
 }
 
 /* "\t%s: AF_..." for one address, by the rules of the contract. */
@@ -537,8 +618,14 @@ put_addr(gen_t *g, const mf_fd_t *f, const char *label, const mf_addr_t *a)
 		else
 			(void) fprintf(fp, "AF_NETLINK protocol %d",
 			    f->f_protocol);
-		(void) fprintf(fp, "  pid: %u  groups: 0x%08x\n",
+		(void) fprintf(fp, "  pid: %u  groups: 0x%08x",
 		    get_u32(b + 4), get_u32(b + 8));
+		if (strcmp(label, "sockname") == 0)
+			put_more_groups(g, f, get_u32(b + 8));
+		(void) fputc('\n', fp);
+		break;
+	case AF_PACKET:
+		put_packet(g, f, a);
 		break;
 	default:
 		if ((name = family_name(af)) != NULL)
@@ -568,6 +655,32 @@ same_socket(const mf_fd_t *a, const mf_fd_t *b)
 }
 
 /*
+ * One line of a list of holders (label "\tendpoint: " or "\tshared
+ * with: "), or none past EXP_ENDPOINTS_MAX: those are counted in *more.
+ * The comm is the target's text.
+ */
+static void
+put_holder(gen_t *g, const char *label, const char *comm, pid_t pid,
+    int fd, size_t counts[2])
+{
+	if (counts[0] == EXP_ENDPOINTS_MAX) {
+		counts[1]++;
+		return;
+	}
+	(void) fputs(label, g->g_fp);
+	put_text(g, comm, strlen(comm));
+	(void) fprintf(g->g_fp, "[%d] fd %d\n", (int)pid, fd);
+	counts[0]++;
+}
+
+static void
+put_holders_more(gen_t *g, const char *label, const size_t counts[2])
+{
+	if (counts[1] > 0)
+		(void) fprintf(g->g_fp, "%sand %zu more\n", label, counts[1]);
+}
+
+/*
  * The endpoint lines of f ("Socket lines" 5): for each connection of
  * the manifest ("pair") one of whose ends is f's socket, every fd of
  * the fixture on the other end's socket, in order of fd (one pid: the
@@ -579,9 +692,10 @@ same_socket(const mf_fd_t *a, const mf_fd_t *b)
 static void
 put_endpoints(gen_t *g, const mf_fd_t *f)
 {
+	static const char label[] = "\tendpoint: ";
 	const manifest_t *m = g->g_m;
 	const mf_fd_t *other = NULL;
-	size_t shown = 0, more = 0;
+	size_t counts[2] = { 0, 0 };	/* shown, more */
 
 	for (size_t i = 0; i < m->m_npairs; i++) {
 		const mf_fd_t *a = fd_record(m, m->m_pairs[i][0]);
@@ -604,21 +718,148 @@ put_endpoints(gen_t *g, const mf_fd_t *f)
 	}
 	if (other == NULL)
 		return;
-	for (size_t i = 0; i < m->m_nfds; i++) {
-		if (!same_socket(&m->m_fds[i], other))
-			continue;
-		if (shown == EXP_ENDPOINTS_MAX) {
-			more++;
-			continue;
+	for (size_t i = 0; i < m->m_nfds; i++)
+		if (same_socket(&m->m_fds[i], other))
+			put_holder(g, label, m->m_comm, m->m_pid,
+			    m->m_fds[i].f_fd, counts);
+	put_holders_more(g, label, counts);
+}
+
+static int
+holder_cmp(const void *a, const void *b)
+{
+	const mf_holder_t *x = *(const mf_holder_t *const *)a;
+	const mf_holder_t *y = *(const mf_holder_t *const *)b;
+
+	if (x->h_pid != y->h_pid)
+		return (x->h_pid < y->h_pid ? -1 : 1);
+	return (x->h_fd < y->h_fd ? -1 : x->h_fd > y->h_fd);
+}
+
+/*
+ * The "shared with:" lines of f ("Socket lines" 7): the fixture's other
+ * fds on f's socket in fd order, then the other processes' fds on it
+ * (the manifest's "holder" lines: sockfix forked them) by pid then fd;
+ * the same cap as the endpoint lines.
+ */
+static void
+put_shared(gen_t *g, const mf_fd_t *f)
+{
+	static const char label[] = "\tshared with: ";
+	const manifest_t *m = g->g_m;
+	const mf_holder_t *hs[MF_MAX_HOLDERS];
+	size_t counts[2] = { 0, 0 }, n = 0;
+
+	for (size_t i = 0; i < m->m_nfds; i++)
+		if (m->m_fds[i].f_fd != f->f_fd &&
+		    same_socket(&m->m_fds[i], f))
+			put_holder(g, label, m->m_comm, m->m_pid,
+			    m->m_fds[i].f_fd, counts);
+	for (size_t i = 0; i < m->m_nholders; i++) {
+		const mf_fd_t *p = fd_record(m, m->m_holders[i].h_pfd);
+
+		if (p == NULL || !same_socket(p, p)) {
+			gen_fail(g, "holder of fd %d: no socket of the "
+			    "manifest", m->m_holders[i].h_pfd);
+			return;
 		}
-		(void) fputs("\tendpoint: ", g->g_fp);
-		put_text(g, m->m_comm, strlen(m->m_comm));
-		(void) fprintf(g->g_fp, "[%d] fd %d\n", (int)m->m_pid,
-		    m->m_fds[i].f_fd);
-		shown++;
+		if (same_socket(p, f))
+			hs[n++] = &m->m_holders[i];
 	}
-	if (more > 0)
-		(void) fprintf(g->g_fp, "\tendpoint: and %zu more\n", more);
+	qsort(hs, n, sizeof (hs[0]), holder_cmp);
+	for (size_t i = 0; i < n; i++)
+		put_holder(g, label, hs[i]->h_comm, hs[i]->h_pid, hs[i]->h_fd,
+		    counts);
+	put_holders_more(g, label, counts);
+}
+
+/* Which line of state a socket has ("Socket lines" 4). */
+#define	SL_NONE		0
+#define	SL_STATE	1	/* "state:", then queued or backlog */
+#define	SL_QUEUED	2	/* "queued:" alone */
+
+static int
+state_line_kind(const mf_fd_t *f)
+{
+	if (f->f_domain == AF_UNIX)
+		return (f->f_type == SOCK_STREAM ||
+		    f->f_type == SOCK_SEQPACKET ? SL_STATE :
+		    f->f_type == SOCK_DGRAM ? SL_QUEUED : SL_NONE);
+	if (f->f_domain != AF_INET && f->f_domain != AF_INET6)
+		return (SL_NONE);
+	/* TCP, SCTP, DCCP; then UDP (and UDP-Lite) and raw. */
+	if ((f->f_type == SOCK_STREAM && (f->f_protocol == IPPROTO_TCP ||
+	    f->f_protocol == IPPROTO_MPTCP || f->f_protocol == IPPROTO_SCTP)) ||
+	    f->f_type == SOCK_DCCP)
+		return (SL_STATE);
+	return (f->f_type == SOCK_DGRAM || f->f_type == SOCK_RAW ?
+	    SL_QUEUED : SL_NONE);
+}
+
+/*
+ * The kernel's state numbers (<netinet/tcp.h>) by the names lsof and ss
+ * use; a unix socket's three by the contract's.
+ */
+static const char *
+state_name(const mf_fd_t *f, int state)
+{
+	static const struct { int s; const char *name; } tcp[] = {
+		{ TCP_ESTABLISHED, "ESTABLISHED" }, { TCP_SYN_SENT, "SYN_SENT" },
+		{ TCP_SYN_RECV, "SYN_RECV" }, { TCP_FIN_WAIT1, "FIN_WAIT1" },
+		{ TCP_FIN_WAIT2, "FIN_WAIT2" }, { TCP_TIME_WAIT, "TIME_WAIT" },
+		{ TCP_CLOSE, "CLOSE" }, { TCP_CLOSE_WAIT, "CLOSE_WAIT" },
+		{ TCP_LAST_ACK, "LAST_ACK" }, { TCP_LISTEN, "LISTEN" },
+		{ TCP_CLOSING, "CLOSING" },
+		{ 12, "NEW_SYN_RECV" },	/* the kernel's; glibc has none */
+	};
+
+	if (f->f_domain == AF_UNIX)
+		return (state == TCP_LISTEN ? "LISTEN" :
+		    state == TCP_ESTABLISHED ? "CONNECTED" :
+		    state == TCP_CLOSE ? "UNCONNECTED" : NULL);
+	for (size_t i = 0; i < sizeof (tcp) / sizeof (tcp[0]); i++)
+		if (tcp[i].s == state)
+			return (tcp[i].name);
+	return (NULL);
+}
+
+/*
+ * The state line: "\tstate: NAME  queued: R to read, S to send",
+ * "\tstate: LISTEN  backlog: W of L", or "\tqueued: R to read, S to
+ * send" alone, from the manifest's "sockstate"; which one the socket's
+ * kind says, and every socket that has one must have its "sockstate".
+ */
+static void
+put_state(gen_t *g, const mf_fd_t *f)
+{
+	int kind = state_line_kind(f);
+	const char *name;
+
+	if (kind == SL_NONE || !f->f_ss_known) {
+		if (kind != SL_NONE || f->f_ss_known)
+			gen_fail(g, "fd %d: %s", f->f_fd, kind == SL_NONE ?
+			    "a sockstate for a socket with no state line" :
+			    "no sockstate in the manifest");
+		return;
+	}
+	if (kind == SL_QUEUED) {
+		if (f->f_ss_state != 0 || f->f_ss_backlog)
+			gen_fail(g, "fd %d: a state for queues alone",
+			    f->f_fd);
+		(void) fprintf(g->g_fp, "\tqueued: %u to read, %u to send\n",
+		    f->f_ss_a, f->f_ss_b);
+		return;
+	}
+	if ((name = state_name(f, f->f_ss_state)) == NULL ||
+	    (f->f_ss_backlog && f->f_ss_state != TCP_LISTEN)) {
+		gen_fail(g, "fd %d: state %d%s", f->f_fd, f->f_ss_state,
+		    f->f_ss_backlog ? " with a backlog" : "");
+		return;
+	}
+	(void) fprintf(g->g_fp, f->f_ss_backlog ?
+	    "\tstate: %s  backlog: %u of %u\n" :
+	    "\tstate: %s  queued: %u to read, %u to send\n", name,
+	    f->f_ss_a, f->f_ss_b);
 }
 
 static void
@@ -640,6 +881,7 @@ put_socket(gen_t *g, const mf_fd_t *f)
 		put_addr(g, f, "sockname", &f->f_sockname);
 	if (f->f_peername.a_known)
 		put_addr(g, f, "peername", &f->f_peername);
+	put_state(g, f);
 
 	/*
 	 * The peer of an AF_UNIX socket with a peername, by SO_PEERCRED,
@@ -663,6 +905,7 @@ put_socket(gen_t *g, const mf_fd_t *f)
 		(void) fprintf(g->g_fp, "[%d]\n", f->f_cred_pid);
 	}
 	put_endpoints(g, f);
+	put_shared(g, f);
 }
 
 /*

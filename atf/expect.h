@@ -26,6 +26,9 @@ enum mf_opt {
 #define	MF_ADDR_MAX	128	/* bytes kept of an address */
 #define	MF_MAX_LOCKS	4
 #define	MF_MAX_PAIRS	64
+#define	MF_MAX_GROUPS	32	/* netlink groups of one socket */
+#define	MF_MAX_HOLDERS	16	/* "holder" lines */
+#define	MF_IFNAME_MAX	16
 
 typedef struct mf_val {
 	int	v_known;	/* 1: value holds; 0: absent or an error */
@@ -63,7 +66,22 @@ typedef struct mf_fd {
 	mf_addr_t	f_sockname, f_peername;
 	int		f_cred_known;
 	int		f_cred_pid;
+	int		f_ss_known;	/* a "sockstate" line was seen: */
+	int		f_ss_state;	/* the kernel's state number */
+	int		f_ss_backlog;	/* "backlog" (else "queued") */
+	unsigned	f_ss_a, f_ss_b;	/* to read, to send; waiting, limit */
+	int		f_ngroups;	/* netlink groups; -1: no line */
+	unsigned	f_groups[MF_MAX_GROUPS];	/* numbers, from 1 */
+	char		f_ifname[MF_IFNAME_MAX + 1];	/* "" : no line */
 } mf_fd_t;
+
+/* Another process's fd on a socket of the fixture's ("holder"). */
+typedef struct mf_holder {
+	int		h_pfd;		/* the fixture's fd on that socket */
+	pid_t		h_pid;
+	int		h_fd;
+	char		h_comm[17];
+} mf_holder_t;
 
 typedef struct manifest {
 	pid_t		m_pid;
@@ -74,6 +92,8 @@ typedef struct manifest {
 	char		m_skipped[512];	/* "SET ERRNO\n" lines */
 	int		m_pairs[MF_MAX_PAIRS][2];	/* "pair FD1 FD2" */
 	size_t		m_npairs;
+	mf_holder_t	m_holders[MF_MAX_HOLDERS];
+	size_t		m_nholders;
 	mf_fd_t		*m_fds;
 	size_t		m_nfds;
 } manifest_t;
@@ -145,6 +165,17 @@ char		*expect_diag_stderr(const manifest_t *, const char *arg);
  * then "and N more".
  */
 #define	EXP_ENDPOINTS_MAX	8
+
+/*
+ * The state line of a socket ("Socket lines" 4), from the manifest's
+ * "sockstate": a TCP socket and a unix stream or seqpacket one have
+ * "state:" (by expect.c's own table of the kernel's state names; a unix
+ * socket LISTEN, CONNECTED or UNCONNECTED) with its queued bytes or its
+ * backlog; a UDP, raw or unix datagram one "queued:" alone.  Then the
+ * "shared with:" lines ("Socket lines" 7): the other fds on the same
+ * socket, the fixture's own first in fd order, then the "holder" lines'
+ * by pid then fd, EXP_ENDPOINTS_MAX at most, then "and N more".
+ */
 
 /*
  * The exact text pfiles prints for the process of the manifest: its

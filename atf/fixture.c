@@ -17,6 +17,7 @@
 const fx_set_t fx_sets[] = {
 	FX_SETS(FX_ENTRY)
 	FX_NAMED_SETS(FX_ENTRY)
+	FX_STATE_SETS(FX_ENTRY)
 };
 #undef	FX_ENTRY
 const size_t fx_nsets = sizeof (fx_sets) / sizeof (fx_sets[0]);
@@ -120,8 +121,9 @@ kind_in(const char *list, const char *kind)
 
 /*
  * The kinds of fd the manifest of set s must hold (*must) and those it
- * may hold besides (*may): "inherited", and for "all" the kinds of the
- * sets sockfix said it skipped.  Both malloc'd, comma-separated.
+ * may hold besides (*may): "inherited", and for "all" ("states") the
+ * kinds of the sets sockfix said it skipped.  Both malloc'd,
+ * comma-separated.
  */
 static void
 set_kinds(const manifest_t *m, const fx_set_t *s, char **must, char **may)
@@ -136,7 +138,8 @@ set_kinds(const manifest_t *m, const fx_set_t *s, char **must, char **may)
 		    mf_skipped(m, e->fs_name) != 0 ? may : must;
 		char *more;
 
-		if (e->fs_flags & (FX_ALL | FX_NAMED))
+		if ((e->fs_flags & (FX_ALL | FX_NAMED)) ||
+		    (e->fs_flags & FX_STATE) != (s->fs_flags & FX_STATE))
 			continue;
 		more = tu_asprintf("%s%s%s", *to, **to != '\0' ? "," : "",
 		    e->fs_kinds);

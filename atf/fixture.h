@@ -29,17 +29,22 @@ typedef struct fixture {
  *		"all" opens;
  *	FLAGS	FX_TRY: sockfix may report the set skipped ("skip NAME
  *		ERRNO": it cannot exist on every machine); FX_ALL: the
- *		word "all"; FX_NAMED: opened only when named.
+ *		word "all" (with FX_STATE: the word "states"); FX_NAMED:
+ *		opened only when named; FX_STATE: a set of sockets in still
+ *		states, opened only when named or for "states".
  *
  * FX_SETS are "min" (no set: the inherited fds only), every set of
  * sockfix's "all", in sockfix's order, and "all"; FX_NAMED_SETS the sets
- * "all" leaves out (fixtures/sockfix.c, s_named).  fx_require_kinds()
+ * "all" leaves out (fixtures/sockfix.c, s_named); FX_STATE_SETS the sets
+ * of still states, in sockfix's order, and "states".  fx_require_kinds()
  * checks a manifest against its entry both ways, so that a set sockfix
- * gains and this list lacks fails the "all" case of t_pfiles_fixture.
+ * gains and this list lacks fails the "all" (or "states") case of
+ * t_pfiles_fixture.
  */
 #define	FX_TRY		0x1
 #define	FX_ALL		0x2
 #define	FX_NAMED	0x4
+#define	FX_STATE	0x8
 
 #define	FX_SETS(X)							\
 	X(min, "inherited", 0)						\
@@ -73,6 +78,21 @@ typedef struct fixture {
 	    "hostile-badutf8,hostile-bidi,hostile-backslash,"		\
 	    "hostile-utf8,hostile-unix-listen,hostile-unix-client,"	\
 	    "hostile-unix-accepted,hostile-abstract", FX_NAMED)
+
+#define	FX_STATE_SETS(X)						\
+	X(closewait, "finwait2,closewait,finwait2-sent,closewait-unread", \
+	    FX_STATE)							\
+	X(backlog, "backlog-listen,backlog-client", FX_STATE)		\
+	X(unread, "unread-writer,unread-reader", FX_STATE)		\
+	X(stalled, "stalled-writer,stalled-reader", FX_STATE)		\
+	X(udpq, "udpq", FX_STATE)					\
+	X(unixq, "unixq-writer,unixq-reader,unixq-dgram-writer,"	\
+	    "unixq-dgram-reader,unixq-listen,unixq-waiting,"		\
+	    "unixq-unconnected", FX_STATE)				\
+	X(shared, "shared-listen,shared-dup,shared-many", FX_STATE)	\
+	X(packet, "packet-lo,packet-any", FX_STATE | FX_TRY)		\
+	X(nlgroups, "nlgroups", FX_STATE | FX_TRY)			\
+	X(states, NULL, FX_STATE | FX_ALL)
 
 /* One entry of the list, as a table (fx_sets[], FX_SETS first). */
 typedef struct fx_set {
@@ -111,8 +131,9 @@ void	fx_stop(fixture_t *);
  * Fail unless fx's manifest (sockfix started with -s set, one name of
  * the list) holds exactly the kinds of fd of set's entry: each of them,
  * and none other but "inherited" (the fds sockfix did not open).  For
- * "all", the kinds of every set "all" opens, where a set FX_TRY may be
- * missing only when the manifest says it was skipped.
+ * "all" ("states"), the kinds of every set "all" ("states") opens, where
+ * a set FX_TRY may be missing only when the manifest says it was
+ * skipped.
  */
 void	fx_require_kinds(const fixture_t *, const char *set);
 

@@ -165,9 +165,39 @@ def render_addr(label, a):
     if fam == "AF_NETLINK":
         proto = a["protocol"] if isinstance(a["protocol"], str) else \
             "protocol %d" % a["protocol"]
-        return "\t%s: AF_NETLINK %s  pid: %d  groups: 0x%08x" % (
-            label, proto, a["pid"], a["groups"])
+        words = [0]                     # 32 groups a word, to the last set
+        for g in a["groups"]:
+            words += [0] * ((g - 1) // 32 + 1 - len(words))
+            words[(g - 1) // 32] |= 1 << ((g - 1) % 32)
+        return "\t%s: AF_NETLINK %s  pid: %d  groups: %s" % (
+            label, proto, a["pid"], ",".join("0x%08x" % w for w in words))
+    if fam == "AF_PACKET":
+        iface = a["interface"] if "interface" in a else \
+            "ifindex %d" % a["ifindex"]
+        proto = a["protocol"] if isinstance(a["protocol"], str) else \
+            "0x%04x" % a["protocol"]
+        return "\t%s: AF_PACKET %s  protocol: %s" % (label, iface, proto)
     return "\t%s: %s" % (label, fam)
+
+
+def render_state(s):
+    """The state line, or the queued line alone, of a socket object."""
+    q = "queued: %d to read, %d to send" % (s["queued"]["read"],
+                                            s["queued"]["send"]) \
+        if "queued" in s else "backlog: %d of %d" % (
+            s["backlog"]["waiting"], s["backlog"]["limit"]) \
+        if "backlog" in s else None
+    if "state" in s:
+        return ["\tstate: %s%s" % (s["state"], "  " + q if q else "")]
+    return ["\t" + q] if q else []
+
+
+def render_holders(s, key, label):
+    lines = ["\t%s: %s[%d] fd %d" % (label, e.get("comm", "?"), e["pid"],
+                                     e["fd"]) for e in s.get(key, [])]
+    if key + "_more" in s:
+        lines.append("\t%s: and %d more" % (label, s[key + "_more"]))
+    return lines
 
 
 def render_socket(fdno, s):
@@ -195,19 +225,12 @@ def render_socket(fdno, s):
     for label in ("sockname", "peername"):
         if label in s:
             lines.append(render_addr(label, s[label]))
+    lines += render_state(s)
     if "peer" in s:
         p = s["peer"]
         lines.append("\tpeer: %s[%d]" % (p.get("comm", "?"), p["pid"]))
-    for e in s.get("endpoints", []):
-        lines.append("\tendpoint: %s[%d] fd %d" % (e.get("comm", "?"),
-                                                    e["pid"], e["fd"]))
-    if "endpoints_more" in s:
-        lines.append("\tendpoint: and %d more" % s["endpoints_more"])
-    for e in s.get("shared_with", []):
-        lines.append("\tshared with: %s[%d] fd %d" % (e.get("comm", "?"),
-                                                       e["pid"], e["fd"]))
-    if "shared_with_more" in s:
-        lines.append("\tshared with: and %d more" % s["shared_with_more"])
+    lines += render_holders(s, "endpoints", "endpoint")
+    lines += render_holders(s, "shared_with", "shared with")
     return lines
 
 
@@ -307,17 +330,15 @@ def target_strings(doc):
                 yield w + " path", f["path"]
             s = f.get("socket", {})
             for label in ("sockname", "peername"):
-                for k in ("path", "abstract"):
+                for k in ("path", "abstract", "interface"):
                     if k in s.get(label, {}):
                         yield "%s %s %s" % (w, label, k), s[label][k]
             if "comm" in s.get("peer", {}):
                 yield w + " peer comm", s["peer"]["comm"]
-            for i, e in enumerate(s.get("endpoints", [])):
-                if "comm" in e:
-                    yield "%s endpoint %d comm" % (w, i), e["comm"]
-            for i, e in enumerate(s.get("shared_with", [])):
-                if "comm" in e:
-                    yield "%s shared %d comm" % (w, i), e["comm"]
+            for key in ("endpoints", "shared_with"):
+                for i, e in enumerate(s.get(key, [])):
+                    if "comm" in e:
+                        yield "%s %s %d comm" % (w, key, i), e["comm"]
 
 
 def check_strings(doc):
@@ -343,7 +364,7 @@ def hexbytes(tok):
 
 
 def parse_manifest(text):
-    m = {"fds": {}, "pairs": []}
+    m = {"fds": {}, "pairs": [], "holders": []}
     cur = None
     for line in text.decode("ascii").split("\n"):
         if line == "" or line == "end":
@@ -360,6 +381,9 @@ def parse_manifest(text):
             m["rlim"] = int(tok[0])
         elif key == "pair":
             m["pairs"].append((int(tok[0]), int(tok[1])))
+        elif key == "holder":           # PFD PID FD LEN HEX
+            m["holders"].append((int(tok[0]), int(tok[1]), int(tok[2]),
+                                 hexbytes(tok[3:])))
         elif key == "fd":
             cur = {"fd": int(tok[0]), "kind": tok[1], "locks": [],
                    "opts": {}}
@@ -393,6 +417,15 @@ def parse_manifest(text):
             cur[key] = None if tok[0] == "error" else hexbytes(tok)
         elif key == "peercred":
             cur["cred"] = None if tok[0] == "error" else int(tok[0])
+        elif key == "sockstate":        # STATE queued|backlog A B
+            cur["sockstate"] = (int(tok[0]), tok[1], int(tok[2]),
+                                int(tok[3]))
+        elif key == "nlgroups":
+            cur["groups"] = [int(x) for x in tok[1:]]
+            if len(cur["groups"]) != int(tok[0]):
+                raise ValueError("nlgroups: %s" % rest)
+        elif key == "ifname":
+            cur["ifname"] = hexbytes(tok)
     return m
 
 
@@ -404,6 +437,14 @@ SOCK_TYPES = {1: "SOCK_STREAM", 2: "SOCK_DGRAM", 3: "SOCK_RAW",
               10: "SOCK_PACKET"}
 NETLINK = {0: "NETLINK_ROUTE", 4: "NETLINK_SOCK_DIAG",
            15: "NETLINK_KOBJECT_UEVENT", 16: "NETLINK_GENERIC"}
+ETH_P = {0x0003: "ETH_P_ALL", 0x0800: "ETH_P_IP", 0x0806: "ETH_P_ARP",
+         0x86dd: "ETH_P_IPV6"}
+# The kernel's state numbers (include/net/tcp_states.h) by their names.
+TCP_STATES = {1: "ESTABLISHED", 2: "SYN_SENT", 3: "SYN_RECV",
+              4: "FIN_WAIT1", 5: "FIN_WAIT2", 6: "TIME_WAIT", 7: "CLOSE",
+              8: "CLOSE_WAIT", 9: "LAST_ACK", 10: "LISTEN", 11: "CLOSING",
+              12: "NEW_SYN_RECV"}
+UNIX_STATES = {10: "LISTEN", 1: "CONNECTED", 7: "UNCONNECTED"}
 # Linux x86_64 open flags, the kernel's values.
 O_ACCMODE, O_PATH = 0o3, 0o10000000
 FLAG_ORDER = [(0o4000, "O_NONBLOCK"), (0o2000, "O_APPEND")]
@@ -459,9 +500,23 @@ def addr_from_bytes(b, protocol):
         return a
     if fam == socket.AF_NETLINK:
         pid, groups = struct.unpack_from("=II", b, 4)
-        return {"family": "AF_NETLINK", "pid": pid, "groups": groups,
+        return {"family": "AF_NETLINK", "pid": pid,
+                "groups": [i + 1 for i in range(32) if groups >> i & 1],
                 "protocol": NETLINK.get(protocol, protocol)}
+    if fam == socket.AF_PACKET:
+        proto = struct.unpack_from("!H", b, 2)[0]
+        ifindex = struct.unpack_from("=i", b, 4)[0]
+        a = {"family": "AF_PACKET", "ifindex": ifindex,
+             "protocol": ETH_P.get(proto, proto)}
+        if ifindex == 0:
+            a["interface"] = "any"
+        return a
     return {"family": "AF_%d" % fam}
+
+
+def sock_id(f):
+    return (f["dev"], f["ino"]) if f["mode"] & 0o170000 == 0o140000 \
+        else None
 
 
 def manifest_endpoints(m, mf):
@@ -470,9 +525,6 @@ def manifest_endpoints(m, mf):
     A pair names the two ends of a connection sockfix made; nothing but
     sockfix holds them, so the holders of mf's other end are sockfix's
     fds on the other fd's socket (its ino), in fd order, at most 8."""
-    def sock_id(f):
-        return (f["dev"], f["ino"]) if f["mode"] & 0o170000 == 0o140000 \
-            else None
     other = None
     for a, b in m["pairs"]:
         ends = [m["fds"].get(a), m["fds"].get(b)]
@@ -523,12 +575,64 @@ def expect_fd(mf, via, nflag, comm, m=None):
         j["socket"] = expect_socket(mf, via, comm)
         if m is not None:
             j["socket"].update(manifest_endpoints(m, mf))
+            j["socket"].update(manifest_shared(m, mf))
     elif not anon:
         j["path"] = pf_escape(link)
     if fmt in (0o100000, 0o040000, 0o020000, 0o060000):
         off = mf.get("offset")
         j["offset"] = off if off is not None else 0     # O_PATH: 0
     return j
+
+
+def manifest_shared(m, mf):
+    """The shared_with members of a socket fd: the other fds on its
+    socket, sockfix's own in fd order, then the holder lines' (processes
+    sockfix forked) by pid then fd, at most 8."""
+    own = [{"comm": pf_escape(m["comm"]), "pid": m["pid"], "fd": fd}
+           for fd, f in sorted(m["fds"].items())
+           if fd != mf["fd"] and sock_id(f) == sock_id(mf)]
+    others = sorted((pid, fd, comm) for pfd, pid, fd, comm in m["holders"]
+                    if pfd in m["fds"] and
+                    sock_id(m["fds"][pfd]) == sock_id(mf))
+    holders = own + [{"comm": pf_escape(c), "pid": p, "fd": f}
+                     for p, f, c in others]
+    out = {"shared_with": holders[:8]} if holders else {}
+    if len(holders) > 8:
+        out["shared_with_more"] = len(holders) - 8
+    return out
+
+
+def state_kind(sk):
+    """pfiles(1), "Socket lines" 4: which sockets have a state line,
+    which a queued line alone."""
+    dom, typ, proto = sk["domain"], sk["type"], sk["protocol"]
+    if dom == socket.AF_UNIX:
+        return "state" if typ in (1, 5) else "queued" if typ == 2 else None
+    if dom not in (socket.AF_INET, socket.AF_INET6):
+        return None
+    if (typ == 1 and proto in (6, 132, 262)) or typ == 6:  # TCP SCTP MPTCP
+        return "state"                                      # DCCP
+    return "queued" if typ in (2, 3) else None
+
+
+def expect_state(mf):
+    kind, ss = state_kind(mf["sock"]), mf.get("sockstate")
+    if kind is None or ss is None:
+        if kind is not None or ss is not None:
+            bad("manifest fd %d: sockstate %r for a socket of kind %r" %
+                (mf["fd"], ss, kind))
+        return {}
+    st, qk, a, b = ss
+    out = {}
+    if kind == "state":
+        names = UNIX_STATES if mf["sock"]["domain"] == socket.AF_UNIX \
+            else TCP_STATES
+        out["state"] = names.get(st, "state %d" % st)
+    if qk == "backlog":
+        out["backlog"] = {"waiting": a, "limit": b}
+    else:
+        out["queued"] = {"read": a, "send": b}
+    return out
 
 
 def expect_socket(mf, via, comm):
@@ -545,6 +649,14 @@ def expect_socket(mf, via, comm):
         s["options"]["SO_LINGER"] = secs if onoff else False
     if mf.get("sockname") is not None:
         s["sockname"] = addr_from_bytes(mf["sockname"], sk["protocol"])
+        if "groups" in mf and "groups" in s["sockname"]:
+            if s["sockname"]["groups"] != [g for g in mf["groups"]
+                                           if g <= 32]:
+                bad("manifest fd %d: groups %r, the name %r" %
+                    (mf["fd"], mf["groups"], s["sockname"]["groups"]))
+            s["sockname"]["groups"] = sorted(mf["groups"])
+        if mf.get("ifname") and s["sockname"].get("ifindex"):
+            s["sockname"]["interface"] = pf_escape(mf["ifname"])
     if mf.get("peername") is not None:
         s["peername"] = addr_from_bytes(mf["peername"], sk["protocol"])
         if via != "diag" and s["peername"]["family"] == "AF_UNIX" and \
@@ -552,6 +664,7 @@ def expect_socket(mf, via, comm):
             s["peer"] = {"pid": mf["cred"]}
             if mf["cred"] == comm[0] and PEERS_PROVABLE:
                 s["peer"]["comm"] = pf_escape(comm[1])
+    s.update(expect_state(mf))
     return s
 
 

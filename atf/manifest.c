@@ -129,6 +129,71 @@ parse_sockopt(const char *s, mf_fd_t *f)
 	return (-1);
 }
 
+/* "STATE queued R S" or "STATE backlog W L". */
+static int
+parse_sockstate(const char *s, mf_fd_t *f)
+{
+	char kind[16];
+
+	if (f->f_ss_known || sscanf(s, "%d %15s %u %u", &f->f_ss_state, kind,
+	    &f->f_ss_a, &f->f_ss_b) != 4)
+		return (-1);
+	if (strcmp(kind, "backlog") == 0)
+		f->f_ss_backlog = 1;
+	else if (strcmp(kind, "queued") != 0)
+		return (-1);
+	f->f_ss_known = 1;
+	return (0);
+}
+
+/* "N G1 ... GN": the numbers of the groups, each from 1. */
+static int
+parse_groups(const char *s, mf_fd_t *f)
+{
+	int n, used;
+
+	if (f->f_ngroups >= 0 || sscanf(s, "%d%n", &n, &used) != 1 || n < 0 ||
+	    n > MF_MAX_GROUPS)
+		return (-1);
+	for (int i = 0; i < n; i++) {
+		int more;
+
+		s += used;
+		if (sscanf(s, " %u%n", &f->f_groups[i], &more) != 1 ||
+		    f->f_groups[i] == 0)
+			return (-1);
+		used = more;
+	}
+	if (s[used] != '\0')
+		return (-1);
+	f->f_ngroups = n;
+	return (0);
+}
+
+/* The facts sockfix knows of a socket beyond its calls' answers. */
+static int
+parse_known(const char *key, const char *rest, mf_fd_t *f)
+{
+	unsigned char *b;
+	size_t len;
+
+	if (strcmp(key, "sockstate") == 0)
+		return (parse_sockstate(rest, f));
+	if (strcmp(key, "nlgroups") == 0)
+		return (parse_groups(rest, f));
+	if (strcmp(key, "ifname") == 0) {
+		if ((b = parse_bytes(rest, &len)) == NULL || len == 0 ||
+		    len > MF_IFNAME_MAX || strlen((char *)b) != len) {
+			free(b);
+			return (-1);
+		}
+		memcpy(f->f_ifname, b, len + 1);
+		free(b);
+		return (0);
+	}
+	return (-1);
+}
+
 /* One line of an fd record ("fd" itself excluded). */
 static int
 parse_fd_line(const char *key, const char *rest, mf_fd_t *f)
@@ -193,7 +258,7 @@ parse_fd_line(const char *key, const char *rest, mf_fd_t *f)
 		f->f_cred_known = 1;
 		return (sscanf(rest, "%d", &f->f_cred_pid) == 1 ? 0 : -1);
 	}
-	return (-1);
+	return (parse_known(key, rest, f));
 }
 
 static mf_fd_t *
@@ -214,8 +279,34 @@ new_fd(manifest_t *m, const char *rest)
 	f = &m->m_fds[m->m_nfds++];
 	memset(f, 0, sizeof (*f));
 	f->f_fd = fd;
+	f->f_ngroups = -1;
 	(void) snprintf(f->f_kind, sizeof (f->f_kind), "%s", kind);
 	return (f);
+}
+
+/* "PFD PID FD LEN HEX": another process's fd on the socket of PFD. */
+static int
+parse_holder(manifest_t *m, const char *rest)
+{
+	mf_holder_t *h = &m->m_holders[m->m_nholders];
+	unsigned char *comm;
+	size_t len;
+	int pid, n = 0;
+
+	if (m->m_nholders == MF_MAX_HOLDERS ||
+	    sscanf(rest, "%d %d %d %n", &h->h_pfd, &pid, &h->h_fd, &n) != 3 ||
+	    n == 0 || h->h_pfd < 0 || pid <= 0 || h->h_fd < 0)
+		return (-1);
+	if ((comm = parse_bytes(rest + n, &len)) == NULL ||
+	    len >= sizeof (h->h_comm)) {
+		free(comm);
+		return (-1);
+	}
+	memcpy(h->h_comm, comm, len + 1);
+	free(comm);
+	h->h_pid = pid;
+	m->m_nholders++;
+	return (0);
 }
 
 /* One line of the process part. */
@@ -227,8 +318,10 @@ parse_proc_line(manifest_t *m, const char *key, const char *rest)
 	int version, pid;
 
 	if (strcmp(key, "sockfix") == 0)
-		return (sscanf(rest, "%d", &version) == 1 && version == 2 ?
+		return (sscanf(rest, "%d", &version) == 1 && version == 3 ?
 		    0 : -1);
+	if (strcmp(key, "holder") == 0)
+		return (parse_holder(m, rest));
 	if (strcmp(key, "pair") == 0) {
 		int fd1, fd2;
 

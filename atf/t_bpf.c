@@ -73,6 +73,7 @@ check_set(const char *set)
 	}
 FX_SETS(SET_TC)
 FX_NAMED_SETS(SET_TC)
+FX_STATE_SETS(SET_TC)
 #undef	SET_TC
 
 /*
@@ -740,6 +741,7 @@ ATF_TP_ADD_TCS(tp)
 {
 	FX_SETS(ADD_SET_TC)
 	FX_NAMED_SETS(ADD_SET_TC)
+	FX_STATE_SETS(ADD_SET_TC)
 	ATF_TP_ADD_TC(tp, node_100);
 	ATF_TP_ADD_TC(tp, node_2000);
 	ATF_TP_ADD_TC(tp, netns_pidns);

@@ -176,7 +176,8 @@ require_no_forgery(const fixture_t *fx, const char *out, size_t len,
 	};
 	static const char *const tabbed[] = {
 		"\tSOCK_", "\tSO_", "\tsockname: AF_", "\tpeername: AF_",
-		"\tpeer: ", "\tendpoint: ",
+		"\tstate: ", "\tqueued: ", "\tpeer: ", "\tendpoint: ",
+		"\tshared with: ",
 	};
 	const manifest_t *m = fx->fx_manifest;
 	size_t nblocks = 0, lineno = 0;

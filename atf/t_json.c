@@ -29,9 +29,12 @@
  * (an option false rather than not known, SO_LINGER off, a target string
  * unescaped back to its bytes).
  *
- *   - facts_all, facts_hostile: sockfix's set "all" (every set but
- *     hostile) and its set "hostile" with a hostile comm and command
- *     line, through the default source and --via=pidfd, agent and diag.
+ *   - facts_all, facts_hostile, facts_states: sockfix's set "all"
+ *     (every set but hostile and those of still states), its set
+ *     "hostile" with a hostile comm and command line, and its sets of
+ *     still states ("states": state and queues, backlogs, holders in
+ *     other processes, packet sockets, netlink groups past 32), through
+ *     the default source and --via=pidfd, agent and diag.
  *   - args_not_cut: a command line of 300 bytes is whole in args, and
  *     cut at 70 bytes in the text.
  *   - nflag: -J -n has exactly the stat members per fd, and says what
@@ -351,6 +354,22 @@ ATF_TC_BODY(facts_hostile, tc)
 	check_set(1, "hostile", HOSTILE_COMM, extra);
 }
 
+ATF_TC(facts_states);
+ATF_TC_HEAD(facts_states, tc)
+{
+	atf_tc_set_md_var(tc, "descr", "pfiles -J on sockfix's sockets in "
+	    "still states (every set of \"states\"), through every source: "
+	    "state, queued, backlog, shared_with, packet and netlink members "
+	    "valid by the schema, the same facts as the text, and as the "
+	    "fixture's manifest");
+	atf_tc_set_md_var(tc, "require.progs", PYTHON);
+	tu_timeout(tc, 120);
+}
+ATF_TC_BODY(facts_states, tc)
+{
+	check_set(0, "states", NULL, NULL);
+}
+
 ATF_TC(args_not_cut);
 ATF_TC_HEAD(args_not_cut, tc)
 {
@@ -623,7 +642,9 @@ ATF_TC_HEAD(checker_fails, tc)
 	    "an escaped byte, a raw control character, a mode not of the "
 	    "schema, a key twice, an fd object split over lines, an "
 	    "endpoint's comm wrong or missing, its fd wrong, an "
-	    "endpoints_more added; and a manifest without its pairs");
+	    "endpoints_more added, a state wrong or dropped, a queue or a "
+	    "backlog's limit wrong, a holder's comm wrong, a "
+	    "shared_with_more added; and a manifest without its pairs");
 	atf_tc_set_md_var(tc, "require.progs", PYTHON);
 }
 ATF_TC_BODY(checker_fails, tc)
@@ -644,6 +665,16 @@ ATF_TC_BODY(checker_fails, tc)
 		{ "\"endpoints\":[{\"comm\":\"sockfix\",", "\"endpoints\":[{" },
 		{ ",\"fd\":", ",\"fd\":1" },
 		{ "\"endpoints\":[", "\"endpoints_more\":1,\"endpoints\":[" },
+		/* State and queues; the holders of the very same socket. */
+		{ "\"state\":\"ESTABLISHED\"", "\"state\":\"CLOSE_WAIT\"" },
+		{ ",\"state\":\"ESTABLISHED\"", "" },
+		{ "\"queued\":{\"read\":", "\"queued\":{\"read\":1" },
+		{ "\"backlog\":{\"waiting\":0,\"limit\":",
+		    "\"backlog\":{\"waiting\":0,\"limit\":1" },
+		{ "\"shared_with\":[{\"comm\":\"sockfix\"",
+		    "\"shared_with\":[{\"comm\":\"sockfiy\"" },
+		{ "\"shared_with\":[",
+		    "\"shared_with_more\":1,\"shared_with\":[" },
 	};
 	const char *args[2] = { NULL, NULL };
 	const char *opts[] = { "--via=pidfd", NULL };
@@ -652,7 +683,7 @@ ATF_TC_BODY(checker_fails, tc)
 	fixture_t fx;
 
 	require_checker();
-	fixture_start(&fx, "tcp,abstract", NULL, NULL, "manifest");
+	fixture_start(&fx, "tcp,abstract,shared", NULL, NULL, "manifest");
 	args[0] = fx.fx_pid;
 	write_expected(&fx, 0, "ok.expected");
 	run_both("ok", opts, args, 0);
@@ -685,6 +716,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, facts_all);
 	ATF_TP_ADD_TC(tp, soft_limit);
 	ATF_TP_ADD_TC(tp, facts_hostile);
+	ATF_TP_ADD_TC(tp, facts_states);
 	ATF_TP_ADD_TC(tp, args_not_cut);
 	ATF_TP_ADD_TC(tp, args_one_empty);
 	ATF_TP_ADD_TC(tp, nflag);

@@ -12,7 +12,10 @@
  *     at once (half of them as /proc/PID) prints, byte for byte, what one
  *     run per pid prints; and its endpoint lines are the manifest's: each
  *     child's connection names the parent's accepted fd, each accepted fd
- *     the child's, each end of a pair the other.
+ *     the child's, each end of a pair the other; and its state lines what
+ *     the fixture did: the listener made with listen(fd, CHILDREN) has
+ *     every connection accepted, each connection's pid was read, the
+ *     pairs carry nothing; no socket is held at two fds.
  *   - links_linear_SRC: the fd links pfiles reads (readlink, statx of
  *     /proc/PID/fd/N, counted in strace -f -y's log) over N children
  *     grow by a bound per child that does not depend on the machine:
@@ -37,6 +40,7 @@
 #define	COMM		"mtest"
 #define	NCHILD_MAX	64
 #define	NPAIR		3
+#define	MANY_CHILDREN	12	/* many_is_each's */
 
 typedef struct mchild {
 	int		mc_pid;
@@ -195,13 +199,11 @@ proc_block(const char *out, int pid)
 	return (b);
 }
 
-/* Does fd's block of process pid hold the endpoint line of holder? */
+/* Does fd's block of process pid hold the line want (malloc'd, freed)? */
 static void
-require_endpoint(const char *out, int pid, int fd, int hpid, int hfd)
+require_line(const char *out, int pid, int fd, char *want)
 {
 	char *b = proc_block(out, pid), *fb = tu_fd_block(b, fd);
-	char *want = tu_asprintf("\tendpoint: " COMM "[%d] fd %d\n", hpid,
-	    hfd);
 
 	ATF_REQUIRE_MSG(fb != NULL, "pid %d: no fd %d", pid, fd);
 	ATF_CHECK_MSG(strstr(fb, want) != NULL, "pid %d fd %d: no line "
@@ -209,6 +211,44 @@ require_endpoint(const char *out, int pid, int fd, int hpid, int hfd)
 	free(want);
 	free(fb);
 	free(b);
+}
+
+/* Does fd's block of process pid hold the endpoint line of holder? */
+static void
+require_endpoint(const char *out, int pid, int fd, int hpid, int hfd)
+{
+	require_line(out, pid, fd, tu_asprintf("\tendpoint: " COMM
+	    "[%d] fd %d\n", hpid, hfd));
+}
+
+#define	STATE_TCP	"\tstate: ESTABLISHED  queued: 0 to read, 0 to send\n"
+#define	STATE_PAIR	"\tstate: CONNECTED  queued: 0 to read, 0 to send\n"
+
+/*
+ * The state lines of what the fixture did: its listener, made with
+ * listen(fd, n) (n below net.core.somaxconn), has accepted every
+ * connection; each connection's pid was sent and read; the pairs carry
+ * nothing.  No socket is held at two fds.
+ */
+static void
+require_states(const char *out, const mfix_t *m, int n)
+{
+	require_line(out, m->mf_parent, m->mf_listen, tu_asprintf("\tstate: "
+	    "LISTEN  backlog: 0 of %d\n", n));
+	for (int i = 0; i < m->mf_n; i++) {
+		const mchild_t *c = &m->mf_child[i];
+
+		require_line(out, c->mc_pid, c->mc_tcp, tu_asprintf(STATE_TCP));
+		require_line(out, m->mf_parent, c->mc_acc, tu_asprintf(STATE_TCP));
+		for (int k = 0; k < c->mc_npairs; k++) {
+			require_line(out, c->mc_pid, c->mc_pairs[k][0],
+			    tu_asprintf(STATE_PAIR));
+			require_line(out, c->mc_pid, c->mc_pairs[k][1],
+			    tu_asprintf(STATE_PAIR));
+		}
+	}
+	ATF_CHECK_MSG(strstr(out, "\tshared with: ") == NULL, "a socket of "
+	    "the fixture is shared: %s", strstr(out, "\tshared with: "));
 }
 
 /*
@@ -226,7 +266,7 @@ many_is_each(const char *via, int bound)
 	int n;
 
 	(void) snprintf(opt, sizeof (opt), "--via=%s", via);
-	machine_start(&m, 12);
+	machine_start(&m, MANY_CHILDREN);
 	n = 0;
 	args[n++] = tu_asprintf("%d", m.mf_parent);
 	for (int i = 0; i < m.mf_n; i++)
@@ -265,6 +305,7 @@ many_is_each(const char *via, int bound)
 			    c->mc_pid, c->mc_pairs[k][0]);
 		}
 	}
+	require_states(all, &m, MANY_CHILDREN);
 	machine_stop(&m);
 	for (int i = 0; i < n; i++)
 		free(args[i]);

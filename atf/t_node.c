@@ -23,6 +23,11 @@
  *     names the fd of that accepted socket; the listener has none (node
  *     holds both ends of every connection, so pfiles reads no other
  *     process);
+ *   - states: the listener "LISTEN  backlog: 0 of L", L the backlog node
+ *     reports asking of listen(2), at most net.core.somaxconn (every
+ *     connection is accepted); every other socket "ESTABLISHED  queued:
+ *     0 to read, 0 to send" (nothing is written); no socket is shared
+ *     (node holds each at one fd);
  *   - pfiles exits 0 with nothing on stderr, and node is still running
  *     (not stopped) afterwards and exits 0 when its stdin is closed.
  *
@@ -70,6 +75,7 @@ typedef struct node_report {
 	long	nr_pid;
 	long	nr_port;
 	long	nr_listen_fd;
+	long	nr_backlog;	/* asked of listen(2) */
 	long	*nr_client_ports;
 	long	*nr_client_fds;
 	long	*nr_accepted_ports;
@@ -88,6 +94,9 @@ typedef struct sock {
 	char	s_peername[ADDR_MAX];	/* the text after "peername: " */
 	int	s_nendpoint;	/* endpoint lines, "and N more" included */
 	char	s_endpoint[ADDR_MAX];	/* the text after the first's ": " */
+	int	s_nstate;	/* state lines */
+	char	s_state[ADDR_MAX];	/* the text after "state: " */
+	int	s_nshared;	/* "shared with:" lines */
 } sock_t;
 
 /* Find "key": in a flat JSON object; the text after the colon. */
@@ -196,6 +205,7 @@ node_start(tu_child_t *c, const char *const argv[], size_t n,
 	nr->nr_pid = json_long(json, "pid");
 	nr->nr_port = json_long(json, "port");
 	nr->nr_listen_fd = json_long(json, "listen_fd");
+	nr->nr_backlog = json_long(json, "backlog");
 	nr->nr_n = n;
 	nr->nr_client_ports = longs(n);
 	nr->nr_client_fds = longs(n);
@@ -261,6 +271,14 @@ parse_sock_line(sock_t *s, const char *line)
 	} else if (strncmp(line, "endpoint: ", 10) == 0) {
 		if (s->s_nendpoint++ == 0)
 			copy_addr(s->s_endpoint, line + 10, s->s_fd);
+	} else if (strncmp(line, "state: ", 7) == 0) {
+		s->s_nstate++;
+		copy_addr(s->s_state, line + 7, s->s_fd);
+	} else if (strncmp(line, "queued: ", 8) == 0) {
+		atf_tc_fail("fd %d: queues without a state: %s", s->s_fd,
+		    line);
+	} else if (strncmp(line, "shared with: ", 13) == 0) {
+		s->s_nshared++;
 	} else if (has_option(line, "SO_ACCEPTCONN")) {
 		s->s_acceptconn = 1;
 	}
@@ -546,6 +564,46 @@ check_endpoints(sock_t *socks, size_t nsock, const node_report_t *nr,
 	    "connections", nlines, nr->nr_n);
 }
 
+/* net.core.somaxconn of our network namespace (node's). */
+static long
+somaxconn(void)
+{
+	char *text = tu_read_file("/proc/sys/net/core/somaxconn", NULL);
+	long v = atol(text);
+
+	free(text);
+	ATF_REQUIRE_MSG(v > 0, "net.core.somaxconn is %ld", v);
+	return (v);
+}
+
+/*
+ * The state lines: the listener's backlog, 0 waiting (node accepted
+ * every connection) of what it asked of listen(2), capped by somaxconn;
+ * every connection established with nothing queued (nothing is
+ * written); no socket held at another fd.
+ */
+static void
+check_states(const sock_t *socks, size_t nsock, const node_report_t *nr,
+    const sock_t *listener)
+{
+	long max = somaxconn();
+	char *lwant = tu_asprintf("LISTEN  backlog: 0 of %ld",
+	    nr->nr_backlog < max ? nr->nr_backlog : max);
+
+	for (size_t i = 0; i < nsock; i++) {
+		const sock_t *s = &socks[i];
+		const char *want = s == listener ? lwant :
+		    "ESTABLISHED  queued: 0 to read, 0 to send";
+
+		ATF_CHECK_MSG(s->s_nstate == 1 && strcmp(s->s_state, want) ==
+		    0, "fd %d: %d state lines, the first \"%s\", not \"%s\"",
+		    s->s_fd, s->s_nstate, s->s_state, want);
+		ATF_CHECK_EQ_MSG(s->s_nshared, 0, "fd %d: %d shared with "
+		    "lines", s->s_fd, s->s_nshared);
+	}
+	free(lwant);
+}
+
 /* node's comm, as the kernel keeps it; plain ASCII here. */
 static char *
 node_comm(pid_t pid)
@@ -623,6 +681,7 @@ pfiles_on_node(const char *what, const char *const opts[],
 	comm = node_comm(node->tc_pid);
 	check_endpoints(socks, nsock, nr, listener, comm);
 	free(comm);
+	check_states(socks, nsock, nr, listener);
 	for (size_t i = 0; i < nsock; i++) {
 		if (strcmp(socks[i].s_peername, listener->s_sockname) == 0)
 			nclient++;
@@ -711,8 +770,8 @@ diag_lacks(const char *tok, size_t len)
  * pfiles' text with the facts diag cannot know taken out, by parsing it:
  * in each socket's block, the options line keeps only SO_ACCEPTCONN,
  * SO_SNDBUF and SO_RCVBUF (and goes when nothing is left), and a peer:
- * line goes.  Every other line is kept as it is (endpoint lines too:
- * every source shows them).  An item of an options
+ * line goes.  Every other line is kept as it is (state, endpoint and
+ * shared with lines too: every source shows them).  An item of an options
  * line that is not an option of the contract fails the test.
  */
 static char *
@@ -741,7 +800,9 @@ without_diag_gaps(const char *text)
 		    strncmp(p, "\tunknown socket type ", 21) != 0 &&
 		    strncmp(p, "\tsockname: ", 11) != 0 &&
 		    strncmp(p, "\tpeername: ", 11) != 0 &&
-		    strncmp(p, "\tendpoint: ", 11) != 0) {
+		    strncmp(p, "\tstate: ", 8) != 0 &&
+		    strncmp(p, "\tendpoint: ", 11) != 0 &&
+		    strncmp(p, "\tshared with: ", 14) != 0) {
 			/* The options line: comma-separated items. */
 			const char *q = p + 1, *end = p + n - (nl != NULL);
 			int kept = 0;

@@ -189,7 +189,8 @@ set_head(atf_tc_t *tc, const char *set)
 
 /*
  * One case per set of fixture.h's list but the hostile one (t_hostile's
- * subject, under a hostile comm and command line too).
+ * subject, under a hostile comm and command line too): the sets of
+ * "all", and the sets of still states.
  */
 #define	SET_TC(set, kinds, flags)					\
 	ATF_TC(set_ ## set);						\
@@ -202,6 +203,7 @@ set_head(atf_tc_t *tc, const char *set)
 		check_set(#set);					\
 	}
 FX_SETS(SET_TC)
+FX_STATE_SETS(SET_TC)
 #undef	SET_TC
 
 
@@ -467,6 +469,7 @@ ATF_TC_BODY(fixture_times_out, tc)
 ATF_TP_ADD_TCS(tp)
 {
 	FX_SETS(ADD_SET_TC)
+	FX_STATE_SETS(ADD_SET_TC)
 	ATF_TP_ADD_TC(tp, nflag);
 	ATF_TP_ADD_TC(tp, soft_limit);
 	ATF_TP_ADD_TC(tp, nflag_opens_nothing);

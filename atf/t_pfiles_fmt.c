@@ -742,6 +742,49 @@ ATF_TC_BODY(fmt_packet_and_groups, tc)
 	fdrec_free(&rec);
 }
 
+/*
+ * A netlink socket member of groups past 32: its name's line shows every
+ * group word to the last one set; its peer's (the kernel) does not, as
+ * the groups are the socket's memberships, not its peer's.
+ */
+ATF_TC_WITHOUT_HEAD(fmt_netlink_groups);
+ATF_TC_BODY(fmt_netlink_groups, tc)
+{
+	const struct sockaddr_nl self = { AF_NETLINK, 0, 77, 0x1 };
+	const struct sockaddr_nl peer = { AF_NETLINK, 0, 0, 0 };
+	const uint32_t words[3] = { 0x1, 0x9, 0 };	/* 1, 33 and 36 */
+	int domain = AF_NETLINK, type = SOCK_RAW, protocol = 0;
+	fdrec_t rec = { NULL, 0 };
+	char *s;
+
+	ATF_REQUIRE_EQ(fdrec_reset(&rec, 5), 0);
+	fdrec_info(&rec)->pr_mode = S_IFSOCK | 0777;
+	fdrec_info(&rec)->pr_fileflags = O_RDWR;
+	fdrec_info(&rec)->pr_offset = -1;
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_SOCKOPT_DOMAIN, &domain,
+	    sizeof (domain)), 0);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_SOCKOPT_TYPE, &type,
+	    sizeof (type)), 0);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_SOCKOPT_PROTOCOL, &protocol,
+	    sizeof (protocol)), 0);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_SOCKETNAME, &self, sizeof (self)),
+	    0);
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_PEERSOCKNAME, &peer,
+	    sizeof (peer)), 0);
+	/* Trimmed to the last word with a group: two. */
+	ATF_REQUIRE_EQ(fdrec_add(&rec, PR_NLGROUPS, words,
+	    2 * sizeof (words[0])), 0);
+	s = file_text(&rec, 0);
+	ATF_CHECK_STREQ(s, "   5: S_IFSOCK mode:0777 dev:0,0 ino:0 uid:0 "
+	    "gid:0 rdev:0,0\n      O_RDWR\n\tSOCK_RAW\n"
+	    "\tsockname: AF_NETLINK NETLINK_ROUTE  pid: 77  groups: "
+	    "0x00000001,0x00000009\n"
+	    "\tpeername: AF_NETLINK NETLINK_ROUTE  pid: 0  groups: "
+	    "0x00000000\n");
+	free(s);
+	fdrec_free(&rec);
+}
+
 ATF_TC_WITHOUT_HEAD(fmt_lock_lines);
 ATF_TC_BODY(fmt_lock_lines, tc)
 {
@@ -809,6 +852,7 @@ ATF_TP_ADD_TCS(tp)
 	ATF_TP_ADD_TC(tp, fmt_mode_bits);
 	ATF_TP_ADD_TC(tp, fmt_fd_width);
 	ATF_TP_ADD_TC(tp, fmt_linger_and_peer);
+	ATF_TP_ADD_TC(tp, fmt_netlink_groups);
 	ATF_TP_ADD_TC(tp, fmt_lock_lines);
 	ATF_TP_ADD_TC(tp, fmt_state_line);
 	ATF_TP_ADD_TC(tp, fmt_shared_with);

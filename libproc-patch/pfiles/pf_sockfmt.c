@@ -584,6 +584,7 @@ pf_socket_lines(const pf_ctx_t *ctx, lbuf_t *lb, const pf_items_t *ix)
 	if ((sa = pf_item(ix, PR_SOCKETNAME, &len)) != NULL)
 		lb_sockaddr(lb, "sockname", sa, len, protocol, ix);
 	have_peer = (sa = pf_item(ix, PR_PEERSOCKNAME, &len)) != NULL;
+	/* The socket's netlink groups are its own name's, not its peer's. */
 	if (have_peer)
 		lb_sockaddr(lb, "peername", sa, len, protocol, NULL);
 	pf_state_line(lb, ix);

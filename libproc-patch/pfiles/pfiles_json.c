@@ -273,7 +273,11 @@ locks_member(FILE *out, int *n, const pf_items_t *ix)
 	(void) fputc(']', out);
 }
 
-/* A netlink socket's groups, as the list of their numbers (from 1). */
+/*
+ * A netlink address's groups, as the list of their numbers (from 1): of
+ * the socket's own name, every group it is a member of; of its peer's,
+ * the name's own 32 (the socket's memberships are not the peer's).
+ */
 static void
 groups_member(FILE *out, int *m, const pf_items_t *ix, unsigned first)
 {
