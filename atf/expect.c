@@ -862,6 +862,32 @@ put_state(gen_t *g, const mf_fd_t *f)
 	    f->f_ss_a, f->f_ss_b);
 }
 
+/* Is f's socket one end of a connection of the manifest ("pair")? */
+static int
+in_pair(const manifest_t *m, const mf_fd_t *f)
+{
+	for (size_t i = 0; i < m->m_npairs; i++) {
+		const mf_fd_t *a = fd_record(m, m->m_pairs[i][0]);
+		const mf_fd_t *b = fd_record(m, m->m_pairs[i][1]);
+
+		if ((a != NULL && same_socket(a, f)) ||
+		    (b != NULL && same_socket(b, f)))
+			return (1);
+	}
+	return (0);
+}
+
+/*
+ * A unix socket's peername that --via=diag cannot show: its peer is
+ * held by no fd (expect.h, EXP_DIAG).
+ */
+static int
+diag_lacks_peername(const manifest_t *m, const mf_fd_t *f)
+{
+	return (f->f_domain == AF_UNIX && f->f_peername.a_known &&
+	    !in_pair(m, f));
+}
+
 static void
 put_socket(gen_t *g, const mf_fd_t *f)
 {
@@ -879,7 +905,8 @@ put_socket(gen_t *g, const mf_fd_t *f)
 	put_options(g, f);
 	if (f->f_sockname.a_known)
 		put_addr(g, f, "sockname", &f->f_sockname);
-	if (f->f_peername.a_known)
+	if (f->f_peername.a_known && !((g->g_flags & EXP_DIAG) &&
+	    diag_lacks_peername(g->g_m, f)))
 		put_addr(g, f, "peername", &f->f_peername);
 	put_state(g, f);
 
@@ -989,7 +1016,7 @@ expect_diag_gaps(const manifest_t *m)
 		MF_SO_BROADCAST, MF_SO_OOBINLINE, MF_SO_REUSEPORT,
 		MF_SO_PASSCRED, MF_TCP_NODELAY,
 	};
-	int linger = 0, peercred = 0;
+	int linger = 0, peername = 0, peercred = 0;
 	char *text = NULL;
 	size_t len = 0;
 	FILE *fp;
@@ -1018,15 +1045,17 @@ expect_diag_gaps(const manifest_t *m)
 		if (!f->f_is_socket)
 			continue;
 		linger |= f->f_linger_known;
+		peername |= diag_lacks_peername(m, f);
 		peercred |= f->f_domain == AF_UNIX && f->f_peername.a_known;
 	}
 	/*
-	 * Then SO_LINGER; SO_SNDBUF and SO_RCVBUF are known.  Every peer
-	 * of the fixture is alive, so every unix peer name is found and
-	 * "peername" is never in the list.
+	 * Then SO_LINGER (SO_SNDBUF and SO_RCVBUF are known), a unix peer
+	 * name that no fd holds, SO_PEERCRED.
 	 */
 	if (linger)
 		(void) fprintf(fp, "%sSO_LINGER", ftell(fp) > 0 ? "," : "");
+	if (peername)
+		(void) fprintf(fp, "%speername", ftell(fp) > 0 ? "," : "");
 	if (peercred)
 		(void) fprintf(fp, "%sSO_PEERCRED", ftell(fp) > 0 ? "," : "");
 	if (fclose(fp) != 0) {

@@ -134,8 +134,12 @@ char		*exp_escape(const void *src, size_t n, size_t width,
  * SO_ACCEPTCONN, SO_SNDBUF, SO_RCVBUF, the sockname and peername lines
  * and the endpoint lines (from the kernel's tables, with every source)
  * are shown; the other booleans, TCP_NODELAY, SO_LINGER and the
- * peer line (SO_PEERCRED) are not, and pfiles names, once per pid on
- * stderr, those of them that applied to some socket of the process:
+ * peer line (SO_PEERCRED) are not, nor the peername of a unix socket
+ * whose peer no fd holds (a client its listener has not accepted: the
+ * tables find a peer's name by its inode, and a socket has one only
+ * once a file holds it; in the manifest, a unix socket in no "pair"),
+ * and pfiles names, once per pid on stderr, those of them that applied
+ * to some socket of the process:
  *
  *	pfiles: ARG: not shown: LIST (EXP_DIAG_WHY)
  */

@@ -658,26 +658,6 @@ lines_starting(const char *blk, const char *prefix)
 	return (n);
 }
 
-/* Is item one of the comma-separated list of the "not shown:" line? */
-static int
-not_shown_has(const char *err, const char *arg, const char *item)
-{
-	char *head = tu_asprintf("pfiles: %s: not shown: ", arg), *list;
-	const char *p = strstr(err, head);
-	int found = 0;
-
-	if (p != NULL) {
-		p += strlen(head);
-		list = tu_asprintf("%.*s", (int)strcspn(p, " \n"), p);
-		for (char *save = NULL, *w = strtok_r(list, ",", &save);
-		    w != NULL; w = strtok_r(NULL, ",", &save))
-			found |= strcmp(w, item) == 0;
-		free(list);
-	}
-	free(head);
-	return (found);
-}
-
 ATF_TC(unix_peer_gone);
 ATF_TC_HEAD(unix_peer_gone, tc)
 {
@@ -756,9 +736,9 @@ ATF_TC_BODY(unix_peer_gone, tc)
 			    gv.gv_fd[i], blk);
 		free(blk);
 	}
-	ATF_CHECK_MSG(not_shown_has(rd.tr_err, spid, "peername"), "diag: "
+	ATF_CHECK_MSG(tu_not_shown(rd.tr_err, spid, "peername", NULL), "diag: "
 	    "stderr does not say peername is not shown:\n%s", rd.tr_err);
-	ATF_CHECK_MSG(!not_shown_has(rp.tr_err, spid, "peername"), "pidfd: "
+	ATF_CHECK_MSG(!tu_not_shown(rp.tr_err, spid, "peername", NULL), "pidfd: "
 	    "stderr says peername is not shown:\n%s", rp.tr_err);
 	tu_result_free(&rd);
 	tu_result_free(&rp);

@@ -287,6 +287,13 @@ char	*tu_unnamed_peers(char *text);
  */
 void	tu_require_leaderless_refused(tu_result_t *, const char *pid);
 
+/*
+ * Does err hold pfiles' line "pfiles: ARG: not shown: LIST (WHY)" with
+ * item one of LIST's comma-separated names, and WHY why (NULL: any)?
+ */
+int	tu_not_shown(const char *err, const char *arg, const char *item,
+	    const char *why);
+
 /* asprintf that fails the test when out of memory. */
 /* text without its lines that hold needle (malloc'd). */
 char	*tu_without_lines(const char *text, const char *needle);

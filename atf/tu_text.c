@@ -164,6 +164,34 @@ tu_unnamed_peers(char *text)
 	    "\"peer\":{"));
 }
 
+int
+tu_not_shown(const char *err, const char *arg, const char *item,
+    const char *why)
+{
+	char *head = tu_asprintf("pfiles: %s: not shown: ", arg), *list;
+	const char *p = strstr(err, head);
+	size_t n;
+	int found = 0;
+
+	if (p != NULL) {
+		p += strlen(head);
+		n = strcspn(p, " \n");
+		list = tu_asprintf("%.*s", (int)n, p);
+		for (char *save = NULL, *w = strtok_r(list, ",", &save);
+		    w != NULL; w = strtok_r(NULL, ",", &save))
+			found |= strcmp(w, item) == 0;
+		free(list);
+		if (found && why != NULL) {
+			char *tail = tu_asprintf(" (%s)\n", why);
+
+			found = strncmp(p + n, tail, strlen(tail)) == 0;
+			free(tail);
+		}
+	}
+	free(head);
+	return (found);
+}
+
 /* Text without its lines holding needle. */
 char *
 tu_without_lines(const char *text, const char *needle)
