@@ -132,4 +132,5 @@ sock_getfd_facts(struct ps_prochandle *P, sockask_t *asks, size_t n)
 			m = 0;
 		}
 	}
+	sockask_backlogs(P, asks, n);
 }

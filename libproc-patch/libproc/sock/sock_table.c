@@ -177,24 +177,14 @@ sockfacts_from_table(sockfacts_t *sf, const diag_table_t *dt, const dent_t *e,
 		sf->sf_cookie = e->de_cookie;
 }
 
-/* Why a unix listener's backlog is not known, where no table has it. */
-static const char backlog_why[] = "a unix listener's backlog is only in "
-    "the socket tables, which were not read for it";
-
 void
 sockfacts_queues_from_table(sockfacts_t *sf, const diag_table_t *dt,
     const dent_t *e)
 {
 	sockfacts_t t;
 
-	if ((sf->sf_have & SF_QUEUES) || sf->sf_err[0] != '\0')
+	if (e == NULL || (sf->sf_have & SF_QUEUES) || sf->sf_err[0] != '\0')
 		return;
-	if (e == NULL) {
-		if (sf->sf_domain == AF_UNIX && (sf->sf_have & SF_STATE) &&
-		    sf->sf_state == PR_SS_LISTEN && sf->sf_gapwhy == NULL)
-			sf->sf_gapwhy = backlog_why;
-		return;
-	}
 	sockfacts_init(&t);
 	sockfacts_from_table(&t, dt, e, 1);
 	if (!(t.sf_have & SF_QUEUES) || !(t.sf_have & SF_STATE) ||
@@ -205,4 +195,45 @@ sockfacts_queues_from_table(sockfacts_t *sf, const diag_table_t *dt,
 	sf->sf_rq = t.sf_rq;
 	sf->sf_wq = t.sf_wq;
 	sf->sf_have |= SF_STATE | SF_QUEUES;
+}
+
+/* Why a unix listener's backlog is not known: no table has it. */
+static const char backlog_why[] = "a unix listener's backlog is only in "
+    "the socket tables, which could not be read";
+
+/* A unix listener whose backlog its socket could not tell? */
+static int
+needs_backlog(const sockask_t *a)
+{
+	const sockfacts_t *sf = &a->sa_facts;
+
+	return (a->sa_err == 0 && sf->sf_err[0] == '\0' &&
+	    sf->sf_domain == AF_UNIX && (sf->sf_have & SF_STATE) &&
+	    sf->sf_state == PR_SS_LISTEN && !(sf->sf_have & SF_QUEUES));
+}
+
+void
+sockask_backlogs(struct ps_prochandle *P, sockask_t *asks, size_t n)
+{
+	diag_table_t *dt = NULL;
+	size_t i;
+
+	for (i = 0; i < n && !needs_backlog(&asks[i]); i++)
+		continue;
+	if (i == n)
+		return;
+	/* One dump of the unix table of the namespace, for them all. */
+	if ((dt = diag_table_new(P)) != NULL && dt->dt_nserr[0] == '\0')
+		diag_table_dump(P, dt, DT_UNIX);
+	for (; i < n; i++) {
+		if (!needs_backlog(&asks[i]))
+			continue;
+		if (dt != NULL && dt->dt_nserr[0] == '\0')
+			sockfacts_queues_from_table(&asks[i].sa_facts, dt,
+			    diag_table_lookup(dt, asks[i].sa_ino));
+		if (needs_backlog(&asks[i]) &&
+		    asks[i].sa_facts.sf_gapwhy == NULL)
+			asks[i].sa_facts.sf_gapwhy = backlog_why;
+	}
+	diag_table_free(dt);
 }

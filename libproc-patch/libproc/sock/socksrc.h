@@ -217,11 +217,18 @@ extern void sockfacts_from_table(sockfacts_t *, const struct diag_table *,
  * The state and queues of entry e (NULL: none), into facts that have no
  * queues, where the socket said the same state or none: for a source
  * that asked the socket, which cannot tell some of them (a unix
- * listener's backlog).  A unix listener that no table holds has its
- * backlog said to be missing (sf_gapwhy).
+ * listener's backlog).
  */
 extern void sockfacts_queues_from_table(sockfacts_t *,
     const struct diag_table *, const struct dent *);
+/*
+ * The backlog of each unix listener among n asked sockets that the walk's
+ * tables did not give (they were made after the tables were dumped, or
+ * none were: --no-endpoints): one dump of the unix table of the
+ * target's namespace for them all; where none has it, the backlog is
+ * said to be missing (sf_gapwhy), never left out unsaid.
+ */
+extern void sockask_backlogs(struct ps_prochandle *, sockask_t *, size_t);
 
 /* sockrec.c: facts in, record items out. */
 extern void sockfacts_init(sockfacts_t *);

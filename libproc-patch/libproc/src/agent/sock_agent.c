@@ -704,6 +704,7 @@ agent_facts_each(struct ps_prochandle *P, sockask_t *asks, size_t n)
 			sockfacts_queues_from_table(&asks[i].sa_facts,
 			    asks[i].sa_tab, asks[i].sa_dent);
 	}
+	sockask_backlogs(P, asks, n);
 }
 
 const socksrc_ops_t sock_agent_ops = {
