@@ -677,8 +677,8 @@ say_socket(const char *name, int s)
 	    getsockopt(s, SOL_SOCKET, SO_SNDBUF, &snd, &il) != 0 ||
 	    getsockopt(s, SOL_SOCKET, SO_RCVBUF, &rcv, &il) != 0)
 		die("view");
-	(void) printf("%s %llu %u %d %d\n", name,
-	    (unsigned long long)st.st_ino, ntohs(sin.sin_port), snd, rcv);
+	(void) printf("%s %llu %u %d %d %d\n", name,
+	    (unsigned long long)st.st_ino, ntohs(sin.sin_port), snd, rcv, s);
 }
 
 static int

@@ -552,17 +552,26 @@ typedef struct swap_sock {
 
 static void
 swap_sock(const char *said, const char *key, const char *type,
-    const char *bools, swap_sock_t *ss)
+    const char *bools, pid_t pid, swap_sock_t *ss)
 {
 	const char *l = strstr(said, key);
+	int fd;
 
-	ATF_REQUIRE_MSG(l != NULL && sscanf(l + strlen(key), "%llu %u %d %d",
-	    &ss->ss_ino, &ss->ss_port, &ss->ss_snd, &ss->ss_rcv) == 4,
-	    "harm_helper swap said: %s", said);
-	/* The contract's lines, from the socket's own view. */
+	ATF_REQUIRE_MSG(l != NULL && sscanf(l + strlen(key),
+	    "%llu %u %d %d %d", &ss->ss_ino, &ss->ss_port, &ss->ss_snd,
+	    &ss->ss_rcv, &fd) == 5, "harm_helper swap said: %s", said);
+	/*
+	 * The contract's lines, from the socket's own view and what the
+	 * helper did: a listener of listen(fd, 1) nobody connects to, a UDP
+	 * socket nobody sends to; each held at its own fd besides fd 10.
+	 */
 	ss->ss_lines = tu_asprintf("\t%s\n\t%sSO_SNDBUF(%d),SO_RCVBUF(%d)\n"
-	    "\tsockname: AF_INET 127.0.0.1  port: %u\n", type, bools,
-	    ss->ss_snd, ss->ss_rcv, ss->ss_port);
+	    "\tsockname: AF_INET 127.0.0.1  port: %u\n%s"
+	    "\tshared with: harm_helper[%d] fd %d\n", type, bools,
+	    ss->ss_snd, ss->ss_rcv, ss->ss_port,
+	    strcmp(type, "SOCK_STREAM") == 0 ?
+	    "\tstate: LISTEN  backlog: 0 of 1\n" :
+	    "\tqueued: 0 to read, 0 to send\n", (int)pid, fd);
 }
 
 /*
@@ -622,8 +631,8 @@ ATF_TC_BODY(facts_of_one_socket, tc)
 	ATF_REQUIRE_MSG(found, "harm_helper swap: %s", said);
 	(void) snprintf(pid, sizeof (pid), "%d", (int)c.tc_pid);
 	swap_sock(said, "a ", "SOCK_STREAM", "SO_REUSEADDR,SO_ACCEPTCONN,",
-	    &a);
-	swap_sock(said, "b ", "SOCK_DGRAM", "SO_BROADCAST,", &b);
+	    c.tc_pid, &a);
+	swap_sock(said, "b ", "SOCK_DGRAM", "SO_BROADCAST,", c.tc_pid, &b);
 	for (int i = 0; i < 40; i++) {
 		unsigned long long ino;
 		tu_result_t r;

@@ -201,14 +201,17 @@ check_file(const prfdinfo_t *info, uint8_t flags)
 	free(got.mo_buf);
 
 	/* The facts not shown (PR_SOCKGAPS): names of the option table. */
-	FUZZ_CHECK(memchr(ctx.pf_gapwhy, '\0', sizeof (ctx.pf_gapwhy)) !=
-	    NULL);
-	memout_open(&got);
-	(void) pf_gaps(got.mo_fp, &ctx);
-	memout_close(&got);
-	FUZZ_CHECK(memchr(got.mo_buf, '\0', got.mo_len) == NULL);
-	check_no_controls(got.mo_buf, got.mo_len);
-	free(got.mo_buf);
+	FUZZ_CHECK(ctx.pf_ngapsets <= PF_GAPSETS);
+	for (uint_t i = 0; i < ctx.pf_ngapsets; i++) {
+		FUZZ_CHECK(memchr(ctx.pf_gapsets[i].pg_why, '\0',
+		    sizeof (ctx.pf_gapsets[i].pg_why)) != NULL);
+		memout_open(&got);
+		(void) pf_gaps(got.mo_fp, &ctx.pf_gapsets[i]);
+		memout_close(&got);
+		FUZZ_CHECK(memchr(got.mo_buf, '\0', got.mo_len) == NULL);
+		check_no_controls(got.mo_buf, got.mo_len);
+		free(got.mo_buf);
+	}
 }
 
 /* A record built with fdrec_add(), checked against what was added. */

@@ -429,22 +429,35 @@ pf_note_gaps(pf_ctx_t *ctx, const pf_items_t *ix)
 {
 	const uint8_t *p;
 	prsockgaps_t g;
-	size_t len;
+	pf_gapset_t *gs = NULL;
+	size_t len, wl;
+	const char *why;
 
 	if ((p = pf_item(ix, PR_SOCKGAPS, &len)) == NULL ||
 	    len < sizeof (g) + 1)
 		return;
 	memcpy(&g, p, sizeof (g));
-	if (ctx->pf_gaps.pr_known == 0 && ctx->pf_gapother == 0)
-		(void) snprintf(ctx->pf_gapwhy, sizeof (ctx->pf_gapwhy),
-		    "%.*s", (int)strnlen((const char *)p + sizeof (g),
-		    len - sizeof (g)), (const char *)p + sizeof (g));
-	ctx->pf_gaps.pr_known |= g.pr_bools;
-	ctx->pf_gapother |= g.pr_other;
+	why = (const char *)p + sizeof (g);
+	wl = strnlen(why, len - sizeof (g));
+	/* The set of this reason; a new one; or, all taken, the last. */
+	for (uint_t i = 0; i < ctx->pf_ngapsets && gs == NULL; i++) {
+		if (strlen(ctx->pf_gapsets[i].pg_why) == wl &&
+		    memcmp(ctx->pf_gapsets[i].pg_why, why, wl) == 0)
+			gs = &ctx->pf_gapsets[i];
+	}
+	if (gs == NULL && ctx->pf_ngapsets < PF_GAPSETS) {
+		gs = &ctx->pf_gapsets[ctx->pf_ngapsets++];
+		(void) snprintf(gs->pg_why, sizeof (gs->pg_why), "%.*s",
+		    (int)wl, why);
+	} else if (gs == NULL) {
+		gs = &ctx->pf_gapsets[PF_GAPSETS - 1];
+	}
+	gs->pg_bools.pr_known |= g.pr_bools;
+	gs->pg_other |= g.pr_other;
 }
 
 int
-pf_gaps(FILE *out, const pf_ctx_t *ctx)
+pf_gaps(FILE *out, const pf_gapset_t *gs)
 {
 	static const struct {
 		uint_t		g_bit;
@@ -463,19 +476,19 @@ pf_gaps(FILE *out, const pf_ctx_t *ctx)
 	for (int row = 0; row < SOCKOPT_N; row++) {
 		const sockopt_t *o = &opts[row];
 		uint_t gap = o->so_kind == SOK_BOOL ?
-		    ctx->pf_gaps.pr_known & o->so_bit :
+		    gs->pg_bools.pr_known & o->so_bit :
 		    o->so_item == PR_SOCKOPT_LINGER ?
-		    ctx->pf_gapother & PR_GAP_LINGER :
+		    gs->pg_other & PR_GAP_LINGER :
 		    o->so_item == PR_SOCKOPT_SNDBUF ?
-		    ctx->pf_gapother & PR_GAP_SNDBUF :
-		    ctx->pf_gapother & PR_GAP_RCVBUF;
+		    gs->pg_other & PR_GAP_SNDBUF :
+		    gs->pg_other & PR_GAP_RCVBUF;
 
 		if (gap != 0)
 			(void) fprintf(out, "%s%s", n++ > 0 ? "," : "",
 			    o->so_name);
 	}
 	for (size_t i = 0; i < sizeof (other) / sizeof (other[0]); i++) {
-		if (ctx->pf_gapother & other[i].g_bit)
+		if (gs->pg_other & other[i].g_bit)
 			(void) fprintf(out, "%s%s", n++ > 0 ? "," : "",
 			    other[i].g_name);
 	}

@@ -321,7 +321,7 @@ report_gaps(const char *arg, shown_t *sh)
 
 	if (ctx->pf_nsockerr == 0 && ctx->pf_nlockdrop == 0 &&
 	    sh->sh_npatherr == 0 && sh->sh_nchanged == 0 &&
-	    ctx->pf_gaps.pr_known == 0 && ctx->pf_gapother == 0 &&
+	    ctx->pf_ngapsets == 0 &&
 	    sh->sh_via[0] == '\0' && sh->sh_epwhy == NULL)
 		return;
 	(void) fflush(stdout);
@@ -347,13 +347,18 @@ report_gaps(const char *arg, shown_t *sh)
 		    ctx->pf_nlockdrop, ctx->pf_nlockdrop == 1 ? "" : "s");
 	if (sh->sh_epwhy != NULL)
 		note(arg, sh, "endpoint lines incomplete: %s", sh->sh_epwhy);
-	if ((ctx->pf_gaps.pr_known != 0 || ctx->pf_gapother != 0) &&
-	    (f = fmemopen(list, sizeof (list), "w")) != NULL) {
-		(void) pf_gaps(f, ctx);
+	/* One line per reason, each with the facts it kept from view. */
+	for (uint_t i = 0; i < ctx->pf_ngapsets; i++) {
+		const pf_gapset_t *gs = &ctx->pf_gapsets[i];
+
+		if ((f = fmemopen(list, sizeof (list), "w")) == NULL)
+			break;
+		(void) pf_gaps(f, gs);
 		(void) fputc('\0', f);
 		(void) fclose(f);
 		list[sizeof (list) - 1] = '\0';
-		note(arg, sh, "not shown: %s (%s)", list, ctx->pf_gapwhy);
+		if (list[0] != '\0')
+			note(arg, sh, "not shown: %s (%s)", list, gs->pg_why);
 	}
 }
 

@@ -68,6 +68,14 @@ pf_int_item(const pf_items_t *ix, uint_t type, int def)
 	return (v);
 }
 
+/* Facts of sockets that a source could not find, for one reason. */
+#define	PF_GAPSETS	4
+typedef struct pf_gapset {
+	prsockbool_t	pg_bools;	/* pr_known: booleans never known */
+	uint_t		pg_other;	/* PR_GAP_*: other facts never known */
+	char		pg_why[256];
+} pf_gapset_t;
+
 typedef struct pf_ctx {
 	FILE		*pf_out;
 	int		pf_statonly;	/* -n */
@@ -77,9 +85,9 @@ typedef struct pf_ctx {
 	uint_t		pf_nsockerr;	/* sockets without their facts */
 	char		pf_sockerr[256];	/* the first reason */
 	uint_t		pf_nlockdrop;	/* fds whose locks were cut short */
-	prsockbool_t	pf_gaps;	/* pr_known: booleans never known */
-	uint_t		pf_gapother;	/* PR_GAP_*: other facts never known */
-	char		pf_gapwhy[256];	/* the first reason */
+	/* The facts never known, by reason (the last takes any more). */
+	pf_gapset_t	pf_gapsets[PF_GAPSETS];
+	uint_t		pf_ngapsets;
 } pf_ctx_t;
 
 extern void pf_header(FILE *, const psinfo_t *, const struct rlimit *);
@@ -100,10 +108,11 @@ extern void pf_shown(const pf_items_t *, pf_shown_t *);
 extern void pf_account(pf_ctx_t *, const pf_items_t *);
 /*
  * The facts that the source could not find out for some socket of the
- * process (PR_SOCKGAPS), as a comma-separated list in the contract's
- * order; nothing when there are none.  Returns how many.
+ * process (PR_SOCKGAPS) for one reason (one of ctx's pf_gapsets), as a
+ * comma-separated list in the contract's order; nothing when there are
+ * none.  Returns how many.
  */
-extern int pf_gaps(FILE *, const pf_ctx_t *);
+extern int pf_gaps(FILE *, const pf_gapset_t *);
 
 /*
  * The lists of the contract, written once and shared by the text and the
