@@ -47,7 +47,8 @@ PROGRAMS="t_libproc t_api t_pfiles_cli t_pfiles_pids t_truth
 	t_seccomp_check t_seccomp_kernel t_hostile t_diag_parse
 	t_diag_live t_diag t_bpf t_bpf_refused t_endpoint
 	t_endpoint_ns t_race t_race_gone t_replaced t_syscalls t_machine
-	t_fdshort t_cli_edges t_peer t_endpoint_edges t_fdtab"
+	t_fdshort t_cli_edges t_peer t_endpoint_edges t_fdtab t_tcpstates
+	t_shared t_sockstate_local"
 # And t_fdshort's leaderless cases but auto's: a process whose main
 # thread has exited is examined through a thread pidfd (Linux 6.9) or,
 # before, through the agent, which auto's case takes in these kernels;
@@ -64,7 +65,7 @@ done
 # measures and what is left out).  KERNELS_ARM64_PROGRAMS overrides.
 ARM64_PROGRAMS="t_agent_life t_agent_held t_pr_calls t_agent_pass t_harm
 	t_seccomp_kernel t_via t_diag t_bpf t_budget t_endpoint
-	t_pfiles_fixture t_libproc t_api"
+	t_pfiles_fixture t_libproc t_api t_tcpstates t_sockstate_local"
 # Also left out there: t_harm:exec_is_no_exit, dozens of agent runs
 # against a process that execs every 30 ms, which ran past 10 minutes
 # under arm64's TCG; what it proves (an exec is no exit) is the kernel's
