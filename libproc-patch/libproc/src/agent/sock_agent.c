@@ -608,6 +608,15 @@ agent_probe(struct ps_prochandle *P, int how)
 	return (err);
 }
 
+/* Is the target under a seccomp filter (Seccomp: in its status)? */
+static int
+under_filter(struct ps_prochandle *P)
+{
+	const procstatus_t *ps = Pstatus_facts(P);
+
+	return (ps != NULL && ps->pst_seccomp > 0);
+}
+
 static int
 agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 {
@@ -630,9 +639,14 @@ agent_facts(struct ps_prochandle *P, int fd, uint64_t ino, sockfacts_t *sf)
 		if (run_sock_batch(P, &b) != 0) {
 			err = errno;
 			undo_dup(P, &b);
-			/* Refused before it ran: again, without the state's. */
+			/*
+			 * Refused by the target's seccomp filter before it
+			 * ran: again, without the state's.  Only a target
+			 * under a filter: an EPERM of an exec storm's is
+			 * the exec's, settled as the other failures are.
+			 */
 			if (err == EPERM && !b.sb_nostate && !ran(&b, C_FIRST) &&
-			    agent_parked(P)) {
+			    agent_parked(P) && under_filter(P)) {
 				P->agent->ag_nostate = 1;
 				renew = 0;
 				tries--;
