@@ -336,7 +336,7 @@ json_state(const char *out, const ts_sock_t *s)
 /* pfiles OPTS pid, exit 0; its stdout (malloc'd), saved as name. */
 static char *
 pfiles_on(const ts_view_t *v, const char *opt1, const char *opt2,
-    const char *name)
+    const char *name, int *unfound)
 {
 	const char *const opts[] = { opt1, opt2, NULL };
 	const char *const pids[] = { v->v_h.h_pid, NULL };
@@ -346,10 +346,25 @@ pfiles_on(const ts_view_t *v, const char *opt1, const char *opt2,
 	tu_pfiles_ok(&(const tu_pfiles_t){ .tp_opts = opts, .tp_pids = pids },
 	    &r);
 	tu_write_file(name, r.tr_out, r.tr_outlen);
+	*unfound = r.tr_err != NULL && strstr(r.tr_err, "details of 1 socket "
+	    "unavailable: diag: not in the kernel's socket tables") != NULL;
 	out = r.tr_out;
 	r.tr_out = NULL;
 	tu_result_free(&r);
 	return (out);
+}
+
+/*
+ * With diag, on a kernel whose inet dump leaves out a socket bound and
+ * never connected (6.1 does; 6.18 lists it), that socket is not found:
+ * no socket lines, and pfiles says so.  Nothing else may be missing.
+ */
+static int
+diag_unlisted(const char *via, const ts_sock_t *s, int unfound,
+    const char *got)
+{
+	return (strcmp(via, "--via=diag") == 0 && unfound &&
+	    strcmp(s->s_kind, "bound") == 0 && strcmp(got, "(none)\n") == 0);
 }
 
 /* Every TCP fd's state line, in the text and in -J, through via. */
@@ -360,26 +375,32 @@ check_source(const char *via)
 	    ""), *wj = tu_asprintf("%s", ""), *gj = tu_asprintf("%s", "");
 	ts_view_t v;
 
+	int tunfound, junfound;
+
 	view_start(&v);
 	check_model(&v);
-	text = pfiles_on(&v, via, NULL, "text.out");
-	json = pfiles_on(&v, "-J", via, "json.out");
+	text = pfiles_on(&v, via, NULL, "text.out", &tunfound);
+	json = pfiles_on(&v, "-J", via, "json.out", &junfound);
 	for (size_t i = 0; i < v.v_n; i++) {
 		const ts_sock_t *s = &v.v_socks[i];
 		ts_want_t w;
-		char *l;
+		char *l, *g;
 
 		if (!is_tcp(s))
 			continue;
 		w = want_of(&v, s);
-		wt = append(wt, s, l = want_line(&w));
+		g = text_state(text, s);
+		wt = append(wt, s, l = diag_unlisted(via, s, tunfound, g) ?
+		    tu_asprintf("(none)\n") : want_line(&w));
 		free(l);
-		gt = append(gt, s, l = text_state(text, s));
+		gt = append(gt, s, g);
+		free(g);
+		g = json_state(json, s);
+		wj = append(wj, s, l = diag_unlisted(via, s, junfound, g) ?
+		    tu_asprintf("(none)\n") : want_json(&w));
 		free(l);
-		wj = append(wj, s, l = want_json(&w));
-		free(l);
-		gj = append(gj, s, l = json_state(json, s));
-		free(l);
+		gj = append(gj, s, g);
+		free(g);
 	}
 	tu_require_same_str("text", wt, gt);
 	tu_require_same_str("json", wj, gj);
