@@ -207,8 +207,34 @@ ATF_TC_BODY(groups_and_gaps, tc)
 	fdrec_free(&rec);
 }
 
+/* A SOCK_PACKET socket's name (a sockaddr_pkt) shows its family alone. */
+ATF_TC_WITHOUT_HEAD(sock_packet_name);
+ATF_TC_BODY(sock_packet_name, tc)
+{
+	fdrec_t rec = { NULL, 0 };
+	sockfacts_t sf;
+	size_t len;
+
+	for (int type = SOCK_RAW; type <= SOCK_PACKET; type += SOCK_PACKET -
+	    SOCK_RAW) {
+		facts(&sf, AF_PACKET, type);
+		memset(&sf.sf_name, 0x41, sizeof (sf.sf_name));
+		sf.sf_name.ss_family = AF_PACKET;
+		sf.sf_namelen = 18;
+		sf.sf_have |= SF_NAME;
+		ATF_REQUIRE_EQ(fdrec_reset(&rec, 3), 0);
+		sockrec_add(&rec, &sf);
+		ATF_REQUIRE(proc_fdinfo_misc(fdrec_info(&rec), PR_SOCKETNAME,
+		    &len) != NULL);
+		ATF_CHECK_EQ_MSG(len, type == SOCK_PACKET ?
+		    sizeof (sa_family_t) : 18, "type %d: %zu", type, len);
+	}
+	fdrec_free(&rec);
+}
+
 ATF_TP_ADD_TCS(tp)
 {
+	ATF_TP_ADD_TC(tp, sock_packet_name);
 	ATF_TP_ADD_TC(tp, state_kinds);
 	ATF_TP_ADD_TC(tp, tcp_counters);
 	ATF_TP_ADD_TC(tp, kept_by_kind);

@@ -249,7 +249,15 @@ sockrec_add(fdrec_t *rec, const sockfacts_t *sf)
 	}
 	b.pr_set &= b.pr_known;
 
-	if (sf->sf_have & SF_NAME)
+	/*
+	 * An obsolete SOCK_PACKET socket's name is a struct sockaddr_pkt,
+	 * not the sockaddr_ll pfiles shows of a packet socket: its family
+	 * alone, never its bytes read as another struct's fields.
+	 */
+	if ((sf->sf_have & SF_NAME) && domain == AF_PACKET &&
+	    sf->sf_type == SOCK_PACKET && sf->sf_namelen > sizeof (fam))
+		add_addr(rec, PR_SOCKETNAME, &sf->sf_name, sizeof (fam));
+	else if (sf->sf_have & SF_NAME)
 		add_addr(rec, PR_SOCKETNAME, &sf->sf_name, sf->sf_namelen);
 	if (sf->sf_have & SF_PEER)
 		add_addr(rec, PR_PEERSOCKNAME, &sf->sf_peer, sf->sf_peerlen);
