@@ -364,6 +364,27 @@ state_differs(const void *vp, size_t lp, const void *vc, size_t lc)
 	    p.pr_send != c.pr_send)));
 }
 
+/* The first boolean option two prsockbool_t give apart, into fact. */
+static int
+bools_differ(const void *vp, const void *vc, char *fact, size_t factsz)
+{
+	const sockopt_t *opts = sockopt_table();
+	prsockbool_t bp, bc;
+
+	memcpy(&bp, vp, sizeof (bp));
+	memcpy(&bc, vc, sizeof (bc));
+	for (int r = 0; r < PR_SO_NBOOL; r++) {
+		uint_t bit = opts[r].so_bit;
+
+		if (((bp.pr_known ^ bc.pr_known) & bit) ||
+		    ((bp.pr_set ^ bc.pr_set) & bit)) {
+			(void) snprintf(fact, factsz, "%s", opts[r].so_name);
+			return (1);
+		}
+	}
+	return (0);
+}
+
 /* The first fact that the record of a socket and the calls give apart. */
 static int
 items_differ(const prfdinfo_t *p, const prfdinfo_t *c, char *fact,
@@ -388,13 +409,10 @@ items_differ(const prfdinfo_t *p, const prfdinfo_t *c, char *fact,
 		{ PR_SOCKSTATE, "the state line" },
 		{ PR_NLGROUPS, "the netlink groups" },
 	};
-	const sockopt_t *opts = sockopt_table();
-
 	for (size_t i = 0; i < sizeof (items) / sizeof (items[0]); i++) {
 		size_t lp, lc;
 		const void *vp = proc_fdinfo_misc(p, items[i].type, &lp);
 		const void *vc = proc_fdinfo_misc(c, items[i].type, &lc);
-		prsockbool_t bp, bc;
 		struct ucred up, uc;
 
 		if (vp == NULL && vc == NULL)
@@ -409,19 +427,9 @@ items_differ(const prfdinfo_t *p, const prfdinfo_t *c, char *fact,
 			return (1);
 		}
 		if (items[i].type == PR_SOCKOPTS_BOOL_OPTS &&
-		    lp == sizeof (bp) && lc == sizeof (bc)) {
-			memcpy(&bp, vp, sizeof (bp));
-			memcpy(&bc, vc, sizeof (bc));
-			for (int r = 0; r < PR_SO_NBOOL; r++) {
-				uint_t bit = opts[r].so_bit;
-
-				if (((bp.pr_known ^ bc.pr_known) & bit) ||
-				    ((bp.pr_set ^ bc.pr_set) & bit)) {
-					(void) snprintf(fact, factsz, "%s",
-					    opts[r].so_name);
-					return (1);
-				}
-			}
+		    lp == sizeof (prsockbool_t) && lc == sizeof (prsockbool_t)) {
+			if (bools_differ(vp, vc, fact, factsz))
+				return (1);
 			continue;
 		}
 		if (items[i].type == PR_SOCKETNAME ||
